@@ -1,0 +1,149 @@
+# mlsubmit -- build, test, demo, benchmarks.
+#
+#   make demo     install missing deps, build, run the end-to-end demo
+#   make test     install missing deps, build, run unit + end-to-end tests
+#   make asan     the whole test suite under AddressSanitizer + UBSan
+#   make bench    benchmarks (tests/bench/), ratios against in-run baselines
+#   make install PREFIX=/usr/local
+#
+# Every object is built with -std=c11 -Wall -Wextra -Werror and -ffp-contract=off
+# (the LoadGen's floating point must match the reference bit for bit, see
+# docs/ARCHITECTURE.md).
+
+PREFIX   ?= /usr/local
+BUILD    ?= build
+CC       ?= cc
+SHELL    := /bin/bash
+
+PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson
+DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev check pkg-config
+VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+OPT       ?= -O2 -g
+SANITIZE  ?=
+WARN      := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -pthread $(WARN) $(OPT) $(SANITIZE)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+INCLUDES  := -Isrc -I$(BUILD)/gen
+ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSION)"' $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
+
+LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
+               src/checker/*.c src/audit/*.c src/report/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c))
+GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o
+SUT_SRC   := $(sort $(wildcard src/loadgen/suts/*.c))
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+E2E       := $(sort $(wildcard tests/e2e/test_*.sh))
+EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
+
+LIB       := $(BUILD)/libmlsubmit.a
+BIN       := $(BUILD)/mlsubmit
+
+.PHONY: all deps data test unit e2e demo asan valgrind bench install clean help
+.DEFAULT_GOAL := all
+
+all: $(BIN) $(LIB)
+
+help:
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---- dependencies: apt-get only what is missing -------------------------------------------
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	else echo "deps: all present"; fi
+
+# ---- build ----------------------------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The mlperf.conf files the LoadGen embeds, as C strings (like the reference's generated header).
+$(BUILD)/gen/embedded_conf.c: $(EMBED_CONF) tools/embed.sh
+	@mkdir -p $(dir $@)
+	tools/embed.sh $(EMBED_CONF) > $@.tmp && mv $@.tmp $@
+
+# Reference SUTs register themselves with LG_SUT_DEFINE (one file each in src/loadgen/suts/).
+$(BUILD)/gen/sut_registry.c: $(SUT_SRC) tools/gen-sut-registry.sh
+	@mkdir -p $(dir $@)
+	tools/gen-sut-registry.sh $(SUT_SRC) > $@.tmp && mv $@.tmp $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS_ALL)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- data (reference dataset, fetched from Debian packages) ---------------------------------
+data:
+	@if [ -x tools/fetch-data.sh ]; then tools/fetch-data.sh; fi
+
+# ---- tests ----------------------------------------------------------------------------------
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+	  echo "== $$t"; CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-120} $(TEST_WRAP) $$t || fail=1; done; \
+	exit $$fail
+
+e2e: $(BIN)
+	@fail=0; for t in $(E2E); do \
+	  echo "== $$t"; MLSUBMIT=$(abspath $(BIN)) TEST_WRAP="$(E2E_WRAP)" bash $$t || { echo "FAILED: $$t"; fail=1; }; done; \
+	exit $$fail
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory data
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory e2e
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	  ASAN_OPTIONS=detect_leaks=1 all unit e2e
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory E2E_WRAP="valgrind -q --error-exitcode=99 --leak-check=full" e2e
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory data
+	@tools/demo.sh $(abspath $(BIN))
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@for b in $(sort $(wildcard tests/bench/bench_*.sh)); do echo "== $$b"; \
+	  MLSUBMIT=$(abspath $(BIN)) bash $$b || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mlsubmit/loadgen
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mlsubmit
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libmlsubmit.a
+	install -m 644 src/loadgen/loadgen.h $(DESTDIR)$(PREFIX)/include/mlsubmit/loadgen/loadgen.h
+	install -d $(DESTDIR)$(PREFIX)/share/mlsubmit
+	cp -r rules schemas $(DESTDIR)$(PREFIX)/share/mlsubmit/ 2>/dev/null || true
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,22 @@
+/* The command-line front end: one file per subcommand (src/cli/<name>.c defines
+ * cmd_<name>), listed once in commands.def. Each command gets argv with argv[0] = its name,
+ * handles --help itself, and returns the process exit code (enum ms_status). */
+#ifndef MS_CLI_H
+#define MS_CLI_H
+
+#include <stdio.h>
+
+#include "common/error.h"
+
+#define CMD(name, summary) int cmd_##name(int argc, char **argv);
+#include "cli/commands.def"
+#undef CMD
+
+/* Prints "mlsubmit <cmd>: <message>" to stderr and returns e->code (MS_ERUNTIME if unset). */
+int cli_fail(const char *cmd, const ms_err *e);
+/* Prints a usage error with a hint to --help and returns MS_EUSAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 if argv contains -h or --help before any "--". */
+int cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,111 @@
+/* mlsubmit: git-style dispatch to the subcommands of src/cli/. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef MLSUBMIT_VERSION
+#define MLSUBMIT_VERSION "0.0.0"
+#endif
+
+struct command {
+    const char *name;
+    const char *summary;
+    int (*fn)(int, char **);
+};
+
+static const struct command commands[] = {
+#define CMD(name, summary) {#name, summary, cmd_##name},
+#include "cli/commands.def"
+#undef CMD
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mlsubmit [--version] [--help] <command> [<args>]\n"
+            "\n"
+            "MLPerf Inference submission toolkit: LoadGen, audits, checker, packaging.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "'mlsubmit help <command>' or 'mlsubmit <command> --help' describes a command.\n"
+            "Exit codes: 0 success, 1 negative verdict (errors found, INVALID, mismatch),\n"
+            "2 usage error, 3 bad input file, 4 runtime failure.\n");
+}
+
+int cli_fail(const char *cmd, const ms_err *e)
+{
+    fprintf(stderr, "mlsubmit %s: %s\n", cmd, e->msg[0] ? e->msg : "failed");
+    return e->code ? e->code : MS_ERUNTIME;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mlsubmit %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'mlsubmit %s --help')\n", cmd);
+    va_end(ap);
+    return MS_EUSAGE;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return 0;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return 1;
+    }
+    return 0;
+}
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return MS_EUSAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("mlsubmit %s\n", MLSUBMIT_VERSION);
+        return MS_OK;
+    }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        usage(stdout);
+        return MS_OK;
+    }
+    if (!strcmp(name, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return MS_OK;
+        }
+        const struct command *c = find(argv[2]);
+        if (!c) {
+            fprintf(stderr, "mlsubmit: '%s' is not a command (see 'mlsubmit help')\n", argv[2]);
+            return MS_EUSAGE;
+        }
+        char *hargv[] = {(char *)c->name, "--help", NULL};
+        return c->fn(2, hargv);
+    }
+    const struct command *c = find(name);
+    if (!c) {
+        fprintf(stderr, "mlsubmit: '%s' is not a command (see 'mlsubmit help')\n", name);
+        return MS_EUSAGE;
+    }
+    return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,45 @@
+/* File-system helpers: whole-file reads, atomic writes (temporary file + rename in the same
+ * directory, so a reader never sees a half-written file), directory creation, path joining. */
+#ifndef MS_FSUTIL_H
+#define MS_FSUTIL_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+#include "common/error.h"
+
+/* Reads a whole file; *out is NUL-terminated (not counted in *len). Fails with MS_EINPUT
+ * naming the path if it is missing, unreadable, not a regular file, or larger than max_bytes
+ * (0 = no limit). */
+int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms_err *e);
+
+/* An output file being written atomically. */
+typedef struct ms_afile {
+    FILE *fp;
+    char *path;  /* final path */
+    char *tmp;   /* temporary path in the same directory */
+} ms_afile;
+
+/* Creates "<dir>/.<name>.tmp.XXXXXX" and opens it for writing. */
+int ms_afile_open(ms_afile *af, const char *path, ms_err *e);
+/* Flushes, fsyncs, closes and renames onto the final path. On failure the temporary file is
+ * removed and the final path is untouched. */
+int ms_afile_commit(ms_afile *af, ms_err *e);
+/* Closes and removes the temporary file (safe to call on a committed or zeroed ms_afile). */
+void ms_afile_abort(ms_afile *af);
+
+/* Writes data to path atomically. */
+int ms_write_file_atomic(const char *path, const void *data, size_t len, ms_err *e);
+
+/* mkdir -p (mode 0777 & ~umask). */
+int ms_mkdir_p(const char *path, ms_err *e);
+
+/* Returns malloc'd "a/b" (no doubled slash); NULL on allocation failure. */
+char *ms_path_join(const char *a, const char *b);
+
+/* 1 if path exists (any type, without following a final symlink), 0 otherwise. */
+int ms_path_exists(const char *path);
+int ms_is_dir(const char *path);
+int ms_is_regular_file(const char *path);
+
+#endif

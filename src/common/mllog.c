@@ -1,0 +1,645 @@
+#include "common/mllog.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fsutil.h"
+
+#define MLLOG_PREFIX ":::MLLOG"
+#define DEPTH_LIMIT 256
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static int fail(char *msg, size_t msgsz, const char *what)
+{
+    if (msg && msgsz)
+        snprintf(msg, msgsz, "%s", what);
+    return -1;
+}
+
+static int scan_string(const char **pp, const char *end, char *msg, size_t msgsz)
+{
+    const char *p = *pp;
+    if (p >= end || *p != '"')
+        return fail(msg, msgsz, "expected a string");
+    p++;
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') {
+            *pp = p + 1;
+            return 0;
+        }
+        if (c < 0x20)
+            return fail(msg, msgsz, "control character in a string");
+        if (c == '\\') {
+            p++;
+            if (p >= end)
+                break;
+            switch (*p) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                p++;
+                break;
+            case 'u':
+                if (end - p < 5)
+                    return fail(msg, msgsz, "truncated \\u escape");
+                for (int i = 1; i <= 4; i++)
+                    if (!isxdigit((unsigned char)p[i]))
+                        return fail(msg, msgsz, "bad \\u escape");
+                p += 5;
+                break;
+            default:
+                return fail(msg, msgsz, "bad escape in a string");
+            }
+            continue;
+        }
+        p++;
+    }
+    return fail(msg, msgsz, "unterminated string");
+}
+
+static int scan_number(const char **pp, const char *end, int *is_real)
+{
+    const char *p = *pp;
+    *is_real = 0;
+    if (p < end && *p == '-')
+        p++;
+    if (end - p >= 8 && !memcmp(p, "Infinity", 8)) {
+        *pp = p + 8;
+        *is_real = 1;
+        return 0;
+    }
+    if (p >= end || !isdigit((unsigned char)*p))
+        return -1;
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && isdigit((unsigned char)*p))
+            p++;
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || !isdigit((unsigned char)*p))
+            return -1;
+        while (p < end && isdigit((unsigned char)*p))
+            p++;
+        *is_real = 1;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || !isdigit((unsigned char)*p))
+            return -1;
+        while (p < end && isdigit((unsigned char)*p))
+            p++;
+        *is_real = 1;
+    }
+    *pp = p;
+    return 0;
+}
+
+static int classify_int(const char *raw, size_t len)
+{
+    /* INT if it fits int64 (negative) or uint64 (non-negative). */
+    char tmp[32];
+    if (len >= sizeof tmp)
+        return MS_JV_BIGINT;
+    memcpy(tmp, raw, len);
+    tmp[len] = '\0';
+    errno = 0;
+    if (tmp[0] == '-')
+        (void)strtoll(tmp, NULL, 10);
+    else
+        (void)strtoull(tmp, NULL, 10);
+    return errno == ERANGE ? MS_JV_BIGINT : MS_JV_INT;
+}
+
+int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *msg, size_t msgsz)
+{
+    const char *p = skip_ws(*pp, end);
+    if (p >= end)
+        return fail(msg, msgsz, "expected a value");
+    if (depth_limit <= 0)
+        return fail(msg, msgsz, "nesting too deep");
+    switch (*p) {
+    case '"':
+        if (scan_string(&p, end, msg, msgsz))
+            return -1;
+        *pp = p;
+        return MS_JV_STRING;
+    case '{':
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == '}') {
+            *pp = p + 1;
+            return MS_JV_OBJECT;
+        }
+        for (;;) {
+            p = skip_ws(p, end);
+            if (scan_string(&p, end, msg, msgsz))
+                return -1;
+            p = skip_ws(p, end);
+            if (p >= end || *p != ':')
+                return fail(msg, msgsz, "expected ':' in an object");
+            p++;
+            if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
+                return -1;
+            p = skip_ws(p, end);
+            if (p < end && *p == ',') {
+                p++;
+                continue;
+            }
+            if (p < end && *p == '}') {
+                *pp = p + 1;
+                return MS_JV_OBJECT;
+            }
+            return fail(msg, msgsz, "expected ',' or '}' in an object");
+        }
+    case '[':
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == ']') {
+            *pp = p + 1;
+            return MS_JV_ARRAY;
+        }
+        for (;;) {
+            if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
+                return -1;
+            p = skip_ws(p, end);
+            if (p < end && *p == ',') {
+                p++;
+                continue;
+            }
+            if (p < end && *p == ']') {
+                *pp = p + 1;
+                return MS_JV_ARRAY;
+            }
+            return fail(msg, msgsz, "expected ',' or ']' in an array");
+        }
+    case 't':
+        if (end - p >= 4 && !memcmp(p, "true", 4)) {
+            *pp = p + 4;
+            return MS_JV_BOOL;
+        }
+        break;
+    case 'f':
+        if (end - p >= 5 && !memcmp(p, "false", 5)) {
+            *pp = p + 5;
+            return MS_JV_BOOL;
+        }
+        break;
+    case 'n':
+        if (end - p >= 4 && !memcmp(p, "null", 4)) {
+            *pp = p + 4;
+            return MS_JV_NULL;
+        }
+        break;
+    case 'N':
+        if (end - p >= 3 && !memcmp(p, "NaN", 3)) {
+            *pp = p + 3;
+            return MS_JV_REAL;
+        }
+        break;
+    default: {
+        const char *start = p;
+        int is_real;
+        if (scan_number(&p, end, &is_real) == 0) {
+            *pp = p;
+            return is_real ? MS_JV_REAL : classify_int(start, (size_t)(p - start));
+        }
+    }
+    }
+    return fail(msg, msgsz, "invalid JSON value");
+}
+
+static void put_utf8(char *out, size_t *n, unsigned cp)
+{
+    if (cp < 0x80) {
+        out[(*n)++] = (char)cp;
+    } else if (cp < 0x800) {
+        out[(*n)++] = (char)(0xC0 | (cp >> 6));
+        out[(*n)++] = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out[(*n)++] = (char)(0xE0 | (cp >> 12));
+        out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[(*n)++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+        out[(*n)++] = (char)(0xF0 | (cp >> 18));
+        out[(*n)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[(*n)++] = (char)(0x80 | (cp & 0x3F));
+    }
+}
+
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v = v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10));
+    }
+    return v;
+}
+
+char *ms_json_decode_string(const char *raw, size_t len, size_t *out_len)
+{
+    if (len < 2 || raw[0] != '"' || raw[len - 1] != '"')
+        return NULL;
+    char *out = malloc(len * 2 + 1); /* \uXXXX (6) -> at most 3 bytes; pairs 12 -> 4 */
+    if (!out)
+        return NULL;
+    size_t n = 0;
+    const char *p = raw + 1, *end = raw + len - 1;
+    while (p < end) {
+        if (*p != '\\') {
+            out[n++] = *p++;
+            continue;
+        }
+        p++;
+        if (p >= end)
+            break;
+        char c = *p++;
+        switch (c) {
+        case 'b': out[n++] = '\b'; break;
+        case 'f': out[n++] = '\f'; break;
+        case 'n': out[n++] = '\n'; break;
+        case 'r': out[n++] = '\r'; break;
+        case 't': out[n++] = '\t'; break;
+        case 'u': {
+            if (end - p < 4) {
+                free(out);
+                return NULL;
+            }
+            unsigned cp = hex4(p);
+            p += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+                unsigned lo = hex4(p + 2);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                }
+            }
+            put_utf8(out, &n, cp);
+            break;
+        }
+        default: out[n++] = c; break;
+        }
+    }
+    out[n] = '\0';
+    if (out_len)
+        *out_len = n;
+    return out;
+}
+
+/* Parses the metadata object for is_error / is_warning. */
+static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
+{
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{')
+        return;
+    p++;
+    char msg[8];
+    for (;;) {
+        p = skip_ws(p, end);
+        const char *ks = p;
+        if (scan_string(&p, end, msg, sizeof msg))
+            return;
+        size_t klen = (size_t)(p - ks);
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':')
+            return;
+        p = skip_ws(p + 1, end);
+        const char *vs = p;
+        int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, sizeof msg);
+        if (kind < 0)
+            return;
+        if (kind == MS_JV_BOOL) {
+            int v = *vs == 't';
+            if (klen == 10 && !memcmp(ks, "\"is_error\"", 10))
+                rec->is_error = v;
+            else if (klen == 12 && !memcmp(ks, "\"is_warning\"", 12))
+                rec->is_warning = v;
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        return;
+    }
+}
+
+int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->time_ms = NAN;
+    size_t pl = strlen(MLLOG_PREFIX);
+    if (len < pl || memcmp(line, MLLOG_PREFIX, pl) != 0)
+        return 0;
+    const char *p = line + pl, *end = line + len;
+    /* right-strip like the Python tools */
+    while (end > p && isspace((unsigned char)end[-1]))
+        end--;
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{')
+        return fail(msg, msgsz, "expected '{' after :::MLLOG");
+    p = skip_ws(p + 1, end);
+    int have_key = 0, have_value = 0;
+    int empty = p < end && *p == '}';
+    if (empty)
+        p++;
+    while (!empty) {
+        p = skip_ws(p, end);
+        const char *ks = p;
+        if (scan_string(&p, end, msg, msgsz))
+            return -1;
+        size_t klen = (size_t)(p - ks);
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':')
+            return fail(msg, msgsz, "expected ':' after a field name");
+        p = skip_ws(p + 1, end);
+        const char *vs = p;
+        int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, msgsz);
+        if (kind < 0)
+            return -1;
+        size_t vlen = (size_t)(p - vs);
+        if (klen == 5 && !memcmp(ks, "\"key\"", 5)) {
+            if (kind == MS_JV_STRING && !have_key) {
+                rec->key = ms_json_decode_string(vs, vlen, NULL);
+                if (!rec->key)
+                    return fail(msg, msgsz, "out of memory");
+                have_key = 1;
+            }
+        } else if (klen == 7 && !memcmp(ks, "\"value\"", 7)) {
+            rec->kind = (ms_jv_kind)kind;
+            rec->raw = vs;
+            rec->raw_len = vlen;
+            have_value = 1;
+        } else if (klen == 9 && !memcmp(ks, "\"time_ms\"", 9)) {
+            if (kind == MS_JV_INT || kind == MS_JV_REAL)
+                rec->time_ms = strtod(vs, NULL);
+        } else if (klen == 10 && !memcmp(ks, "\"metadata\"", 10)) {
+            if (kind == MS_JV_OBJECT)
+                parse_metadata(vs, vs + vlen, rec);
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        if (p < end && *p == '}') {
+            p++;
+            break;
+        }
+        free(rec->key);
+        rec->key = NULL;
+        return fail(msg, msgsz, "expected ',' or '}' in the record");
+    }
+    p = skip_ws(p, end);
+    if (p != end) {
+        free(rec->key);
+        rec->key = NULL;
+        return fail(msg, msgsz, "extra text after the JSON object");
+    }
+    if (!have_key) {
+        rec->key = strdup("");
+        if (!rec->key)
+            return fail(msg, msgsz, "out of memory");
+    }
+    if (!have_value) {
+        rec->kind = MS_JV_NULL;
+        rec->raw = "null";
+        rec->raw_len = 4;
+    }
+    return 1;
+}
+
+static int index_text(ms_mllog *log, ms_err *e)
+{
+    size_t cap = 0;
+    const char *p = log->text, *end = log->text + log->len;
+    size_t line_no = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        line_no++;
+        size_t ll = (size_t)(le - p);
+        if (ll && p[ll - 1] == '\r')
+            ll--;
+        ms_mllog_rec rec;
+        char msg[200];
+        int r = ms_mllog_parse_line(p, ll, &rec, msg, sizeof msg);
+        if (line_no == 1)
+            log->first_line_is_record = r != 0;
+        if (r < 0) {
+            if (!log->nbad) {
+                log->first_bad_line = line_no;
+                snprintf(log->first_bad_msg, sizeof log->first_bad_msg, "%s", msg);
+            }
+            log->nbad++;
+        } else if (r > 0) {
+            if (log->nrecs == cap) {
+                size_t nc = cap ? cap * 2 : 128;
+                ms_mllog_rec *nr = realloc(log->recs, nc * sizeof *nr);
+                if (!nr) {
+                    free(rec.key);
+                    return ms_err_oom(e);
+                }
+                log->recs = nr;
+                cap = nc;
+            }
+            rec.line_no = line_no;
+            log->recs[log->nrecs++] = rec;
+            if (rec.is_error)
+                log->n_errors++;
+            if (rec.is_warning)
+                log->n_warnings++;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    log->nlines = line_no;
+    return MS_OK;
+}
+
+int ms_mllog_parse(ms_mllog *log, const char *text, size_t len, const char *name, ms_err *e)
+{
+    memset(log, 0, sizeof *log);
+    log->path = strdup(name ? name : "<memory>");
+    log->text = malloc(len + 1);
+    if (!log->path || !log->text) {
+        ms_mllog_free(log);
+        return ms_err_oom(e);
+    }
+    memcpy(log->text, text, len);
+    log->text[len] = '\0';
+    log->len = len;
+    int rc = index_text(log, e);
+    if (rc)
+        ms_mllog_free(log);
+    return rc;
+}
+
+int ms_mllog_load(ms_mllog *log, const char *path, size_t max_bytes, ms_err *e)
+{
+    memset(log, 0, sizeof *log);
+    log->path = strdup(path);
+    if (!log->path)
+        return ms_err_oom(e);
+    int rc = ms_read_file(path, max_bytes, &log->text, &log->len, e);
+    if (rc == MS_OK)
+        rc = index_text(log, e);
+    if (rc)
+        ms_mllog_free(log);
+    return rc;
+}
+
+void ms_mllog_free(ms_mllog *log)
+{
+    for (size_t i = 0; i < log->nrecs; i++)
+        free(log->recs[i].key);
+    free(log->recs);
+    free(log->text);
+    free(log->path);
+    memset(log, 0, sizeof *log);
+}
+
+const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key)
+{
+    for (size_t i = 0; i < log->nrecs; i++)
+        if (!strcmp(log->recs[i].key, key))
+            return &log->recs[i];
+    return NULL;
+}
+
+int ms_mllog_rec_u64(const ms_mllog_rec *r, uint64_t *out)
+{
+    if (!r || r->kind != MS_JV_INT || r->raw[0] == '-')
+        return -1;
+    *out = strtoull(r->raw, NULL, 10);
+    return 0;
+}
+
+int ms_mllog_rec_i64(const ms_mllog_rec *r, int64_t *out)
+{
+    if (!r || r->kind != MS_JV_INT)
+        return -1;
+    errno = 0;
+    long long v = strtoll(r->raw, NULL, 10);
+    if (errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ms_mllog_rec_double(const ms_mllog_rec *r, double *out)
+{
+    if (!r || (r->kind != MS_JV_INT && r->kind != MS_JV_REAL && r->kind != MS_JV_BIGINT))
+        return -1;
+    const char *s = r->raw;
+    int neg = 0;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    if (!strncmp(s, "NaN", 3))
+        *out = NAN;
+    else if (!strncmp(s, "Infinity", 8))
+        *out = neg ? -INFINITY : INFINITY;
+    else
+        *out = strtod(r->raw, NULL);
+    return 0;
+}
+
+int ms_mllog_rec_bool(const ms_mllog_rec *r, int *out)
+{
+    if (!r || r->kind != MS_JV_BOOL)
+        return -1;
+    *out = r->raw[0] == 't';
+    return 0;
+}
+
+char *ms_mllog_rec_str(const ms_mllog_rec *r)
+{
+    if (!r || r->kind != MS_JV_STRING)
+        return NULL;
+    return ms_json_decode_string(r->raw, r->raw_len, NULL);
+}
+
+int ms_mllog_rec_u64_list(const ms_mllog_rec *r, uint64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!r || r->kind != MS_JV_ARRAY)
+        return -1;
+    size_t cap = 0, cnt = 0;
+    uint64_t *arr = NULL;
+    const char *p = r->raw + 1, *end = r->raw + r->raw_len - 1;
+    for (;;) {
+        p = skip_ws(p, end);
+        if (p >= end)
+            break;
+        if (!isdigit((unsigned char)*p)) {
+            free(arr);
+            return -1;
+        }
+        errno = 0;
+        char *q;
+        unsigned long long v = strtoull(p, &q, 10);
+        if (errno || q > end) {
+            free(arr);
+            return -1;
+        }
+        p = skip_ws(q, end);
+        if (p < end && *p != ',') {
+            free(arr);
+            return -1;
+        }
+        if (p < end)
+            p++;
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 1024;
+            uint64_t *na = realloc(arr, nc * sizeof *na);
+            if (!na) {
+                free(arr);
+                return -1;
+            }
+            arr = na;
+            cap = nc;
+        }
+        arr[cnt++] = v;
+    }
+    *out = arr;
+    *n = cnt;
+    return 0;
+}
+
+int ms_mllog_get_u64(const ms_mllog *log, const char *key, uint64_t *out)
+{
+    return ms_mllog_rec_u64(ms_mllog_find(log, key), out);
+}
+
+int ms_mllog_get_i64(const ms_mllog *log, const char *key, int64_t *out)
+{
+    return ms_mllog_rec_i64(ms_mllog_find(log, key), out);
+}
+
+int ms_mllog_get_double(const ms_mllog *log, const char *key, double *out)
+{
+    return ms_mllog_rec_double(ms_mllog_find(log, key), out);
+}
+
+int ms_mllog_get_bool(const ms_mllog *log, const char *key, int *out)
+{
+    return ms_mllog_rec_bool(ms_mllog_find(log, key), out);
+}
+
+char *ms_mllog_get_str(const ms_mllog *log, const char *key)
+{
+    return ms_mllog_rec_str(ms_mllog_find(log, key));
+}

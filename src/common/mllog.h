@@ -1,0 +1,90 @@
+/* Reader for LoadGen detail logs (`:::MLLOG {json}` lines), shared by the LoadGen's own tests,
+ * the checker, the audits and the report. It keeps every value's lexical text, so integers up
+ * to 2^64-1 (seeds), larger integers, Python's NaN/Infinity and `1` vs `1.0` survive exactly:
+ * Jansson rejects integers >= 2^63, which is why this small JSON scanner exists. */
+#ifndef MS_MLLOG_H
+#define MS_MLLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+typedef enum ms_jv_kind {
+    MS_JV_NULL,
+    MS_JV_BOOL,
+    MS_JV_INT,     /* integer within [-2^63, 2^64-1] */
+    MS_JV_BIGINT,  /* integer outside 64 bits (text only) */
+    MS_JV_REAL,    /* has '.', exponent, or is NaN / Infinity / -Infinity */
+    MS_JV_STRING,
+    MS_JV_ARRAY,
+    MS_JV_OBJECT,
+} ms_jv_kind;
+
+typedef struct ms_mllog_rec {
+    char *key;           /* decoded "key" */
+    size_t line_no;      /* 1-based line of the file */
+    int is_error;        /* metadata.is_error == true */
+    int is_warning;      /* metadata.is_warning == true */
+    double time_ms;      /* NaN if absent */
+    ms_jv_kind kind;     /* kind of "value" */
+    const char *raw;     /* lexical text of "value" (points into the log text) */
+    size_t raw_len;
+} ms_mllog_rec;
+
+typedef struct ms_mllog {
+    char *path;          /* as given (for messages) */
+    char *text;          /* whole file, NUL-terminated */
+    size_t len;
+    ms_mllog_rec *recs;
+    size_t nrecs;
+    size_t nlines;
+    int first_line_is_record;  /* the first line starts with ":::MLLOG" */
+    size_t nbad;               /* lines starting with ":::MLLOG" whose JSON is invalid */
+    size_t first_bad_line;
+    char first_bad_msg[200];
+    size_t n_errors;           /* records with is_error */
+    size_t n_warnings;
+} ms_mllog;
+
+/* Loads and indexes a detail log. Only I/O problems are errors; malformed records are counted
+ * in nbad (callers decide: the MLCommons tools treat one bad record as an unparsable file). */
+int ms_mllog_load(ms_mllog *log, const char *path, size_t max_bytes, ms_err *e);
+/* Same from memory (copied). name is used in messages. */
+int ms_mllog_parse(ms_mllog *log, const char *text, size_t len, const char *name, ms_err *e);
+void ms_mllog_free(ms_mllog *log);
+
+/* Parses one line (without the newline). Returns 1 for a record, 0 for a non-record line,
+ * -1 for a malformed record (msg gets the reason). rec->key is malloc'd. */
+int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz);
+
+/* First record with this key, or NULL. */
+const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key);
+
+/* Value accessors; return 0 on success, -1 if the kind does not fit. */
+int ms_mllog_rec_u64(const ms_mllog_rec *r, uint64_t *out);
+int ms_mllog_rec_i64(const ms_mllog_rec *r, int64_t *out);
+int ms_mllog_rec_double(const ms_mllog_rec *r, double *out);  /* INT or REAL */
+int ms_mllog_rec_bool(const ms_mllog_rec *r, int *out);
+/* Decoded string value (malloc'd), NULL if not a string or on allocation failure. */
+char *ms_mllog_rec_str(const ms_mllog_rec *r);
+/* Array of non-negative integers (e.g. loaded_qsl_set); malloc'd into *out. */
+int ms_mllog_rec_u64_list(const ms_mllog_rec *r, uint64_t **out, size_t *n);
+
+/* Convenience lookups by key (first occurrence): 0 found and converted, -1 otherwise. */
+int ms_mllog_get_u64(const ms_mllog *log, const char *key, uint64_t *out);
+int ms_mllog_get_i64(const ms_mllog *log, const char *key, int64_t *out);
+int ms_mllog_get_double(const ms_mllog *log, const char *key, double *out);
+int ms_mllog_get_bool(const ms_mllog *log, const char *key, int *out);
+char *ms_mllog_get_str(const ms_mllog *log, const char *key);
+
+/* ---- Generic JSON value scanning (also used for other line-JSON formats) ---- */
+
+/* Scans one JSON value starting at *p (whitespace allowed before it); on success advances *p
+ * past it and returns its kind; on failure returns -1 and sets msg. Accepts NaN, Infinity and
+ * -Infinity like Python's json module. Nesting is limited to depth_limit levels. */
+int ms_json_scan_value(const char **p, const char *end, int depth_limit, char *msg, size_t msgsz);
+/* Decodes a JSON string lexeme (with quotes) into malloc'd UTF-8; NULL on error. */
+char *ms_json_decode_string(const char *raw, size_t len, size_t *out_len);
+
+#endif

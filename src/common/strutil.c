@@ -1,0 +1,125 @@
+#include "common/strutil.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ms_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ms_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !(isdigit((unsigned char)s[0]) || ((s[0] == '-' || s[0] == '+') && isdigit((unsigned char)s[1]))))
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ms_parse_double(const char *s, double *out)
+{
+    if (!s || !*s || isspace((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ms_parse_duration_ns(const char *s, int64_t default_unit_ns, int64_t *out_ns)
+{
+    if (!s || !*s || isspace((unsigned char)s[0]) || s[0] == '-')
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return -1;
+    double mul;
+    if (!*end) {
+        if (!default_unit_ns)
+            return -1;
+        mul = (double)default_unit_ns;
+    } else if (!strcmp(end, "ns"))
+        mul = 1;
+    else if (!strcmp(end, "us"))
+        mul = 1e3;
+    else if (!strcmp(end, "ms"))
+        mul = 1e6;
+    else if (!strcmp(end, "s"))
+        mul = 1e9;
+    else
+        return -1;
+    double ns = v * mul;
+    if (ns > 9.2e18)
+        return -1;
+    *out_ns = (int64_t)llround(ns);
+    return 0;
+}
+
+int ms_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int ms_starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void hex(const unsigned char *data, size_t len, char *out, const char *digits)
+{
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = digits[data[i] >> 4];
+        out[2 * i + 1] = digits[data[i] & 15];
+    }
+    out[2 * len] = '\0';
+}
+
+void ms_hex_upper(const unsigned char *data, size_t len, char *out)
+{
+    hex(data, len, out, "0123456789ABCDEF");
+}
+
+void ms_hex_lower(const unsigned char *data, size_t len, char *out)
+{
+    hex(data, len, out, "0123456789abcdef");
+}

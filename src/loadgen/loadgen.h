@@ -1,0 +1,279 @@
+/* mlsubmit LoadGen: a plain C load generator that behaves like the MLCommons LoadGen (same
+ * settings, config files, seeded sample/schedule sequences, metrics and log files).
+ *
+ * A user links libmlsubmit.a, fills an lg_sut and an lg_qsl, sets lg_test_settings (defaults
+ * from lg_settings_default, values from lg_settings_from_config) and calls lg_start_test. The
+ * SUT answers through lg_query_samples_complete / lg_first_token_complete, from any thread.
+ *
+ * No global state: everything a test needs lives in the lg_test object handed to the SUT's
+ * issue_query callback (the completion calls take it as their first argument). */
+#ifndef MLSUBMIT_LOADGEN_H
+#define MLSUBMIT_LOADGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- basic types (spec 1.2) ---------------------------------------------------------------- */
+
+typedef uintptr_t lg_response_id;   /* opaque, never 0; return it unchanged */
+typedef size_t lg_sample_index;     /* index into the QSL, < total_sample_count */
+
+typedef struct lg_query_sample {
+    lg_response_id id;
+    lg_sample_index index;
+} lg_query_sample;
+
+typedef struct lg_response {
+    lg_response_id id;
+    uintptr_t data;     /* address of size bytes owned by the SUT (copied if logged) */
+    size_t size;
+    int64_t n_tokens;   /* output tokens of this sample (LLM benchmarks), else 0 */
+} lg_response;
+
+typedef struct lg_test lg_test;     /* a running test (opaque) */
+
+/* ---- SUT and QSL ----------------------------------------------------------------------------- */
+
+typedef struct lg_sut {
+    void *ctx;
+    /* Human-readable name (logged as sut_name and printed in the summary). */
+    const char *(*name)(void *ctx);
+    /* Hands n >= 1 samples to the SUT. Every sample must be completed exactly once, from any
+     * thread, possibly inside this call. The samples array is only valid during the call. */
+    void (*issue_query)(void *ctx, lg_test *test, const lg_query_sample *samples, size_t n);
+    /* Called after the last issue_query of each series (accuracy set, performance run). */
+    void (*flush_queries)(void *ctx);
+} lg_sut;
+
+typedef struct lg_qsl {
+    void *ctx;
+    const char *(*name)(void *ctx);
+    size_t total_sample_count;        /* dataset size */
+    size_t performance_sample_count;  /* samples that fit in memory at once */
+    /* Load / unload before and after each series; return 0, or non-zero to abort the test. */
+    int (*load_samples)(void *ctx, const lg_sample_index *indices, size_t n);
+    int (*unload_samples)(void *ctx, const lg_sample_index *indices, size_t n);
+} lg_qsl;
+
+/* Thread-safe completion calls (spec 1.5). cb (optional) is invoked for every response whose
+ * payload is going to be logged, before it is copied. */
+typedef void (*lg_response_cb)(void *cb_ctx, lg_response *response);
+void lg_query_samples_complete(lg_test *test, lg_response *responses, size_t n);
+void lg_query_samples_complete_cb(lg_test *test, lg_response *responses, size_t n,
+                                  lg_response_cb cb, void *cb_ctx);
+void lg_first_token_complete(lg_test *test, lg_response *responses, size_t n);
+void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
+                                lg_response_cb cb, void *cb_ctx);
+
+/* ---- settings (spec 2) ------------------------------------------------------------------------ */
+
+typedef enum lg_scenario {
+    LG_SINGLE_STREAM = 0,
+    LG_MULTI_STREAM = 1,
+    LG_SERVER = 2,
+    LG_OFFLINE = 3,
+} lg_scenario;
+
+typedef enum lg_mode {
+    LG_SUBMISSION_RUN = 0,
+    LG_ACCURACY_ONLY = 1,
+    LG_PERFORMANCE_ONLY = 2,
+    LG_FIND_PEAK_PERFORMANCE = 3,
+} lg_mode;
+
+/* Every field of the reference TestSettings, same names, types, units and defaults. */
+typedef struct lg_test_settings {
+    lg_scenario scenario;
+    lg_mode mode;
+    double single_stream_expected_latency_ns;
+    double single_stream_target_latency_percentile;
+    double multi_stream_expected_latency_ns;
+    double multi_stream_target_latency_percentile;
+    uint64_t multi_stream_samples_per_query;
+    double server_target_qps;
+    uint64_t server_target_latency_ns;
+    double server_target_latency_percentile;
+    int server_coalesce_queries;
+    int server_find_peak_qps_decimals_of_precision;
+    double server_find_peak_qps_boundary_step_size;
+    uint64_t server_max_async_queries;
+    uint64_t server_num_issue_query_threads;
+    double offline_expected_qps;
+    int sample_concatenate_permutation;
+    uint64_t min_duration_ms;
+    uint64_t max_duration_ms;
+    uint64_t min_query_count;
+    uint64_t max_query_count;
+    uint64_t qsl_rng_seed;
+    uint64_t sample_index_rng_seed;
+    uint64_t schedule_rng_seed;
+    uint64_t accuracy_log_rng_seed;
+    double accuracy_log_probability;
+    uint64_t accuracy_log_sampling_target;
+    int test05;
+    uint64_t test05_qsl_rng_seed;
+    uint64_t test05_sample_index_rng_seed;
+    uint64_t test05_schedule_rng_seed;
+    int print_timestamps;
+    int performance_issue_unique;
+    int performance_issue_same;
+    uint64_t performance_issue_same_index;
+    uint64_t performance_sample_count_override;
+    uint64_t accuracy_sample_count_override;
+    int use_token_latencies;
+    uint64_t server_ttft_latency;
+    uint64_t server_tpot_latency;
+    int infer_token_latencies;
+    uint64_t token_latency_scaling_factor;
+} lg_test_settings;
+
+void lg_settings_default(lg_test_settings *s);
+
+const char *lg_scenario_name(lg_scenario s);           /* "SingleStream", ... */
+const char *lg_mode_name(lg_mode m);                   /* "PerformanceOnly", ... */
+/* Accepts the log names and short forms (singlestream, ss, offline, ...); -1 if unknown. */
+int lg_scenario_parse(const char *s);
+/* Accepts PerformanceOnly/performance, AccuracyOnly/accuracy, SubmissionRun/submission,
+ * FindPeakPerformance/findpeak; -1 if unknown. */
+int lg_mode_parse(const char *s);
+
+/* Sets one field by its spec name (e.g. "min_query_count", "qsl_rng_seed") from text.
+ * Returns MS_OK, or MS_EUSAGE with a message for an unknown name or a bad value. */
+int lg_settings_set(lg_test_settings *s, const char *name, const char *value, ms_err *e);
+/* Name of every settable field, NULL-terminated. */
+extern const char *const lg_settings_field_names[];
+
+/* ---- configuration files (spec 3) -------------------------------------------------------------- */
+
+/* Which LoadGen the run emulates (spec 4.5, 10): the loaded-set rule, the embedded mlperf.conf
+ * and the accuracy_sample_count keys. */
+typedef enum lg_compat {
+    LG_COMPAT_6_0 = 0,   /* master, LoadGen 6.0.6+ (default) */
+    LG_COMPAT_5_1 = 1,   /* LoadGen 5.1.x (round v5.1) */
+} lg_compat;
+
+int lg_compat_parse(const char *s);          /* "5.1" / "6.0"; -1 if unknown */
+const char *lg_compat_version(lg_compat c);  /* the loadgen_version it reports */
+
+/* What happened to one line of a config file (for `loadgen check-conf` and the detail log). */
+typedef enum lg_conf_finding_kind {
+    LG_CONF_MALFORMED,     /* syntax error: the whole file is not applied (reference quirk) */
+    LG_CONF_IGNORED,       /* silently dropped by the reference (k=1, key not allowed here...) */
+    LG_CONF_UNKNOWN,       /* key name is not a LoadGen setting */
+    LG_CONF_OVERRIDDEN,    /* applied, but a later line or file decides the final value */
+    LG_CONF_NOT_APPLICABLE /* for another model or scenario (informational) */
+} lg_conf_finding_kind;
+
+typedef struct lg_conf_finding {
+    lg_conf_finding_kind kind;
+    char file[512];
+    size_t line;
+    char text[512];        /* what is wrong and what was expected */
+} lg_conf_finding;
+
+/* A configuration session replaces the reference's process-wide state: which mlperf.conf is
+ * embedded, whether a user.conf was already applied, and the errors to put in the detail log. */
+typedef struct lg_conf_session lg_conf_session;
+
+/* mlperf_conf_path NULL = the embedded mlperf.conf of the compat version. */
+lg_conf_session *lg_conf_session_new(lg_compat compat, const char *mlperf_conf_path, ms_err *e);
+void lg_conf_session_free(lg_conf_session *cs);
+
+/* FromConfig (spec 3.1): conf_type 0 = mlperf.conf, 1 = user.conf, 2 = audit.config. The first
+ * user.conf applies the session's mlperf.conf first. Returns 0, -2 (cannot open) or -22 (syntax
+ * error; nothing of this file applied), like the reference; findings are recorded. */
+int lg_settings_from_config(lg_conf_session *cs, lg_test_settings *s, const char *path,
+                            const char *model, const char *scenario, int conf_type);
+/* Same for text already in memory (name is used in messages). */
+int lg_settings_from_config_text(lg_conf_session *cs, lg_test_settings *s, const char *name,
+                                 const char *text, size_t len, const char *model,
+                                 const char *scenario, int conf_type);
+
+size_t lg_conf_session_nfindings(const lg_conf_session *cs);
+const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t i);
+/* Resolves OVERRIDDEN findings across everything applied so far (call after the last file). */
+void lg_conf_session_finish(lg_conf_session *cs);
+
+/* ---- logging and running ------------------------------------------------------------------------ */
+
+typedef struct lg_log_settings {
+    const char *outdir;          /* default "." */
+    const char *prefix;          /* default "mlperf_log_" */
+    const char *suffix;          /* default "" */
+    int prefix_with_datetime;
+    int copy_detail_to_stdout;
+    int copy_summary_to_stdout;
+    int enable_trace;            /* default 1 in the reference; mlsubmit's CLI defaults to 0 */
+} lg_log_settings;
+
+void lg_log_settings_default(lg_log_settings *l);
+
+/* mlsubmit extensions to StartTest. */
+typedef struct lg_run_options {
+    lg_compat compat;
+    lg_conf_session *conf;         /* optional: supplies config errors for the detail log and the
+                                      audit.config handling (NULL = a fresh session) */
+    const char *audit_config_path; /* default "audit.config" in the working directory; "" = none */
+    FILE *dump_issued;             /* optional: "L ..." / "Q ..." trace of loads and queries */
+    int64_t timeout_ns;            /* 0 = wait forever for completions; else abort the test when
+                                      no sample completes for this long */
+    int progress;                  /* progress line on a terminal */
+} lg_run_options;
+
+void lg_run_options_default(lg_run_options *o);
+
+/* What a run produced, for callers that do not want to parse the logs. */
+typedef struct lg_run_result {
+    int ran_performance;        /* a performance result was computed */
+    int valid;                  /* result_validity == VALID */
+    double metric;              /* headline: samples/s (Server, Offline) or latency ns */
+    uint64_t query_count;       /* result_query_count */
+    uint64_t sample_count;
+    uint64_t generated_query_count;
+    size_t n_errors;            /* error entries in the detail log */
+    size_t n_warnings;
+    int timed_out;              /* the SUT stopped answering (timeout_ns) */
+    char first_error[512];      /* text of the first error entry, if any */
+} lg_run_result;
+
+/* Runs a whole test (spec 5.1) and writes the log files. Returns MS_OK when the test ran to its
+ * end (whatever its validity); MS_ERUNTIME when the logs could not be opened, the QSL failed, or
+ * the SUT timed out (logs are still written and say why). After a timeout the SUT must stop
+ * calling the completion functions before lg_start_test's caller frees anything. */
+int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *settings,
+                  const lg_log_settings *log, const lg_run_options *opts, lg_run_result *result,
+                  ms_err *e);
+
+/* ---- reference SUTs (src/loadgen/suts/) ------------------------------------------------------------ */
+
+/* A SUT created from a spec "name[:k=v,...]" (e.g. "null", "latency:fixed=1ms"). */
+typedef struct lg_sut_instance lg_sut_instance;
+
+typedef struct lg_sut_env {
+    const lg_test_settings *settings;  /* settings the run will use (cheat-seed peeks here) */
+    const char *data_dir;              /* where datasets and model files live (make data) */
+    size_t total_sample_count;         /* from --total-samples (0 = SUT's own dataset size) */
+    size_t performance_sample_count;
+} lg_sut_env;
+
+lg_sut_instance *lg_sut_create(const char *spec, const lg_sut_env *env, ms_err *e);
+void lg_sut_destroy(lg_sut_instance *si);
+const lg_sut *lg_sut_instance_sut(lg_sut_instance *si);
+/* The QSL the SUT comes with (a dataset SUT brings its own; others use a counting QSL sized
+ * by env). */
+const lg_qsl *lg_sut_instance_qsl(lg_sut_instance *si);
+/* Lines describing every registered SUT and its options (for --help). */
+void lg_sut_list(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

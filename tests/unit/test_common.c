@@ -1,0 +1,270 @@
+/* Unit tests for src/common: buffers, paths, atomic files, digests, the detail-log reader. */
+#include <dirent.h>
+#include <math.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/hash.h"
+#include "common/mllog.h"
+#include "common/strutil.h"
+#include "testutil.h"
+
+START_TEST(buf_grows_and_formats)
+{
+    ms_buf b = MS_BUF_INIT;
+    for (int i = 0; i < 1000; i++)
+        ck_assert_int_eq(ms_buf_printf(&b, "%d,", i), 0);
+    ck_assert(ms_starts_with(b.data, "0,1,2,"));
+    ck_assert_uint_eq(b.len, strlen(b.data));
+    char *s = ms_buf_steal(&b);
+    ck_assert_ptr_null(b.data);
+    free(s);
+}
+END_TEST
+
+START_TEST(path_join_normalises_slashes)
+{
+    char *p = ms_path_join("a/", "/b");
+    ck_assert_str_eq(p, "a/b");
+    free(p);
+    p = ms_path_join("/", "x");
+    ck_assert_str_eq(p, "/x");
+    free(p);
+}
+END_TEST
+
+START_TEST(atomic_file_commit_and_abort)
+{
+    char dir[256], path[300];
+    ms_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    ms_err e;
+    ck_assert_int_eq(ms_write_file_atomic(path, "hello", 5, &e), MS_OK);
+    char *text;
+    size_t len;
+    ck_assert_int_eq(ms_read_file(path, 0, &text, &len, &e), MS_OK);
+    ck_assert_str_eq(text, "hello");
+    free(text);
+    /* an aborted write leaves the old content and no temporary file */
+    ms_afile af;
+    ck_assert_int_eq(ms_afile_open(&af, path, &e), MS_OK);
+    fputs("partial", af.fp);
+    ms_afile_abort(&af);
+    ck_assert_int_eq(ms_read_file(path, 0, &text, &len, &e), MS_OK);
+    ck_assert_str_eq(text, "hello");
+    free(text);
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        if (de->d_name[0] != '.' || strlen(de->d_name) > 2)
+            n++;
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(read_file_names_missing_path)
+{
+    ms_err e;
+    char *t;
+    ck_assert_int_eq(ms_read_file("/nonexistent/x.txt", 0, &t, NULL, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/x.txt"));
+}
+END_TEST
+
+START_TEST(digests_match_known_vectors)
+{
+    char hex[MS_HASH_HEX_MAX];
+    ms_err e;
+    ck_assert_int_eq(ms_hash_mem("sha256", "abc", 3, hex, &e), MS_OK);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    ck_assert_int_eq(ms_hash_mem("md5", "abc", 3, hex, &e), MS_OK);
+    ck_assert_str_eq(hex, "900150983cd24fb0d6963f7d28e17f72");
+    ck_assert_int_eq(ms_hash_mem("sha1", "abc", 3, hex, &e), MS_OK);
+    ck_assert_str_eq(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+    ck_assert_int_eq(ms_hash_mem("crc", "abc", 3, hex, &e), MS_EUSAGE);
+}
+END_TEST
+
+START_TEST(strict_number_parsing)
+{
+    uint64_t u;
+    int64_t i, ns;
+    double d;
+    ck_assert_int_eq(ms_parse_u64("18446744073709551615", &u), 0);
+    ck_assert(u == UINT64_MAX);
+    ck_assert_int_eq(ms_parse_u64("18446744073709551616", &u), -1);
+    ck_assert_int_eq(ms_parse_u64("-1", &u), -1);
+    ck_assert_int_eq(ms_parse_u64("12x", &u), -1);
+    ck_assert_int_eq(ms_parse_i64("-5", &i), 0);
+    ck_assert_int_eq(i, -5);
+    ck_assert_int_eq(ms_parse_double("1e3", &d), 0);
+    ck_assert(d == 1000.0);
+    ck_assert_int_eq(ms_parse_double("nan", &d), -1);
+    ck_assert_int_eq(ms_parse_duration_ns("1.5ms", 0, &ns), 0);
+    ck_assert_int_eq(ns, 1500000);
+    ck_assert_int_eq(ms_parse_duration_ns("50us", 0, &ns), 0);
+    ck_assert_int_eq(ns, 50000);
+    ck_assert_int_eq(ms_parse_duration_ns("5", 0, &ns), -1);
+    ck_assert_int_eq(ms_parse_duration_ns("5", 1000000, &ns), 0);
+    ck_assert_int_eq(ns, 5000000);
+    ck_assert_int_eq(ms_parse_duration_ns("5min", 0, &ns), -1);
+}
+END_TEST
+
+static const char *LINE_SEED =
+    ":::MLLOG {\"key\": \"effective_schedule_rng_seed\", \"value\": 18209322760996052031, "
+    "\"time_ms\": 0.009948, \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", "
+    "\"metadata\": {\"is_error\": false, \"is_warning\": false, \"file\": \"x.cc\", \"line_no\": 1, "
+    "\"pid\": 1, \"tid\": 1}}";
+
+START_TEST(mllog_line_keeps_u64_seed_exact)
+{
+    ms_mllog_rec r;
+    char msg[100];
+    ck_assert_int_eq(ms_mllog_parse_line(LINE_SEED, strlen(LINE_SEED), &r, msg, sizeof msg), 1);
+    ck_assert_str_eq(r.key, "effective_schedule_rng_seed");
+    ck_assert_int_eq(r.kind, MS_JV_INT);
+    uint64_t v;
+    ck_assert_int_eq(ms_mllog_rec_u64(&r, &v), 0);
+    ck_assert(v == 18209322760996052031ULL);
+    ck_assert(fabs(r.time_ms - 0.009948) < 1e-12);
+    ck_assert_int_eq(r.is_error, 0);
+    free(r.key);
+}
+END_TEST
+
+START_TEST(mllog_values_of_every_kind)
+{
+    const char *text =
+        "garbage line\n"
+        ":::MLLOG {\"key\": \"a\", \"value\": NaN, \"metadata\": {\"is_error\": true, \"is_warning\": false}}\n"
+        ":::MLLOG {\"key\": \"b\", \"value\": 1.0, \"metadata\": {}}\n"
+        ":::MLLOG {\"key\": \"c\", \"value\": 99999999999999999999999, \"metadata\": {}}\n"
+        ":::MLLOG {\"key\": \"d\", \"value\": \"x\\\"y\\u00e9\", \"metadata\": {}}\n"
+        ":::MLLOG {\"key\": \"e\", \"value\": [3,1,2], \"metadata\": {}}\n"
+        ":::MLLOG {\"key\": \"a\", \"value\": 5, \"metadata\": {}}\n"
+        ":::MLLOG {\"key\": \"bad\", \"value\": 1 2}\n"
+        ":::MLLOG {\"key\": \"f\", \"value\": -Infinity}\r\n";
+    ms_mllog log;
+    ms_err e;
+    ck_assert_int_eq(ms_mllog_parse(&log, text, strlen(text), "t", &e), MS_OK);
+    ck_assert_uint_eq(log.nrecs, 7);
+    ck_assert_uint_eq(log.nbad, 1);
+    ck_assert_uint_eq(log.first_bad_line, 8);
+    ck_assert_uint_eq(log.n_errors, 1);
+    ck_assert_int_eq(log.first_line_is_record, 0);
+    double d;
+    ck_assert_int_eq(ms_mllog_get_double(&log, "a", &d), 0); /* first occurrence wins */
+    ck_assert(isnan(d));
+    ck_assert_int_eq(ms_mllog_find(&log, "b")->kind, MS_JV_REAL);
+    ck_assert_int_eq(ms_mllog_find(&log, "c")->kind, MS_JV_BIGINT);
+    char *s = ms_mllog_get_str(&log, "d");
+    ck_assert_str_eq(s, "x\"y\xc3\xa9");
+    free(s);
+    uint64_t *arr;
+    size_t n;
+    ck_assert_int_eq(ms_mllog_rec_u64_list(ms_mllog_find(&log, "e"), &arr, &n), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert(arr[0] == 3 && arr[2] == 2);
+    free(arr);
+    ck_assert_int_eq(ms_mllog_get_double(&log, "f", &d), 0);
+    ck_assert(isinf(d) && d < 0);
+    ms_mllog_free(&log);
+}
+END_TEST
+
+START_TEST(mllog_rejects_deep_nesting)
+{
+    size_t depth = 10000;
+    char *line = malloc(depth * 2 + 64);
+    strcpy(line, ":::MLLOG {\"key\": \"k\", \"value\": ");
+    size_t n = strlen(line);
+    for (size_t i = 0; i < depth; i++)
+        line[n++] = '[';
+    for (size_t i = 0; i < depth; i++)
+        line[n++] = ']';
+    line[n++] = '}';
+    line[n] = '\0';
+    ms_mllog_rec r;
+    char msg[100];
+    ck_assert_int_eq(ms_mllog_parse_line(line, n, &r, msg, sizeof msg), -1);
+    ck_assert_ptr_nonnull(strstr(msg, "deep"));
+    free(line);
+}
+END_TEST
+
+/* Walks a directory tree calling fn on every mlperf_log_detail.txt. */
+static void walk_detail_logs(const char *dir, void (*fn)(const char *), int *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (lstat(p, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            walk_detail_logs(p, fn, count);
+        else if (!strcmp(de->d_name, "mlperf_log_detail.txt")) {
+            fn(p);
+            (*count)++;
+        }
+    }
+    closedir(d);
+}
+
+static void check_one_detail_log(const char *path)
+{
+    ms_mllog log;
+    ms_err e;
+    ck_assert_msg(ms_mllog_load(&log, path, 0, &e) == MS_OK, "%s", e.msg);
+    ck_assert_msg(log.nbad == 0, "%s:%zu: %s", path, log.first_bad_line, log.first_bad_msg);
+    ck_assert_msg(log.nrecs > 20, "%s: only %zu records", path, log.nrecs);
+    ck_assert(log.first_line_is_record);
+    /* every log names its scenario and seeds exactly */
+    char *scen = ms_mllog_get_str(&log, "effective_scenario");
+    ck_assert_msg(scen != NULL, "%s: no effective_scenario", path);
+    free(scen);
+    uint64_t seed;
+    ck_assert_msg(ms_mllog_get_u64(&log, "effective_qsl_rng_seed", &seed) == 0, "%s", path);
+    ck_assert_msg(ms_mllog_get_u64(&log, "effective_schedule_rng_seed", &seed) == 0, "%s", path);
+    ms_mllog_free(&log);
+}
+
+START_TEST(mllog_parses_every_shared_detail_log)
+{
+    MS_SKIP_IF_NO_SHARED();
+    char dir[512];
+    int count = 0;
+    walk_detail_logs(ms_test_shared_path(dir, sizeof dir, "testdata"), check_one_detail_log, &count);
+    ck_assert_int_gt(count, 50);
+}
+END_TEST
+
+static Suite *common_suite(void)
+{
+    Suite *s = suite_create("common");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, buf_grows_and_formats);
+    tcase_add_test(tc, path_join_normalises_slashes);
+    tcase_add_test(tc, atomic_file_commit_and_abort);
+    tcase_add_test(tc, read_file_names_missing_path);
+    tcase_add_test(tc, digests_match_known_vectors);
+    tcase_add_test(tc, strict_number_parsing);
+    tcase_add_test(tc, mllog_line_keeps_u64_seed_exact);
+    tcase_add_test(tc, mllog_values_of_every_kind);
+    tcase_add_test(tc, mllog_rejects_deep_nesting);
+    tcase_add_test(tc, mllog_parses_every_shared_detail_log);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MS_TEST_MAIN(common_suite)
