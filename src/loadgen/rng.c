@@ -1,0 +1,143 @@
+#include "loadgen/rng.h"
+
+#include <math.h>
+
+#define MT_M 397
+#define MT_UPPER 0x80000000u
+#define MT_LOWER 0x7fffffffu
+#define MT_MATRIX 0x9908b0dfu
+
+void lg_mt_seed(lg_mt19937 *g, uint64_t s)
+{
+    g->x[0] = (uint32_t)s;
+    for (unsigned i = 1; i < LG_MT_N; i++)
+        g->x[i] = 1812433253u * (g->x[i - 1] ^ (g->x[i - 1] >> 30)) + i;
+    g->idx = LG_MT_N;
+}
+
+static void mt_regen(lg_mt19937 *g)
+{
+    uint32_t *x = g->x;
+    unsigned i = 0;
+    for (; i < LG_MT_N - MT_M; i++) {
+        uint32_t y = (x[i] & MT_UPPER) | (x[i + 1] & MT_LOWER);
+        x[i] = x[i + MT_M] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX : 0u);
+    }
+    for (; i < LG_MT_N - 1; i++) {
+        uint32_t y = (x[i] & MT_UPPER) | (x[i + 1] & MT_LOWER);
+        x[i] = x[i + MT_M - LG_MT_N] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX : 0u);
+    }
+    uint32_t y = (x[LG_MT_N - 1] & MT_UPPER) | (x[0] & MT_LOWER);
+    x[LG_MT_N - 1] = x[MT_M - 1] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX : 0u);
+    g->idx = 0;
+}
+
+uint32_t lg_mt_next(lg_mt19937 *g)
+{
+    if (g->idx >= LG_MT_N)
+        mt_regen(g);
+    uint32_t y = g->x[g->idx++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* Lemire's nearly-divisionless method for a range of n = R + 1 <= 2^32 values. */
+static uint64_t lemire32(lg_mt19937 *g, uint32_t n)
+{
+    uint64_t m = (uint64_t)lg_mt_next(g) * n;
+    uint32_t lo = (uint32_t)m;
+    if (lo < n) {
+        uint32_t t = (uint32_t)(-n) % n;
+        while (lo < t) {
+            m = (uint64_t)lg_mt_next(g) * n;
+            lo = (uint32_t)m;
+        }
+    }
+    return m >> 32;
+}
+
+uint64_t lg_uniform_u64(lg_mt19937 *g, uint64_t a, uint64_t b)
+{
+    uint64_t r = b - a;
+    if (r == 0xffffffffull)
+        return a + lg_mt_next(g);
+    if (r < 0xffffffffull)
+        return a + lemire32(g, (uint32_t)(r + 1));
+    /* Ranges wider than the engine (never reached by the LoadGen). */
+    const uint64_t erange = 0x100000000ull;
+    uint64_t ret, tmp;
+    do {
+        tmp = erange * lg_uniform_u64(g, 0, r / erange);
+        ret = tmp + lg_mt_next(g);
+    } while (ret > r || ret < tmp);
+    return a + ret;
+}
+
+#define DEFINE_SHUFFLE(fname, T)                                                    \
+    void fname(T *a, size_t n, lg_mt19937 *g)                                        \
+    {                                                                                \
+        if (n == 0)                                                                  \
+            return;                                                                  \
+        if (0xffffffffull / n >= n) {                                                \
+            size_t i = 1;                                                            \
+            if ((n & 1) == 0) {                                                      \
+                uint64_t j = lg_uniform_u64(g, 0, 1);                                \
+                T tmp = a[1];                                                        \
+                a[1] = a[j];                                                         \
+                a[j] = tmp;                                                          \
+                i = 2;                                                               \
+            }                                                                        \
+            while (i < n) {                                                          \
+                uint64_t r = i + 1;                                                  \
+                uint64_t x = lg_uniform_u64(g, 0, r * (r + 1) - 1);                  \
+                size_t p1 = (size_t)(x / (r + 1)), p2 = (size_t)(x % (r + 1));       \
+                T tmp = a[i];                                                        \
+                a[i] = a[p1];                                                        \
+                a[p1] = tmp;                                                         \
+                tmp = a[i + 1];                                                      \
+                a[i + 1] = a[p2];                                                    \
+                a[p2] = tmp;                                                         \
+                i += 2;                                                              \
+            }                                                                        \
+        } else {                                                                     \
+            for (size_t i = 1; i < n; i++) {                                         \
+                size_t j = (size_t)lg_uniform_u64(g, 0, i);                          \
+                T tmp = a[i];                                                        \
+                a[i] = a[j];                                                         \
+                a[j] = tmp;                                                          \
+            }                                                                        \
+        }                                                                            \
+    }
+
+DEFINE_SHUFFLE(lg_shuffle_u64, uint64_t)
+DEFINE_SHUFFLE(lg_shuffle_u32, uint32_t)
+DEFINE_SHUFFLE(lg_shuffle_size, size_t)
+
+double lg_canonical(lg_mt19937 *g)
+{
+    double lo = (double)lg_mt_next(g);
+    double hi = (double)lg_mt_next(g);
+    double s = lo + hi * 4294967296.0;
+    double u = s / 18446744073709551616.0;
+    if (u >= 1.0)
+        u = nextafter(1.0, 0.0);
+    return u;
+}
+
+double lg_uniform_real(lg_mt19937 *g, double a, double b)
+{
+    return lg_canonical(g) * (b - a) + a;
+}
+
+double lg_exponential(lg_mt19937 *g, double lambda)
+{
+    return -log(1.0 - lg_canonical(g)) / lambda;
+}
+
+int64_t lg_seconds_to_ns(double seconds)
+{
+    return (int64_t)(seconds * 1e9);
+}
