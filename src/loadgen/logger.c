@@ -1,0 +1,373 @@
+#include "loadgen/logger.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/progress.h"
+#include "common/strutil.h"
+
+enum { F_SUMMARY, F_DETAIL, F_ACCURACY, F_TRACE, F_COUNT };
+
+struct lg_logger {
+    ms_afile f[F_COUNT];
+    pthread_mutex_t mu;        /* detail + summary */
+    pthread_mutex_t acc_mu;    /* accuracy log */
+    int64_t origin_mono;
+    double origin_wall_us;
+    int pid;
+    int trace;
+    int copy_detail, copy_summary;
+    int token_mode, first_token_scenario;
+    size_t n_errors, n_warnings;
+    size_t n_acc_entries;
+    char first_error[512];
+    int io_error;
+    char *hexbuf;
+    size_t hexcap;
+};
+
+void lg_fmt_g(char *buf, size_t n, double v)
+{
+    snprintf(buf, n, "%g", v);
+}
+
+static void file_name(char *out, size_t n, const lg_log_settings *ls, const char *dt,
+                      const char *kind, const char *ext)
+{
+    snprintf(out, n, "%s/%s%s%s%s%s.%s", ls->outdir ? ls->outdir : ".",
+             ls->prefix ? ls->prefix : "mlperf_log_", ls->prefix_with_datetime ? dt : "",
+             ls->prefix_with_datetime ? "_" : "", kind, ls->suffix ? ls->suffix : "", ext);
+}
+
+int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_datetime,
+                   int token_mode, int first_token_scenario, ms_err *e)
+{
+    *out = NULL;
+    lg_logger *L = calloc(1, sizeof *L);
+    if (!L)
+        return ms_err_oom(e);
+    pthread_mutex_init(&L->mu, NULL);
+    pthread_mutex_init(&L->acc_mu, NULL);
+    static const char *const kinds[] = {"summary", "detail", "accuracy", "trace"};
+    static const char *const exts[] = {"txt", "txt", "json", "json"};
+    static const char *const what[] = {"summary file", "detailed log file", "accuracy log file",
+                                       "trace file"};
+    for (int i = 0; i < F_COUNT; i++) {
+        char path[4096];
+        file_name(path, sizeof path, ls, test_datetime, kinds[i], exts[i]);
+        if (ms_afile_open(&L->f[i], path, e) != MS_OK) {
+            ms_err_prefix(e, "LoadGen: Failed to open %s", what[i]);
+            lg_logger_free(L);
+            return MS_ERUNTIME;
+        }
+        setvbuf(L->f[i].fp, NULL, _IOFBF, 1 << 20);
+    }
+    L->origin_mono = ms_now_ns();
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    L->origin_wall_us = (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+    L->pid = (int)getpid();
+    L->trace = ls->enable_trace;
+    L->copy_detail = ls->copy_detail_to_stdout;
+    L->copy_summary = ls->copy_summary_to_stdout;
+    L->token_mode = token_mode;
+    L->first_token_scenario = first_token_scenario;
+    fputs("[", L->f[F_ACCURACY].fp);
+    if (L->trace)
+        fputs("{\"traceEvents\":[\n", L->f[F_TRACE].fp);
+    *out = L;
+    return MS_OK;
+}
+
+int64_t lg_logger_now(const lg_logger *L)
+{
+    return ms_now_ns() - L->origin_mono;
+}
+
+int64_t lg_logger_origin_mono(const lg_logger *L)
+{
+    return L->origin_mono;
+}
+
+static void detail_line(lg_logger *L, int64_t t, const char *key, const char *value, size_t vlen,
+                        int is_error, int is_warning, int line)
+{
+    char head[512], tail[400];
+    if (t < 0)
+        t = 0;
+    int hn = snprintf(head, sizeof head, ":::MLLOG {\"key\": \"%s\", \"value\": ", key);
+    int tn = snprintf(tail, sizeof tail,
+                      ", \"time_ms\": %" PRId64 ".%06" PRId64
+                      ", \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", "
+                      "\"metadata\": {\"is_error\": %s, \"is_warning\": %s, \"file\": "
+                      "\"mlsubmit/loadgen\", \"line_no\": %d, \"pid\": %d, \"tid\": %d}}\n",
+                      t / 1000000, t % 1000000, is_error ? "true" : "false",
+                      is_warning ? "true" : "false", line, L->pid, (int)gettid());
+    pthread_mutex_lock(&L->mu);
+    FILE *fp = L->f[F_DETAIL].fp;
+    fwrite(head, 1, (size_t)hn, fp);
+    fwrite(value, 1, vlen, fp);
+    fwrite(tail, 1, (size_t)tn, fp);
+    if (L->copy_detail) {
+        fwrite(head, 1, (size_t)hn, stdout);
+        fwrite(value, 1, vlen, stdout);
+        fwrite(tail, 1, (size_t)tn, stdout);
+    }
+    if (is_error) {
+        if (!L->n_errors) {
+            size_t n = vlen < sizeof L->first_error ? vlen : sizeof L->first_error - 1;
+            /* strip the quotes of a string value */
+            if (n >= 2 && value[0] == '"') {
+                memcpy(L->first_error, value + 1, n - 2);
+                L->first_error[n - 2] = '\0';
+            } else {
+                memcpy(L->first_error, value, n);
+                L->first_error[n] = '\0';
+            }
+        }
+        L->n_errors++;
+    }
+    if (is_warning)
+        L->n_warnings++;
+    pthread_mutex_unlock(&L->mu);
+}
+
+static void detail_quoted(lg_logger *L, int64_t t, const char *key, const char *s, int err,
+                          int warn, int line)
+{
+    size_t n = strlen(s);
+    char small[512];
+    char *buf = n + 3 <= sizeof small ? small : malloc(n + 3);
+    if (!buf)
+        return;
+    buf[0] = '"';
+    memcpy(buf + 1, s, n);
+    buf[n + 1] = '"';
+    detail_line(L, t, key, buf, n + 2, err, warn, line);
+    if (buf != small)
+        free(buf);
+}
+
+void lg_detail_str(lg_logger *L, int64_t t, const char *key, const char *value, int line)
+{
+    detail_quoted(L, t, key, value, 0, 0, line);
+}
+
+void lg_detail_i64(lg_logger *L, int64_t t, const char *key, int64_t value, int line)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%" PRId64, value);
+    detail_line(L, t, key, b, (size_t)n, 0, 0, line);
+}
+
+void lg_detail_u64(lg_logger *L, int64_t t, const char *key, uint64_t value, int line)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%" PRIu64, value);
+    detail_line(L, t, key, b, (size_t)n, 0, 0, line);
+}
+
+void lg_detail_double(lg_logger *L, int64_t t, const char *key, double value, int line)
+{
+    char b[64];
+    lg_fmt_g(b, sizeof b, value);
+    detail_line(L, t, key, b, strlen(b), 0, 0, line);
+}
+
+void lg_detail_bool(lg_logger *L, int64_t t, const char *key, int value, int line)
+{
+    detail_line(L, t, key, value ? "true" : "false", value ? 4 : 5, 0, 0, line);
+}
+
+void lg_detail_raw(lg_logger *L, int64_t t, const char *key, const char *json, size_t len, int line)
+{
+    detail_line(L, t, key, json, len, 0, 0, line);
+}
+
+void lg_detail_error(lg_logger *L, int64_t t, const char *key, const char *msg, int line)
+{
+    detail_quoted(L, t, key, msg, 1, 0, line);
+}
+
+void lg_detail_warning(lg_logger *L, int64_t t, const char *msg, int line)
+{
+    detail_quoted(L, t, "warning_generic_message", msg, 0, 1, line);
+}
+
+void lg_detail_flush(lg_logger *L)
+{
+    pthread_mutex_lock(&L->mu);
+    fflush(L->f[F_DETAIL].fp);
+    fflush(L->f[F_SUMMARY].fp);
+    pthread_mutex_unlock(&L->mu);
+    pthread_mutex_lock(&L->acc_mu);
+    fflush(L->f[F_ACCURACY].fp);
+    pthread_mutex_unlock(&L->acc_mu);
+}
+
+size_t lg_logger_errors(const lg_logger *L)
+{
+    return L->n_errors;
+}
+
+size_t lg_logger_warnings(const lg_logger *L)
+{
+    return L->n_warnings;
+}
+
+void lg_logger_first_error(lg_logger *L, char *buf, size_t n)
+{
+    pthread_mutex_lock(&L->mu);
+    snprintf(buf, n, "%s", L->first_error);
+    pthread_mutex_unlock(&L->mu);
+}
+
+void lg_summary_write(lg_logger *L, const char *text, size_t len)
+{
+    pthread_mutex_lock(&L->mu);
+    fwrite(text, 1, len, L->f[F_SUMMARY].fp);
+    if (L->copy_summary)
+        fwrite(text, 1, len, stdout);
+    pthread_mutex_unlock(&L->mu);
+}
+
+static int ensure_hex(lg_logger *L, size_t bytes)
+{
+    size_t need = 2 * bytes + 1;
+    if (need <= L->hexcap)
+        return 0;
+    char *nb = realloc(L->hexbuf, need);
+    if (!nb)
+        return -1;
+    L->hexbuf = nb;
+    L->hexcap = need;
+    return 0;
+}
+
+void lg_accuracy_entry(lg_logger *L, uint64_t seq_id, uint64_t qsl_idx, const void *data,
+                       size_t size, const void *token_data, size_t token_size, int64_t n_tokens)
+{
+    pthread_mutex_lock(&L->acc_mu);
+    FILE *fp = L->f[F_ACCURACY].fp;
+    size_t big = size > token_size ? size : token_size;
+    if (ensure_hex(L, big) != 0) {
+        L->io_error = ENOMEM;
+        pthread_mutex_unlock(&L->acc_mu);
+        return;
+    }
+    fputs(L->n_acc_entries++ ? ",\n" : "\n", fp);
+    fprintf(fp, "{ \"seq_id\" : %" PRIu64 ", \"qsl_idx\" : %" PRIu64 ", \"data\" : \"", seq_id, qsl_idx);
+    ms_hex_upper(data, size, L->hexbuf);
+    fwrite(L->hexbuf, 1, 2 * size, fp);
+    fputc('"', fp);
+    if (L->token_mode) {
+        if (L->first_token_scenario) {
+            ms_hex_upper(token_data ? token_data : "", token_data ? token_size : 0, L->hexbuf);
+            fprintf(fp, ", \"token_data\" : \"%s\"", L->hexbuf);
+        }
+        fprintf(fp, ", \"token_count\" : %" PRId64, n_tokens);
+    }
+    fputs(" }", fp);
+    pthread_mutex_unlock(&L->acc_mu);
+}
+
+int lg_trace_enabled(const lg_logger *L)
+{
+    return L->trace;
+}
+
+void lg_trace_complete(lg_logger *L, const char *name, int64_t t0, int64_t t1)
+{
+    if (!L->trace)
+        return;
+    pthread_mutex_lock(&L->mu);
+    fprintf(L->f[F_TRACE].fp,
+            "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{}},\n",
+            name, L->pid, (int)gettid(), (double)t0 / 1000.0, (double)(t1 - t0) / 1000.0);
+    pthread_mutex_unlock(&L->mu);
+}
+
+void lg_trace_sample(lg_logger *L, uint64_t seq, uint64_t query_seq, uint64_t idx,
+                     int64_t scheduled, int64_t issued, int64_t completed)
+{
+    if (!L->trace)
+        return;
+    FILE *fp = L->f[F_TRACE].fp;
+    fprintf(fp,
+            "{\"name\":\"Sample\",\"cat\":\"default\",\"ph\":\"b\",\"pid\":%d,\"id\":%" PRIu64
+            ",\"ts\":%.3f,\"args\":{\"sample_seq\":%" PRIu64 ",\"query_seq\":%" PRIu64
+            ",\"sample_idx\":%" PRIu64 ",\"issue_start_ns\":%" PRId64 ",\"complete_ns\":%" PRId64 "}},\n",
+            L->pid, seq, (double)scheduled / 1000.0, seq, query_seq, idx, issued - scheduled,
+            completed - scheduled);
+    fprintf(fp,
+            "{\"name\":\"Sample\",\"cat\":\"default\",\"ph\":\"e\", \"pid\":%d,\"id\":%" PRIu64
+            ",\"ts\":%.3f},\n",
+            L->pid, seq, (double)completed / 1000.0);
+}
+
+static void trailer(lg_logger *L)
+{
+    FILE *fp = L->f[F_SUMMARY].fp;
+    char w[128], er[128];
+    if (L->n_warnings == 0)
+        snprintf(w, sizeof w, "No warnings encountered during test.");
+    else if (L->n_warnings == 1)
+        snprintf(w, sizeof w, "1 warning encountered. See detailed log.");
+    else
+        snprintf(w, sizeof w, "%zu warnings encountered. See detailed log.", L->n_warnings);
+    if (L->n_errors == 0)
+        snprintf(er, sizeof er, "No errors encountered during test.");
+    else if (L->n_errors == 1)
+        snprintf(er, sizeof er, "1 ERROR encountered. See detailed log.");
+    else
+        snprintf(er, sizeof er, "%zu ERRORS encountered. See detailed log.", L->n_errors);
+    fprintf(fp, "\n%s\n\n%s\n", w, er);
+    if (L->copy_summary)
+        printf("\n%s\n\n%s\n", w, er);
+}
+
+int lg_logger_close(lg_logger *L, ms_err *e)
+{
+    pthread_mutex_lock(&L->mu);
+    trailer(L);
+    pthread_mutex_unlock(&L->mu);
+    fputs(L->n_acc_entries ? "\n]\n" : "\n]\n", L->f[F_ACCURACY].fp);
+    if (L->trace)
+        fprintf(L->f[F_TRACE].fp,
+                "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\n"
+                "\"ts\":%.3f,\n\"version\":\"MLPerf LoadGen v1.0\"\n}\n}\n",
+                L->origin_wall_us);
+    int rc = MS_OK;
+    for (int i = 0; i < F_COUNT; i++) {
+        ms_err e2;
+        if (L->f[i].fp && ms_afile_commit(&L->f[i], &e2) != MS_OK && rc == MS_OK) {
+            rc = e2.code;
+            if (e)
+                *e = e2;
+        }
+    }
+    if (rc == MS_OK && L->io_error)
+        rc = ms_err_set(e, MS_ERUNTIME, "accuracy log: out of memory while formatting an entry");
+    return rc;
+}
+
+void lg_logger_free(lg_logger *L)
+{
+    if (!L)
+        return;
+    for (int i = 0; i < F_COUNT; i++)
+        if (L->f[i].fp || L->f[i].tmp)
+            ms_afile_abort(&L->f[i]);
+    pthread_mutex_destroy(&L->mu);
+    pthread_mutex_destroy(&L->acc_mu);
+    free(L->hexbuf);
+    free(L);
+}
