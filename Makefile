@@ -34,8 +34,10 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
                src/checker/*.c src/audit/*.c src/report/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
-GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o
+GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o \
+             $(BUILD)/obj/gen/loadgen_sha1.o
+LG_SRC    := $(sort $(wildcard src/loadgen/*.c src/loadgen/*.h))
 SUT_SRC   := $(sort $(wildcard src/loadgen/suts/*.c))
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -78,6 +80,11 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 $(BUILD)/gen/embedded_conf.c: $(EMBED_CONF) tools/embed.sh
 	@mkdir -p $(dir $@)
 	tools/embed.sh $(EMBED_CONF) > $@.tmp && mv $@.tmp $@
+
+# The loadgen_file_sha1 map of the detail log: our LoadGen sources at build time.
+$(BUILD)/gen/loadgen_sha1.c: $(LG_SRC) tools/gen-sha1-map.sh
+	@mkdir -p $(dir $@)
+	tools/gen-sha1-map.sh $(LG_SRC) > $@.tmp && mv $@.tmp $@
 
 # Reference SUTs register themselves with LG_SUT_DEFINE (one file each in src/loadgen/suts/).
 $(BUILD)/gen/sut_registry.c: $(SUT_SRC) tools/gen-sut-registry.sh

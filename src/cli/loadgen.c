@@ -1,13 +1,468 @@
-/* mlsubmit loadgen: placeholder until the LoadGen lands. */
+/* mlsubmit loadgen run | check-conf | suts */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/fsutil.h"
+#include "common/strutil.h"
+#include "loadgen/loadgen.h"
+
+static void usage_run(FILE *o)
+{
+    fprintf(o,
+            "usage: mlsubmit loadgen run --scenario S --sut SPEC [--mode M]\n"
+            "                [--total-samples N] [--performance-samples P]\n"
+            "                [--model NAME] [--mlperf-conf F] [--user-conf F] [--audit-config F]\n"
+            "                [--set KEY=VALUE]... [--output DIR] [--dump-issued FILE]\n"
+            "                [--loadgen-compat 5.1|6.0] [--trace] [--timeout D] [--data DIR] [--quiet]\n"
+            "\n"
+            "Runs the embedded LoadGen against a reference SUT and writes mlperf_log_summary.txt,\n"
+            "mlperf_log_detail.txt, mlperf_log_accuracy.json and mlperf_log_trace.json to DIR\n"
+            "(default: the current directory), exactly as the MLCommons LoadGen would.\n"
+            "\n"
+            "  --scenario S          SingleStream, MultiStream, Server or Offline\n"
+            "  --mode M              performance (default), accuracy, submission (accuracy then\n"
+            "                        performance) or findpeak (Server only)\n"
+            "  --sut SPEC            NAME[:option=value,...], see the list below\n"
+            "  --total-samples N     QSL size for SUTs without a dataset of their own\n"
+            "  --performance-samples P   QSL performance sample count (default: N)\n"
+            "  --model NAME          model name for the mlperf.conf/user.conf lookups; with it the\n"
+            "                        embedded mlperf.conf is applied (official seeds, durations)\n"
+            "  --mlperf-conf F       use F instead of the embedded mlperf.conf\n"
+            "  --user-conf F         apply F like the reference FromConfig(user.conf)\n"
+            "  --audit-config F      the audit.config to apply (default: ./audit.config if present)\n"
+            "  --set KEY=VALUE       set any TestSettings field by name after the config files\n"
+            "                        (e.g. --set min_query_count=3000); repeatable\n"
+            "  --output DIR          where the logs go (created if missing)\n"
+            "  --dump-issued FILE    write 'L ...' (loaded sets) and 'Q ...' (issued queries) lines\n"
+            "  --loadgen-compat V    6.0 (default, LoadGen 6.0.6+) or 5.1 (loaded-set rule, embedded\n"
+            "                        mlperf.conf and log keys of LoadGen 5.1)\n"
+            "  --trace               write the Chrome trace (mlperf_log_trace.json)\n"
+            "  --timeout D           give up when no sample completes for D (e.g. 30s); exit 4\n"
+            "  --data DIR            dataset directory for dataset SUTs (default: data)\n"
+            "  --quiet               no result line on stdout\n"
+            "\n"
+            "Exit: 0 the run completed (VALID, or an accuracy run) with no error in the detail log;\n"
+            "1 INVALID or error entries in the detail log; 2 usage; 3 bad config file; 4 runtime\n"
+            "failure (SUT timeout, cannot write logs).\n"
+            "\nSUTs:\n");
+    lg_sut_list(o);
+}
+
+static void usage_checkconf(FILE *o)
+{
+    fprintf(o,
+            "usage: mlsubmit loadgen check-conf FILE... --model M --scenario S\n"
+            "                [--mlperf-conf F] [--loadgen-compat 5.1|6.0] [--effective]\n"
+            "\n"
+            "Applies the files as the LoadGen would (a file named mlperf.conf replaces the embedded\n"
+            "one, audit.config is applied with model '*', anything else is a user.conf) and lists,\n"
+            "with file:line, every line that is malformed (the LoadGen then ignores the whole file),\n"
+            "ignored, unknown or overridden. Lines for other models or scenarios are listed as\n"
+            "notes. --effective prints the resulting settings.\n"
+            "\n"
+            "Exit: 0 no findings, 1 findings, 2 usage.\n");
+}
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: mlsubmit loadgen <run|check-conf|suts> [options]\n"
+            "\n"
+            "  run         run the embedded LoadGen with a reference SUT\n"
+            "  check-conf  report ignored, malformed, unknown and overridden config lines\n"
+            "  suts        list the reference SUTs and their options\n"
+            "\n"
+            "'mlsubmit loadgen <subcommand> --help' for details.\n");
+}
+
+static void print_settings(const lg_test_settings *s)
+{
+    for (size_t i = 0; lg_settings_field_names[i]; i++) {
+        const char *n = lg_settings_field_names[i];
+        printf("%s = ", n);
+        /* render by re-reading through the public setter's names */
+        if (!strcmp(n, "scenario"))
+            printf("%s\n", lg_scenario_name(s->scenario));
+        else if (!strcmp(n, "mode"))
+            printf("%s\n", lg_mode_name(s->mode));
+        else {
+#define D(f) if (!strcmp(n, #f)) { printf("%.17g\n", s->f); continue; }
+#define U(f) if (!strcmp(n, #f)) { printf("%llu\n", (unsigned long long)s->f); continue; }
+#define I(f) if (!strcmp(n, #f)) { printf("%d\n", s->f); continue; }
+            D(single_stream_expected_latency_ns) D(single_stream_target_latency_percentile)
+            D(multi_stream_expected_latency_ns) D(multi_stream_target_latency_percentile)
+            U(multi_stream_samples_per_query) D(server_target_qps) U(server_target_latency_ns)
+            D(server_target_latency_percentile) I(server_coalesce_queries)
+            I(server_find_peak_qps_decimals_of_precision) D(server_find_peak_qps_boundary_step_size)
+            U(server_max_async_queries) U(server_num_issue_query_threads) D(offline_expected_qps)
+            I(sample_concatenate_permutation) U(min_duration_ms) U(max_duration_ms)
+            U(min_query_count) U(max_query_count) U(qsl_rng_seed) U(sample_index_rng_seed)
+            U(schedule_rng_seed) U(accuracy_log_rng_seed) D(accuracy_log_probability)
+            U(accuracy_log_sampling_target) I(test05) U(test05_qsl_rng_seed)
+            U(test05_sample_index_rng_seed) U(test05_schedule_rng_seed) I(print_timestamps)
+            I(performance_issue_unique) I(performance_issue_same) U(performance_issue_same_index)
+            U(performance_sample_count_override) U(accuracy_sample_count_override)
+            I(use_token_latencies) U(server_ttft_latency) U(server_tpot_latency)
+            I(infer_token_latencies) U(token_latency_scaling_factor)
+#undef D
+#undef U
+#undef I
+            printf("?\n");
+        }
+    }
+}
+
+static const char *kind_name(lg_conf_finding_kind k)
+{
+    switch (k) {
+    case LG_CONF_MALFORMED: return "malformed";
+    case LG_CONF_IGNORED: return "ignored";
+    case LG_CONF_UNKNOWN: return "unknown";
+    case LG_CONF_OVERRIDDEN: return "overridden";
+    case LG_CONF_NOT_APPLICABLE: return "note";
+    }
+    return "?";
+}
+
+static int base_is(const char *path, const char *name)
+{
+    const char *b = strrchr(path, '/');
+    return !strcmp(b ? b + 1 : path, name);
+}
+
+static int cmd_check_conf(int argc, char **argv)
+{
+    const char *model = NULL, *scen_s = NULL, *mlperf = NULL;
+    int compat = LG_COMPAT_6_0, effective = 0;
+    static const struct option lo[] = {{"model", required_argument, 0, 'm'},
+                                       {"scenario", required_argument, 0, 's'},
+                                       {"mlperf-conf", required_argument, 0, 'c'},
+                                       {"loadgen-compat", required_argument, 0, 'v'},
+                                       {"effective", no_argument, 0, 'e'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        switch (c) {
+        case 'm': model = optarg; break;
+        case 's': scen_s = optarg; break;
+        case 'c': mlperf = optarg; break;
+        case 'e': effective = 1; break;
+        case 'v':
+            compat = lg_compat_parse(optarg);
+            if (compat < 0)
+                return cli_usage_error("loadgen check-conf", "--loadgen-compat: expected 5.1 or 6.0, got '%s'", optarg);
+            break;
+        case 'h': usage_checkconf(stdout); return MS_OK;
+        default: return cli_usage_error("loadgen check-conf", "bad option");
+        }
+    }
+    if (!model || !scen_s)
+        return cli_usage_error("loadgen check-conf", "--model and --scenario are required");
+    int scen = lg_scenario_parse(scen_s);
+    if (scen < 0)
+        return cli_usage_error("loadgen check-conf", "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", scen_s);
+    if (optind >= argc)
+        return cli_usage_error("loadgen check-conf", "no config file given");
+    /* a file named mlperf.conf on the command line replaces the embedded one */
+    for (int i = optind; i < argc; i++)
+        if (base_is(argv[i], "mlperf.conf"))
+            mlperf = argv[i];
+    ms_err e;
+    lg_conf_session *cs = lg_conf_session_new((lg_compat)compat, mlperf, &e);
+    if (!cs)
+        return cli_fail("loadgen check-conf", &e);
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = (lg_scenario)scen;
+    const char *sname = lg_scenario_name((lg_scenario)scen);
+    int any_user = 0;
+    for (int i = optind; i < argc; i++) {
+        if (base_is(argv[i], "mlperf.conf"))
+            continue;
+        if (base_is(argv[i], "audit.config")) {
+            if (!any_user) /* audit.config applies on top of mlperf.conf */
+                lg_settings_apply_mlperf_conf(cs, &s, model, sname);
+            any_user = 1;
+            lg_settings_from_config(cs, &s, argv[i], "*", sname, 2);
+        } else {
+            any_user = 1;
+            lg_settings_from_config(cs, &s, argv[i], model, sname, 1);
+        }
+    }
+    lg_conf_session_finish(cs);
+    size_t problems = 0, notes = 0;
+    for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++) {
+        const lg_conf_finding *f = lg_conf_session_finding(cs, i);
+        if (f->kind == LG_CONF_NOT_APPLICABLE)
+            notes++;
+        else
+            problems++;
+        if (f->line)
+            printf("%s:%zu: %s: %s\n", f->file, f->line, kind_name(f->kind), f->text);
+        else
+            printf("%s: %s: %s\n", f->file, kind_name(f->kind), f->text);
+    }
+    printf("%zu finding%s, %zu note%s (model %s, scenario %s)\n", problems, problems == 1 ? "" : "s",
+           notes, notes == 1 ? "" : "s", model, sname);
+    if (effective)
+        print_settings(&s);
+    lg_conf_session_free(cs);
+    return problems ? MS_FAIL : MS_OK;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
+    const char *user = NULL, *audit = NULL, *outdir = ".", *dump = NULL, *data = "data";
+    uint64_t total = 0, perf = 0;
+    int compat = LG_COMPAT_6_0, trace = 0, quiet = 0;
+    int64_t timeout = 0;
+    char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    size_t nsets = 0;
+    if (!sets)
+        return MS_ERUNTIME;
+    static const struct option lo[] = {
+        {"scenario", required_argument, 0, 's'},     {"mode", required_argument, 0, 'M'},
+        {"sut", required_argument, 0, 'u'},          {"total-samples", required_argument, 0, 'n'},
+        {"performance-samples", required_argument, 0, 'p'},
+        {"model", required_argument, 0, 'm'},        {"mlperf-conf", required_argument, 0, 'c'},
+        {"user-conf", required_argument, 0, 'U'},    {"audit-config", required_argument, 0, 'a'},
+        {"set", required_argument, 0, 'S'},          {"output", required_argument, 0, 'o'},
+        {"dump-issued", required_argument, 0, 'd'},  {"loadgen-compat", required_argument, 0, 'v'},
+        {"trace", no_argument, 0, 't'},              {"timeout", required_argument, 0, 'T'},
+        {"data", required_argument, 0, 'D'},         {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
+    optind = 1;
+    int c, rc = MS_OK;
+    const char *cmd = "loadgen run";
+    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+        switch (c) {
+        case 's': scen_s = optarg; break;
+        case 'M': mode_s = optarg; break;
+        case 'u': sut_spec = optarg; break;
+        case 'n':
+            if (ms_parse_u64(optarg, &total) != 0 || total == 0) {
+                free(sets);
+                return cli_usage_error(cmd, "--total-samples: expected a positive integer, got '%s'", optarg);
+            }
+            break;
+        case 'p':
+            if (ms_parse_u64(optarg, &perf) != 0 || perf == 0) {
+                free(sets);
+                return cli_usage_error(cmd, "--performance-samples: expected a positive integer, got '%s'", optarg);
+            }
+            break;
+        case 'm': model = optarg; break;
+        case 'c': mlperf = optarg; break;
+        case 'U': user = optarg; break;
+        case 'a': audit = optarg; break;
+        case 'S': sets[nsets++] = optarg; break;
+        case 'o': outdir = optarg; break;
+        case 'd': dump = optarg; break;
+        case 'D': data = optarg; break;
+        case 't': trace = 1; break;
+        case 'q': quiet = 1; break;
+        case 'v':
+            compat = lg_compat_parse(optarg);
+            if (compat < 0) {
+                free(sets);
+                return cli_usage_error(cmd, "--loadgen-compat: expected 5.1 or 6.0, got '%s'", optarg);
+            }
+            break;
+        case 'T':
+            if (ms_parse_duration_ns(optarg, 1000000000, &timeout) != 0 || timeout <= 0) {
+                free(sets);
+                return cli_usage_error(cmd, "--timeout: expected a duration such as 30s or 500ms, got '%s'", optarg);
+            }
+            break;
+        case 'h':
+            free(sets);
+            usage_run(stdout);
+            return MS_OK;
+        default:
+            free(sets);
+            return cli_usage_error(cmd, "bad option");
+        }
+    }
+    if (optind < argc) {
+        free(sets);
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    }
+    if (!scen_s || !sut_spec) {
+        free(sets);
+        return cli_usage_error(cmd, "--scenario and --sut are required");
+    }
+    int scen = lg_scenario_parse(scen_s);
+    if (scen < 0) {
+        free(sets);
+        return cli_usage_error(cmd, "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", scen_s);
+    }
+    int mode = -1;
+    if (mode_s && (mode = lg_mode_parse(mode_s)) < 0) {
+        free(sets);
+        return cli_usage_error(cmd, "--mode: '%s' is not performance, accuracy, submission or findpeak", mode_s);
+    }
+    if (user && !model) {
+        free(sets);
+        return cli_usage_error(cmd, "--user-conf needs --model (the config lookups are per model)");
+    }
+    if (perf && total && perf > total) {
+        free(sets);
+        return cli_usage_error(cmd, "--performance-samples (%llu) exceeds --total-samples (%llu)",
+                               (unsigned long long)perf, (unsigned long long)total);
+    }
+
+    ms_err e;
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = (lg_scenario)scen;
+    const char *sname = lg_scenario_name((lg_scenario)scen);
+    lg_conf_session *cs = lg_conf_session_new((lg_compat)compat, mlperf, &e);
+    if (!cs) {
+        free(sets);
+        return cli_fail(cmd, &e);
+    }
+    if (user) {
+        int r = lg_settings_from_config(cs, &s, user, model, sname, 1);
+        if (r != 0) {
+            for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++) {
+                const lg_conf_finding *f = lg_conf_session_finding(cs, i);
+                if (f->kind == LG_CONF_MALFORMED)
+                    fprintf(stderr, "mlsubmit %s: %s:%zu: %s\n", cmd, f->file, f->line, f->text);
+            }
+            fprintf(stderr, "mlsubmit %s: %s was not applied (the LoadGen rejects the whole file)\n", cmd, user);
+            lg_conf_session_free(cs);
+            free(sets);
+            return MS_EINPUT;
+        }
+    } else if (model || mlperf) {
+        lg_settings_apply_mlperf_conf(cs, &s, model ? model : "", sname);
+    }
+    if (mode >= 0)
+        s.mode = (lg_mode)mode;
+    for (size_t i = 0; i < nsets; i++) {
+        char *eq = strchr(sets[i], '=');
+        if (!eq) {
+            lg_conf_session_free(cs);
+            rc = cli_usage_error(cmd, "--set '%s': expected KEY=VALUE", sets[i]);
+            free(sets);
+            return rc;
+        }
+        *eq = '\0';
+        if (lg_settings_set(&s, sets[i], eq + 1, &e) != MS_OK) {
+            *eq = '=';
+            lg_conf_session_free(cs);
+            free(sets);
+            return cli_usage_error(cmd, "--set %s", e.msg);
+        }
+        *eq = '=';
+    }
+    free(sets);
+    if (s.scenario != (lg_scenario)scen) {
+        /* --set scenario=... changes the scenario after the config lookups */
+        sname = lg_scenario_name(s.scenario);
+    }
+
+    lg_sut_env env = {&s, data, (size_t)total, (size_t)(perf ? perf : total)};
+    lg_sut_instance *si = lg_sut_create(sut_spec, &env, &e);
+    if (!si) {
+        lg_conf_session_free(cs);
+        return cli_fail(cmd, &e);
+    }
+    if (ms_mkdir_p(outdir, &e) != MS_OK) {
+        lg_sut_destroy(si);
+        lg_conf_session_free(cs);
+        return cli_fail(cmd, &e);
+    }
+    lg_log_settings ls;
+    lg_log_settings_default(&ls);
+    ls.outdir = outdir;
+    ls.enable_trace = trace;
+    lg_run_options ro;
+    lg_run_options_default(&ro);
+    ro.compat = (lg_compat)compat;
+    ro.conf = cs;
+    ro.timeout_ns = timeout;
+    ro.progress = 1;
+    if (audit) {
+        if (!ms_is_regular_file(audit)) {
+            lg_sut_destroy(si);
+            lg_conf_session_free(cs);
+            fprintf(stderr, "mlsubmit %s: --audit-config %s: no such file\n", cmd, audit);
+            return MS_EINPUT;
+        }
+        ro.audit_config_path = audit;
+    }
+    ms_afile dumpf = {0};
+    if (dump) {
+        if (ms_afile_open(&dumpf, dump, &e) != MS_OK) {
+            lg_sut_destroy(si);
+            lg_conf_session_free(cs);
+            return cli_fail(cmd, &e);
+        }
+        setvbuf(dumpf.fp, NULL, _IOFBF, 1 << 20);
+        ro.dump_issued = dumpf.fp;
+    }
+    lg_run_result res;
+    int r = lg_start_test(lg_sut_instance_sut(si), lg_sut_instance_qsl(si), &s, &ls, &ro, &res, &e);
+    if (res.timed_out) {
+        /* the SUT may still hold ids: do not tear it down under it; the process exits */
+        if (dump)
+            ms_afile_abort(&dumpf);
+        fprintf(stderr, "mlsubmit %s: %s\n", cmd, res.first_error[0] ? res.first_error : e.msg);
+        fprintf(stderr, "mlsubmit %s: logs written to %s\n", cmd, outdir);
+        return MS_ERUNTIME;
+    }
+    lg_sut_destroy(si);
+    lg_conf_session_free(cs);
+    if (dump) {
+        ms_err e2;
+        if (r == MS_OK && ms_afile_commit(&dumpf, &e2) != MS_OK)
+            r = cli_fail(cmd, &e2);
+        else if (r != MS_OK)
+            ms_afile_abort(&dumpf);
+    }
+    if (r != MS_OK)
+        return cli_fail(cmd, &e);
+    if (!quiet) {
+        if (res.ran_performance)
+            printf("%s %s: %s, %s %.6g, %llu queries, %zu error(s), %zu warning(s); logs in %s\n",
+                   sname, lg_mode_name(s.mode), res.valid ? "VALID" : "INVALID",
+                   s.scenario == LG_SERVER || s.scenario == LG_OFFLINE ? "samples/s" : "latency ns",
+                   res.metric, (unsigned long long)res.query_count, res.n_errors, res.n_warnings, outdir);
+        else
+            printf("%s %s: done, %zu error(s), %zu warning(s); logs in %s\n", sname,
+                   lg_mode_name(s.mode), res.n_errors, res.n_warnings, outdir);
+    }
+    if (res.n_errors) {
+        fprintf(stderr, "mlsubmit %s: the detail log has %zu error(s); first: %s\n", cmd, res.n_errors,
+                res.first_error);
+        return MS_FAIL;
+    }
+    if (res.ran_performance && !res.valid)
+        return MS_FAIL;
+    return MS_OK;
+}
 
 int cmd_loadgen(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        printf("usage: mlsubmit loadgen run|check-conf ...\n");
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? MS_EUSAGE : MS_OK;
+    }
+    if (!strcmp(argv[1], "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "check-conf"))
+        return cmd_check_conf(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "suts")) {
+        lg_sut_list(stdout);
         return MS_OK;
     }
-    return cli_usage_error("loadgen", "not implemented yet");
+    return cli_usage_error("loadgen", "unknown subcommand '%s' (run, check-conf, suts)", argv[1]);
 }

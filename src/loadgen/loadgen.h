@@ -196,6 +196,10 @@ int lg_settings_from_config_text(lg_conf_session *cs, lg_test_settings *s, const
                                  const char *text, size_t len, const char *model,
                                  const char *scenario, int conf_type);
 
+/* Applies only the session's mlperf.conf (conf_type 0), e.g. for a run without user.conf. */
+int lg_settings_apply_mlperf_conf(lg_conf_session *cs, lg_test_settings *s, const char *model,
+                                  const char *scenario);
+
 size_t lg_conf_session_nfindings(const lg_conf_session *cs);
 const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t i);
 /* Resolves OVERRIDDEN findings across everything applied so far (call after the last file). */

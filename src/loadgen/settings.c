@@ -958,6 +958,12 @@ int lg_settings_from_config_text(lg_conf_session *cs, lg_test_settings *s, const
     return apply_text(cs, s, name, text, len, model, scenario, conf_type);
 }
 
+int lg_settings_apply_mlperf_conf(lg_conf_session *cs, lg_test_settings *s, const char *model,
+                                  const char *scenario)
+{
+    return apply_text(cs, s, cs->mlperf_name, cs->mlperf_text, cs->mlperf_len, model, scenario, 0);
+}
+
 int lg_settings_from_config(lg_conf_session *cs, lg_test_settings *s, const char *path,
                             const char *model, const char *scenario, int conf_type)
 {

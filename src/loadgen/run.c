@@ -1,0 +1,1414 @@
+/* lg_start_test: the test flow of spec 5, issuing (5.3-5.6), completions (1.5), accuracy-log
+ * sampling (4.7) and the detail-log sequence (7.3).
+ *
+ * Per series the LoadGen keeps one int64 slot per generated sample (its scheduled time until it
+ * completes, then its latency), a completion bitmap, and only when needed the QSL index (for
+ * the accuracy log) and token data. Response ids are sequence id + 1, so a completion finds its
+ * sample in O(1) and an unknown or repeated id is detected, not trusted. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/progress.h"
+#include "loadgen/internal.h"
+#include "loadgen/loadgen.h"
+#include "loadgen/logger.h"
+#include "loadgen/querygen.h"
+#include "loadgen/results.h"
+#include "loadgen/rng.h"
+
+#define LN __LINE__
+
+extern const char lg_loadgen_file_sha1_json[];
+
+typedef struct series {
+    int accuracy;
+    lg_scenario scen;
+    uint64_t base;                 /* sequence id of the first sample */
+    uint64_t cap;                  /* generated samples */
+    int64_t *slot;                 /* scheduled time (abs ns), then latency */
+    _Atomic uint64_t *done;        /* completion bitmap */
+    int log_possible;
+    uint32_t *qsl;                 /* QSL index per sample (when log_possible) */
+    uint64_t *logsel;              /* bitmap: selected for the accuracy log */
+    int64_t *ttft;                 /* token mode, non-Offline; INT64_MIN = none */
+    int64_t *ntok;                 /* token mode; INT64_MIN = none */
+    void **tokdata;                /* first-token payloads of logged samples */
+    size_t *toksize;
+    int64_t *sched, *issue;        /* only with the trace enabled */
+    uint64_t query_base, spq;
+    _Atomic uint64_t issued;       /* samples handed to the SUT so far */
+    _Atomic uint64_t completed;
+    _Atomic int64_t last_done;     /* latest completion (abs ns) */
+    _Atomic uint32_t wake;
+    _Atomic int waiting;
+    _Atomic uint64_t errors;
+} series;
+
+struct lg_test {
+    const lg_sut *sut;
+    const lg_qsl *qsl;
+    lg_logger *L;
+    lg_effective ef;
+    lg_test_settings req;
+    lg_compat compat;
+    int token_mode;
+    int first_token_scenario;
+    uint64_t next_query_id;
+    uint64_t next_sample_id;
+    lg_mt19937 acc_rng;            /* SequenceGen's engine: never seeded (5489) */
+    _Atomic(series *) cur;
+    const lg_run_options *opts;
+    char sut_name[256];
+    int timed_out;
+    int qsl_failed;
+    ms_progress prog;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+static int64_t mono_now(void)
+{
+    return ms_now_ns();
+}
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
+{
+    struct timespec ts, *tsp = NULL;
+    if (timeout_ns > 0) {
+        ts.tv_sec = timeout_ns / 1000000000;
+        ts.tv_nsec = timeout_ns % 1000000000;
+        tsp = &ts;
+    }
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void errorf(lg_test *t, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void errorf(lg_test *t, const char *key, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lg_detail_error(t->L, lg_logger_now(t->L), key, msg, LN);
+}
+
+static void series_free(series *s)
+{
+    if (!s)
+        return;
+    free(s->slot);
+    free((void *)s->done);
+    free(s->qsl);
+    free(s->logsel);
+    free(s->ttft);
+    free(s->ntok);
+    if (s->tokdata) {
+        for (uint64_t i = 0; i < s->cap; i++)
+            free(s->tokdata[i]);
+    }
+    free(s->tokdata);
+    free(s->toksize);
+    free(s->sched);
+    free(s->issue);
+    free(s);
+}
+
+static series *series_new(lg_test *t, int accuracy, uint64_t cap, int log_possible)
+{
+    series *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->accuracy = accuracy;
+    s->scen = t->ef.scenario;
+    s->base = t->next_sample_id;
+    s->cap = cap;
+    s->log_possible = log_possible;
+    size_t words = (size_t)(cap / 64 + 1);
+    s->slot = malloc((cap ? cap : 1) * sizeof *s->slot);
+    s->done = calloc(words, sizeof *s->done);
+    int ok = s->slot && s->done;
+    if (ok && log_possible) {
+        s->qsl = malloc((cap ? cap : 1) * sizeof *s->qsl);
+        s->logsel = calloc(words, sizeof *s->logsel);
+        ok = s->qsl && s->logsel;
+        if (ok && t->token_mode && t->first_token_scenario) {
+            s->tokdata = calloc(cap ? cap : 1, sizeof *s->tokdata);
+            s->toksize = calloc(cap ? cap : 1, sizeof *s->toksize);
+            ok = s->tokdata && s->toksize;
+        }
+    }
+    if (ok && t->token_mode) {
+        s->ntok = malloc((cap ? cap : 1) * sizeof *s->ntok);
+        ok = s->ntok != NULL;
+        for (uint64_t i = 0; ok && i < cap; i++)
+            s->ntok[i] = INT64_MIN;
+        if (ok && t->first_token_scenario) {
+            s->ttft = malloc((cap ? cap : 1) * sizeof *s->ttft);
+            ok = s->ttft != NULL;
+            for (uint64_t i = 0; ok && i < cap; i++)
+                s->ttft[i] = INT64_MIN;
+        }
+    }
+    if (ok && lg_trace_enabled(t->L)) {
+        s->sched = malloc((cap ? cap : 1) * sizeof *s->sched);
+        s->issue = malloc((cap ? cap : 1) * sizeof *s->issue);
+        ok = s->sched && s->issue;
+    }
+    s->query_base = t->next_query_id;
+    if (!ok) {
+        series_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Per-sample trace events of a finished series (slot holds latencies by now). */
+static void trace_series(lg_test *t, series *s, uint64_t n, uint64_t spq)
+{
+    if (!s->sched)
+        return;
+    int64_t origin = lg_logger_origin_mono(t->L);
+    for (uint64_t k = 0; k < n; k++) {
+        int64_t sc = s->sched[k] - origin;
+        lg_trace_sample(t->L, s->base + k, s->query_base + k / (spq ? spq : 1), k, sc,
+                        s->issue[k] - origin, sc + s->slot[k]);
+    }
+}
+
+static int bit_test(const uint64_t *bm, uint64_t k)
+{
+    return (bm[k >> 6] >> (k & 63)) & 1;
+}
+
+/* ---- completion path (thread safe) ----------------------------------------------------------- */
+
+/* Resolves an id to an index in the current series, logging the reference's errors. */
+static int resolve(lg_test *t, series *s, lg_response_id id, uint64_t *k)
+{
+    uint64_t seq = (uint64_t)id - 1;
+    if (!s || id == 0) {
+        errorf(t, "error_runtime", "Received completion for an unknown sample id %" PRIuPTR "", id);
+        return -1;
+    }
+    if (seq < s->base) {
+        if (seq < t->next_sample_id)
+            errorf(t, "error_runtime",
+                   "Received completion for an old sample. Min expected id: %" PRIu64
+                   " Actual id: %" PRIu64,
+                   s->base, seq);
+        else
+            errorf(t, "error_runtime", "Received completion for an unknown sample id %" PRIuPTR "", id);
+        return -1;
+    }
+    uint64_t kk = seq - s->base;
+    if (kk >= atomic_load_explicit(&s->issued, memory_order_acquire)) {
+        errorf(t, "error_runtime",
+               "Received completion for an unknown sample id %" PRIuPTR
+               " (never issued in this series)",
+               id);
+        return -1;
+    }
+    *k = kk;
+    return 0;
+}
+
+static void complete_impl(lg_test *t, lg_response *r, size_t n, lg_response_cb cb, void *cb_ctx)
+{
+    int64_t T = mono_now();
+    series *s = atomic_load_explicit(&t->cur, memory_order_acquire);
+    uint64_t ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k;
+        if (resolve(t, s, r[i].id, &k) != 0)
+            continue;
+        uint64_t bit = 1ull << (k & 63);
+        if (atomic_fetch_or_explicit(&s->done[k >> 6], bit, memory_order_acq_rel) & bit) {
+            errorf(t, "error_runtime", "Attempted to complete a sample twice.");
+            continue;
+        }
+        int64_t lat = T - s->slot[k];
+        s->slot[k] = lat;
+        if (s->ntok) {
+            int64_t nt = r[i].n_tokens;
+            if (s->ttft && s->ttft[k] == INT64_MIN) {
+                errorf(t, "error_runtime",
+                       "Attempted to record a sample latency before it's first token latency");
+                s->ttft[k] = 0;
+            }
+            if (nt == 0) {
+                errorf(t, "error_runtime",
+                       "n_tokens argument missing or attempted to record 0 as number of tokens");
+            } else if (nt < 0) {
+                errorf(t, "error_runtime", "Attempted to record a negative number of tokens");
+                nt = 0;
+            } else if (nt == 1) {
+                errorf(t, "error_runtime", "Number of tokens need to be greater than 1");
+                nt = 0;
+            }
+            s->ntok[k] = nt;
+        }
+        if (s->accuracy || (s->logsel && bit_test(s->logsel, k))) {
+            if (cb)
+                cb(cb_ctx, &r[i]);
+            lg_accuracy_entry(t->L, s->base + k, s->qsl[k], (const void *)r[i].data, r[i].size,
+                              s->tokdata ? s->tokdata[k] : NULL, s->toksize ? s->toksize[k] : 0,
+                              s->ntok ? s->ntok[k] : 0);
+        }
+        ok++;
+    }
+    if (!s || !ok)
+        return;
+    int64_t prev = atomic_load_explicit(&s->last_done, memory_order_relaxed);
+    while (prev < T && !atomic_compare_exchange_weak(&s->last_done, &prev, T))
+        ;
+    atomic_fetch_add(&s->completed, ok);
+    if (atomic_load(&s->waiting)) {
+        atomic_fetch_add(&s->wake, 1);
+        futex_wake_all(&s->wake);
+    }
+}
+
+void lg_query_samples_complete(lg_test *test, lg_response *responses, size_t n)
+{
+    complete_impl(test, responses, n, NULL, NULL);
+}
+
+void lg_query_samples_complete_cb(lg_test *test, lg_response *responses, size_t n,
+                                  lg_response_cb cb, void *cb_ctx)
+{
+    complete_impl(test, responses, n, cb, cb_ctx);
+}
+
+static void first_token_impl(lg_test *t, lg_response *r, size_t n)
+{
+    int64_t T = mono_now();
+    series *s = atomic_load_explicit(&t->cur, memory_order_acquire);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k;
+        if (resolve(t, s, r[i].id, &k) != 0)
+            continue;
+        if (!s->ttft) /* not a token run, or Offline: nothing is recorded */
+            continue;
+        if (bit_test((const uint64_t *)s->done, k)) {
+            errorf(t, "error_runtime", "Attempted to record token latency after sample was completed");
+            continue;
+        }
+        s->ttft[k] = T - s->slot[k];
+        if (s->tokdata && (s->accuracy || bit_test(s->logsel, k)) && !s->tokdata[k]) {
+            void *copy = malloc(r[i].size ? r[i].size : 1);
+            if (copy) {
+                if (r[i].size)
+                    memcpy(copy, (const void *)r[i].data, r[i].size);
+                s->toksize[k] = r[i].size;
+                s->tokdata[k] = copy;
+            }
+        }
+    }
+}
+
+void lg_first_token_complete(lg_test *test, lg_response *responses, size_t n)
+{
+    first_token_impl(test, responses, n);
+}
+
+void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
+                                lg_response_cb cb, void *cb_ctx)
+{
+    (void)cb;
+    (void)cb_ctx; /* the reference does not invoke the callback for first tokens */
+    first_token_impl(test, responses, n);
+}
+
+/* ---- waiting ------------------------------------------------------------------------------------ */
+
+/* Waits until every issued sample completed. Returns 0, or -1 on timeout (no completion for
+ * timeout_ns). */
+static int wait_all(lg_test *t, series *s)
+{
+    int64_t timeout = t->opts->timeout_ns;
+    uint64_t last = atomic_load(&s->completed);
+    int64_t last_progress = mono_now();
+    for (;;) {
+        uint64_t issued = atomic_load(&s->issued);
+        uint64_t c = atomic_load(&s->completed);
+        if (c >= issued)
+            return 0;
+        if (c != last) {
+            last = c;
+            last_progress = mono_now();
+        }
+        uint32_t w = atomic_load(&s->wake);
+        atomic_store(&s->waiting, 1);
+        if (atomic_load(&s->completed) >= issued) {
+            atomic_store(&s->waiting, 0);
+            return 0;
+        }
+        int64_t slice = 200000000; /* re-check every 200 ms */
+        if (timeout > 0) {
+            int64_t left = last_progress + timeout - mono_now();
+            if (left <= 0) {
+                atomic_store(&s->waiting, 0);
+                if (atomic_load(&s->completed) != last)
+                    continue;
+                return -1;
+            }
+            if (left < slice)
+                slice = left;
+        }
+        futex_wait(&s->wake, w, slice);
+        atomic_store(&s->waiting, 0);
+    }
+}
+
+static void sleep_until(int64_t target)
+{
+    for (;;) {
+        int64_t now = mono_now();
+        int64_t left = target - now;
+        if (left <= 0)
+            return;
+        if (left > 80000) {
+            int64_t wake = target - 50000;
+            struct timespec ts = {wake / 1000000000, wake % 1000000000};
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        } else {
+            while (mono_now() < target)
+                __asm__ __volatile__("pause");
+            return;
+        }
+    }
+}
+
+/* ---- the timeout report ----------------------------------------------------------------------- */
+
+static void report_timeout(lg_test *t, series *s)
+{
+    uint64_t issued = atomic_load(&s->issued), c = atomic_load(&s->completed);
+    ms_buf b = MS_BUF_INIT;
+    ms_buf_printf(&b,
+                  "The SUT did not complete any sample for %.3f s (timeout): %" PRIu64
+                  " of %" PRIu64 " issued samples are outstanding; first outstanding ids:",
+                  (double)t->opts->timeout_ns / 1e9, issued - c, issued);
+    int shown = 0;
+    for (uint64_t k = 0; k < issued && shown < 16; k++)
+        if (!bit_test((const uint64_t *)s->done, k)) {
+            ms_buf_printf(&b, " %" PRIu64, s->base + k + 1);
+            shown++;
+        }
+    errorf(t, "error_runtime", "%s", b.data ? b.data : "SUT timeout");
+    ms_buf_free(&b);
+    t->timed_out = 1;
+}
+
+/* ---- issuing a series ------------------------------------------------------------------------ */
+
+typedef struct series_stats {
+    uint64_t queries_issued;
+    uint64_t samples_issued;
+    int64_t start;              /* abs ns */
+    int64_t last_sched;         /* abs ns, final issued query */
+    int64_t last_issue;
+    uint64_t last_k0, last_n;   /* samples of the final issued query */
+    struct timeval start_wall;
+    int natural_end;
+    int exhausted;
+} series_stats;
+
+static double accuracy_log_p(const lg_effective *ef)
+{
+    double p = ef->accuracy_log_probability;
+    if (ef->accuracy_log_sampling_target > 0) {
+        uint64_t expected = (uint64_t)(ef->target_qps * (double)ef->min_duration_ms / 1000);
+        uint64_t minimum = ef->min_query_count * ef->samples_per_query;
+        if (ef->scenario != LG_OFFLINE)
+            expected *= ef->samples_per_query;
+        else
+            minimum = ef->min_sample_count;
+        if (expected < minimum)
+            expected = minimum;
+        p = (double)ef->accuracy_log_sampling_target / (double)expected;
+    }
+    return p;
+}
+
+static void dump_line(FILE *f, char tag, const size_t *idx, size_t n)
+{
+    fputc(tag, f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, " %zu", idx[i]);
+    fputc('\n', f);
+}
+
+/* Issues every query of g (spec 5.3); on return all issued samples have completed (or the
+ * SUT timed out: returns -1). */
+static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double log_offset,
+                        series_stats *st)
+{
+    const lg_effective *ef = &t->ef;
+    lg_scenario scen = ef->scenario;
+    int acc = s->accuracy;
+    uint64_t maxq = lg_qgen_max_query_samples(g);
+    if (g->offline_remainder && g->L->len % g->spq > maxq)
+        maxq = g->L->len % g->spq;
+    size_t cap = (size_t)maxq;
+    size_t *idx = malloc((cap + 1) * sizeof *idx);
+    lg_query_sample *qs = malloc((cap + 1) * sizeof *qs);
+    size_t qs_cap = cap + 1;
+    if (!idx || !qs) {
+        free(idx);
+        free(qs);
+        return -2;
+    }
+    /* lookahead for Server coalescing */
+    size_t *la_idx = NULL;
+    size_t la_n = 0;
+    int64_t la_delta = 0;
+    int coalesce = scen == LG_SERVER && ef->server_coalesce_queries;
+    if (coalesce) {
+        la_idx = malloc((cap + 1) * sizeof *la_idx);
+        if (!la_idx) {
+            free(idx);
+            free(qs);
+            return -2;
+        }
+    }
+    int64_t target_duration_ns = (int64_t)ef->target_duration_ms * 1000000;
+    int64_t max_duration_ns = (int64_t)ef->max_duration_ms * 1000000;
+    uint64_t k = 0; /* samples assigned so far */
+    int rc = 0;
+    FILE *dump = t->opts->dump_issued;
+    gettimeofday(&st->start_wall, NULL);
+    st->start = mono_now();
+    int64_t start = st->start;
+
+    /* assigns ids and bookkeeping for one generated query's samples, appends to qs */
+    size_t nq = 0;
+#define ASSIGN(IDXARR, N, SCHED)                                                            \
+    do {                                                                                    \
+        for (size_t i_ = 0; i_ < (N); i_++) {                                               \
+            double v_ = lg_uniform_real(&t->acc_rng, 0, 1);                                 \
+            if (s->log_possible) {                                                          \
+                s->qsl[k] = (uint32_t)(IDXARR)[i_];                                         \
+                if (!acc) {                                                                 \
+                    double w_ = v_ + log_offset;                                            \
+                    if (w_ >= 1.0)                                                          \
+                        w_ -= 1.0;                                                          \
+                    if (w_ <= log_p)                                                        \
+                        s->logsel[k >> 6] |= 1ull << (k & 63);                              \
+                }                                                                           \
+            }                                                                               \
+            s->slot[k] = (SCHED);                                                           \
+            if (s->sched) {                                                                 \
+                s->sched[k] = (SCHED);                                                      \
+                s->issue[k] = now;                                                          \
+            }                                                                               \
+            qs[nq].id = (lg_response_id)(s->base + k + 1);                                  \
+            qs[nq].index = (IDXARR)[i_];                                                    \
+            nq++;                                                                           \
+            k++;                                                                            \
+        }                                                                                   \
+        t->next_query_id++;                                                                 \
+    } while (0)
+
+    int64_t delta;
+    int stopped = 0;
+    uint64_t query_base = t->next_query_id;
+    size_t n = lg_qgen_next(g, idx, &delta);
+    while (n > 0) {
+        int64_t now, sched;
+        switch (scen) {
+        case LG_SINGLE_STREAM:
+        case LG_MULTI_STREAM:
+            if (wait_all(t, s) != 0) {
+                rc = -1;
+                goto out;
+            }
+            now = mono_now();
+            sched = now;
+            break;
+        case LG_SERVER: {
+            int64_t target = start + delta;
+            now = mono_now();
+            if (now < target) {
+                sleep_until(target);
+                now = mono_now();
+            }
+            sched = target;
+            break;
+        }
+        default:
+            now = mono_now();
+            sched = start;
+            break;
+        }
+        nq = 0;
+        uint64_t last_k0 = k, last_n = n;
+        int64_t last_sched = sched;
+        ASSIGN(idx, n, sched);
+        if (dump)
+            dump_line(dump, 'Q', idx, n);
+        uint64_t merged = 0;
+        if (coalesce) {
+            /* merge the following queries that are already due (spec 5.5.2) */
+            la_n = lg_qgen_next(g, la_idx, &la_delta);
+            while (la_n > 0 && start + la_delta <= now) {
+                if (nq + la_n > qs_cap) {
+                    size_t nc = (nq + la_n) * 2;
+                    lg_query_sample *nqs = realloc(qs, nc * sizeof *nqs);
+                    if (!nqs) {
+                        rc = -2;
+                        goto out;
+                    }
+                    qs = nqs;
+                    qs_cap = nc;
+                }
+                last_k0 = k;
+                last_n = la_n;
+                last_sched = start + la_delta;
+                ASSIGN(la_idx, la_n, start + la_delta);
+                if (dump)
+                    dump_line(dump, 'Q', la_idx, la_n);
+                merged++;
+                la_n = lg_qgen_next(g, la_idx, &la_delta);
+            }
+        }
+        atomic_store_explicit(&s->issued, k, memory_order_release);
+        t->sut->issue_query(t->sut->ctx, t, qs, nq);
+        st->queries_issued += merged + 1;
+        st->last_sched = last_sched;
+        st->last_issue = now;
+        st->last_k0 = last_k0;
+        st->last_n = last_n;
+        if (t->opts->progress && (st->queries_issued & 1023) == 0)
+            ms_progress_update(&t->prog, st->queries_issued, g->query_count, "queries");
+        if (!acc) {
+            int64_t duration = now - start;
+            if (scen == LG_SERVER) {
+                uint64_t outstanding = st->queries_issued - atomic_load(&s->completed);
+                if (ef->max_async_queries != 0 && outstanding > ef->max_async_queries) {
+                    errorf(t, "error_runtime",
+                           "IssueQueryThread 0 Ending early: Too many outstanding queries. issued %" PRIu64
+                           " outstanding %" PRIu64,
+                           st->queries_issued, outstanding);
+                    stopped = 1;
+                    break;
+                }
+            } else if (st->queries_issued >= ef->min_query_count && duration >= target_duration_ns) {
+                lg_detail_str(t->L, lg_logger_now(t->L), "generic_message",
+                              "Ending naturally: Minimum query count and test duration met.", LN);
+                st->natural_end = 1;
+                stopped = 1;
+                break;
+            }
+            if (ef->max_query_count != 0 && st->queries_issued >= ef->max_query_count) {
+                errorf(t, "error_runtime",
+                       "IssueQueryThread 0 Ending early: Max query count reached. query_count %" PRIu64,
+                       st->queries_issued);
+                stopped = 1;
+                break;
+            }
+            if (ef->max_duration_ms != 0 && duration > max_duration_ns) {
+                errorf(t, "error_runtime",
+                       "IssueQueryThread 0 Ending early: Max test duration reached. duration_ns %" PRId64,
+                       duration);
+                stopped = 1;
+                break;
+            }
+        }
+        if (coalesce) {
+            n = la_n;
+            delta = la_delta;
+            if (n)
+                memcpy(idx, la_idx, n * sizeof *idx);
+        } else {
+            n = lg_qgen_next(g, idx, &delta);
+        }
+    }
+    st->exhausted = !stopped;
+    st->samples_issued = k;
+    t->sut->flush_queries(t->sut->ctx);
+    if (!acc && scen != LG_SERVER && st->exhausted && !st->natural_end)
+        errorf(t, "error_runtime",
+               "Ending early: Ran out of generated queries to issue before the minimum query count "
+               "and test duration were reached. Please update the relevant expected latency or "
+               "target qps in the TestSettings so they are more accurate.");
+    if (wait_all(t, s) != 0)
+        rc = -1;
+out:
+    if (rc == -1)
+        report_timeout(t, s);
+    /* Generated-but-unissued queries still consume ids and accuracy-log draws (spec 4.7). */
+    for (uint64_t i = k; i < g->sample_count; i++)
+        (void)lg_uniform_real(&t->acc_rng, 0, 1);
+    t->next_query_id = query_base + g->query_count;
+    t->next_sample_id = s->base + g->sample_count;
+    if (t->opts->progress)
+        ms_progress_end(&t->prog);
+    free(idx);
+    free(qs);
+    free(la_idx);
+    return rc;
+#undef ASSIGN
+}
+
+/* ---- detail-log blocks ------------------------------------------------------------------------ */
+
+static void log_index_list(lg_logger *L, const char *key, const size_t *idx, size_t n)
+{
+    ms_buf b = MS_BUF_INIT;
+    if (ms_buf_reserve(&b, n * 8 + 2) != 0)
+        return;
+    ms_buf_putc(&b, '[');
+    for (size_t i = 0; i < n; i++)
+        ms_buf_printf(&b, i ? ",%zu" : "%zu", idx[i]);
+    ms_buf_putc(&b, ']');
+    lg_detail_raw(L, lg_logger_now(L), key, b.data, b.len, LN);
+    ms_buf_free(&b);
+}
+
+static void fmt_power_time(char *buf, size_t n, const struct timeval *base, int64_t offset_ns)
+{
+    int64_t us = (int64_t)base->tv_sec * 1000000 + base->tv_usec + offset_ns / 1000;
+    time_t secs = (time_t)(us / 1000000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char d[32];
+    strftime(d, sizeof d, "%m-%d-%Y %H:%M:%S", &tm);
+    snprintf(buf, n, "%.20s.%03d", d, (int)((us / 1000) % 1000));
+}
+
+static void log_series_end(lg_test *t, const series_stats *st, series *s)
+{
+    lg_logger *L = t->L;
+    int64_t now = lg_logger_now(L);
+    static const char *const counters[] = {
+        "logger_swap_request_slots_retry_count", "logger_swap_request_slots_retry_retry_count",
+        "logger_swap_request_slots_retry_reencounter_count", "logger_start_reading_entries_retry_count",
+        "logger_tls_total_log_cas_fail_count", "logger_tls_total_swap_buffers_slot_retry_count"};
+    for (int i = 0; i < 6; i++)
+        lg_detail_i64(L, now, counters[i], 0, LN);
+    int64_t last = atomic_load(&s->last_done);
+    int64_t span = last > st->start ? last - st->start : 0;
+    char b[64], e[64];
+    fmt_power_time(b, sizeof b, &st->start_wall, 0);
+    fmt_power_time(e, sizeof e, &st->start_wall, span);
+    lg_detail_str(L, now, "power_begin", b, LN);
+    lg_detail_str(L, now, "power_end", e, LN);
+}
+
+static int load_set(lg_test *t, const lg_lset *set)
+{
+    log_index_list(t->L, "loaded_qsl_set", set->idx, set->len);
+    if (t->opts->dump_issued)
+        dump_line(t->opts->dump_issued, 'L', set->idx, set->len);
+    if (t->qsl->load_samples && t->qsl->load_samples(t->qsl->ctx, set->idx, set->len) != 0) {
+        errorf(t, "error_runtime", "The QSL failed to load the samples of the loadable set.");
+        t->qsl_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static void unload_set(lg_test *t, const lg_lset *set)
+{
+    if (t->qsl->unload_samples && t->qsl->unload_samples(t->qsl->ctx, set->idx, set->len) != 0)
+        errorf(t, "error_runtime", "The QSL failed to unload the samples of the loadable set.");
+}
+
+static void log_generated(lg_test *t, const lg_qgen *g)
+{
+    int64_t now = lg_logger_now(t->L);
+    lg_detail_u64(t->L, now, "generated_query_count", g->query_count, LN);
+    lg_detail_u64(t->L, now, "generated_samples_per_query", g->spq, LN);
+    lg_detail_i64(t->L, now, "generated_query_duration", g->total_duration_ns, LN);
+}
+
+/* ---- accuracy mode (spec 5.10) ------------------------------------------------------------------ */
+
+static int run_accuracy(lg_test *t)
+{
+    ms_err e;
+    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", "Starting accuracy mode", LN);
+    lg_lset *sets;
+    size_t nsets;
+    if (lg_make_loadable_sets(&t->ef, t->qsl->total_sample_count, t->compat, 1, &sets, &nsets, &e)) {
+        errorf(t, "error_runtime", "%s", e.msg);
+        return -2;
+    }
+    int rc = 0;
+    for (size_t c = 0; c < nsets && rc == 0; c++) {
+        if (load_set(t, &sets[c]) != 0) {
+            rc = -2;
+            break;
+        }
+        lg_qgen g;
+        if (lg_qgen_init(&g, &t->ef, &sets[c], 1, &e) != MS_OK) {
+            errorf(t, "error_runtime", "%s", e.msg);
+            rc = -2;
+            break;
+        }
+        log_generated(t, &g);
+        series *s = series_new(t, 1, g.sample_count, 1);
+        if (!s) {
+            lg_qgen_free(&g);
+            rc = -2;
+            break;
+        }
+        lg_mt19937 off;
+        lg_mt_seed(&off, t->ef.accuracy_log_rng_seed);
+        double offset = lg_uniform_real(&off, 0, 1);
+        atomic_store(&t->cur, s);
+        series_stats st;
+        memset(&st, 0, sizeof st);
+        int64_t t0 = lg_logger_now(t->L);
+        rc = issue_series(t, s, &g, 0, offset, &st);
+        lg_trace_complete(t->L, "AccuracySeries", t0, lg_logger_now(t->L));
+        if (rc == 0)
+            trace_series(t, s, st.samples_issued, g.spq);
+        log_series_end(t, &st, s);
+        unload_set(t, &sets[c]);
+        lg_qgen_free(&g);
+        if (rc != -1) {
+            atomic_store(&t->cur, NULL);
+            series_free(s);
+        } /* after a timeout the SUT may still touch the series: keep it */
+    }
+    lg_lsets_free(sets, nsets);
+    return rc;
+}
+
+/* ---- performance mode (spec 5.2) ---------------------------------------------------------------- */
+
+typedef struct perf_run {
+    series *s;
+    series_stats st;
+    lg_effective ef;       /* settings of this trial (FindPeak changes target_qps) */
+    int64_t *qlat;
+    lg_perf_input in;
+    lg_perf_result res;
+    int have_result;
+} perf_run;
+
+static void perf_run_move(perf_run *dst, perf_run *src)
+{
+    *dst = *src;
+    dst->in.ef = &dst->ef;
+    memset(src, 0, sizeof *src);
+}
+
+static void perf_run_free(perf_run *p)
+{
+    if (p->have_result)
+        lg_perf_result_free(&p->res);
+    series_free(p->s);
+    free(p->qlat);
+    memset(p, 0, sizeof *p);
+}
+
+/* One series on an already loaded set; computes the results (not logged). */
+static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
+{
+    ms_err e;
+    lg_effective saved = t->ef;
+    t->ef = pr->ef;
+    lg_qgen g;
+    if (lg_qgen_init(&g, &t->ef, set, 0, &e) != MS_OK) {
+        errorf(t, "error_runtime", "%s", e.msg);
+        t->ef = saved;
+        return -2;
+    }
+    log_generated(t, &g);
+    double p = accuracy_log_p(&t->ef);
+    series *s = series_new(t, 0, g.sample_count, p > 0);
+    if (!s) {
+        lg_qgen_free(&g);
+        t->ef = saved;
+        errorf(t, "error_runtime", "out of memory for %" PRIu64 " samples", g.sample_count);
+        return -2;
+    }
+    lg_mt19937 off;
+    lg_mt_seed(&off, t->ef.accuracy_log_rng_seed);
+    double offset = lg_uniform_real(&off, 0, 1);
+    atomic_store(&t->cur, s);
+    pr->s = s;
+    int64_t t0 = lg_logger_now(t->L);
+    int rc = issue_series(t, s, &g, p, offset, &pr->st);
+    lg_trace_complete(t->L, "PerformanceSeries", t0, lg_logger_now(t->L));
+    lg_qgen_free(&g);
+    t->ef = saved;
+    if (rc != 0) {
+        if (rc == -1)
+            pr->s = NULL; /* the SUT may still hold ids of this series */
+        return rc;
+    }
+    atomic_store(&t->cur, NULL);
+
+    /* results inputs */
+    series_stats *st = &pr->st;
+    uint64_t n = st->samples_issued;
+    int64_t start = st->start;
+    int64_t *lat = s->slot;
+    double max_latency = 0;
+    int64_t maxl = INT64_MIN;
+    for (uint64_t i = 0; i < n; i++)
+        if (lat[i] > maxl)
+            maxl = lat[i];
+    if (n)
+        max_latency = (double)maxl / 1e9;
+    int64_t last_done = 0;
+    for (uint64_t i = st->last_k0; i < st->last_k0 + st->last_n && i < n; i++) {
+        int64_t d = s->slot[i];
+        if (d > last_done)
+            last_done = d;
+    }
+    int64_t last_done_abs = st->last_sched + last_done;
+    pr->in.ef = &pr->ef;
+    pr->in.compat = t->compat;
+    pr->in.sut_name = t->sut_name;
+    pr->in.sample_lat = lat;
+    pr->in.sample_count = n;
+    pr->in.queries_issued = st->queries_issued;
+    pr->in.token_mode = t->token_mode;
+    pr->in.max_latency = max_latency;
+    pr->in.final_query_scheduled_time = (double)(st->last_sched - start) / 1e9;
+    pr->in.final_query_issued_time = (double)(st->last_issue - start) / 1e9;
+    pr->in.final_query_all_samples_done_time = (double)(last_done_abs - start) / 1e9;
+    if (pr->ef.scenario == LG_MULTI_STREAM) {
+        uint64_t spq = pr->ef.samples_per_query, nq = st->queries_issued;
+        pr->qlat = malloc((nq ? nq : 1) * sizeof *pr->qlat);
+        if (!pr->qlat)
+            return -2;
+        for (uint64_t q = 0; q < nq; q++) {
+            int64_t m = INT64_MIN;
+            for (uint64_t j = q * spq; j < (q + 1) * spq && j < n; j++)
+                if (lat[j] > m)
+                    m = lat[j];
+            pr->qlat[q] = m;
+        }
+        pr->in.query_lat = pr->qlat;
+    }
+    if (t->token_mode) {
+        int64_t tc = 0;
+        for (uint64_t i = 0; i < n; i++)
+            if (s->ntok[i] != INT64_MIN)
+                tc += s->ntok[i];
+        pr->in.token_count = tc;
+        if (s->ttft) {
+            /* TPOT = (latency - TTFT) / (n_tokens - 1), int64 division, stored n_tokens */
+            for (uint64_t i = 0; i < n; i++) {
+                int64_t ft = s->ttft[i] == INT64_MIN ? 0 : s->ttft[i];
+                int64_t nt = s->ntok[i] == INT64_MIN ? 0 : s->ntok[i];
+                s->ntok[i] = nt - 1 != 0 ? (lat[i] - ft) / (nt - 1) : 0;
+                s->ttft[i] = ft;
+            }
+            pr->in.ttft = s->ttft;
+            pr->in.tpot = s->ntok;
+        }
+    }
+    /* the trace gets per-sample events before the arrays are sorted */
+    trace_series(t, s, n, pr->ef.samples_per_query);
+    if (lg_perf_compute(&pr->in, &pr->res) != 0) {
+        errorf(t, "error_runtime", "out of memory computing results");
+        return -2;
+    }
+    pr->have_result = 1;
+    return 0;
+}
+
+static void write_perf_result(lg_test *t, perf_run *pr)
+{
+    ms_buf sum = MS_BUF_INIT;
+    if (lg_perf_summary(&pr->in, &pr->res, &sum) == 0)
+        lg_summary_write(t->L, sum.data, sum.len);
+    ms_buf_free(&sum);
+    int64_t now = lg_logger_now(t->L);
+    lg_perf_log_detail(t->L, now, &pr->in, &pr->res);
+}
+
+static void clock_check(lg_test *t, const series_stats *st)
+{
+    int64_t perf_ms = (mono_now() - st->start) / 1000000;
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    int64_t sys_ms = ((int64_t)(now.tv_sec - st->start_wall.tv_sec) * 1000000 +
+                      (now.tv_usec - st->start_wall.tv_usec)) / 1000;
+    float ratio = (float)perf_ms / (float)sys_ms;
+    if (t->ef.print_timestamps) {
+        printf("Loadgen :: Perf mode stop. systme_clock Timestamp = %lld\n", (long long)now.tv_sec);
+        printf("Loadgen :: PerfClock Perf duration = %lldms\n", (long long)perf_ms);
+        printf("Loadgen :: system_clock Perf duration = %lldms\n", (long long)sys_ms);
+        printf("Loadgen :: PerfClock/system_clock ratio = %.4f\n", ratio);
+    }
+    char msg[160];
+    if (ratio > 1.01f || ratio < 0.99f) {
+        snprintf(msg, sizeof msg, "PerfClock and system_clock differ by more than 1%%!  pc_sc_ratio: %g", ratio);
+        errorf(t, "error_runtime", "%s", msg);
+    } else if (ratio > 1.001f || ratio < 0.999f) {
+        snprintf(msg, sizeof msg, "PerfClock and system_clock differ by more than 0.1%%!  pc_sc_ratio: %g", ratio);
+        lg_detail_warning(t->L, lg_logger_now(t->L), msg, LN);
+    }
+}
+
+static int run_performance(lg_test *t, lg_run_result *res)
+{
+    ms_err e;
+    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", "Starting performance mode", LN);
+    lg_lset *sets;
+    size_t nsets;
+    if (lg_make_loadable_sets(&t->ef, t->qsl->total_sample_count, t->compat, 0, &sets, &nsets, &e)) {
+        errorf(t, "error_runtime", "%s", e.msg);
+        return -2;
+    }
+    if (load_set(t, &sets[0]) != 0) {
+        lg_lsets_free(sets, nsets);
+        return -2;
+    }
+    if (t->ef.print_timestamps) {
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        printf("Loadgen :: Perf mode start. system_clock Timestamp = %lld\n", (long long)tv.tv_sec);
+    }
+    perf_run pr;
+    memset(&pr, 0, sizeof pr);
+    pr.ef = t->ef;
+    int rc = perf_series(t, &sets[0], &pr);
+    if (rc == 0) {
+        clock_check(t, &pr.st);
+        log_series_end(t, &pr.st, pr.s);
+        write_perf_result(t, &pr);
+        res->ran_performance = 1;
+        res->valid = pr.res.valid;
+        res->metric = pr.res.metric;
+        res->query_count = pr.st.queries_issued;
+        res->sample_count = pr.st.samples_issued;
+    } else if (pr.s) {
+        log_series_end(t, &pr.st, pr.s);
+    }
+    unload_set(t, &sets[0]);
+    if (rc != -1)
+        perf_run_free(&pr);
+    lg_lsets_free(sets, nsets);
+    return rc;
+}
+
+/* ---- FindPeakPerformance (spec 5.11) ------------------------------------------------------------ */
+
+static int find_peak(lg_test *t, lg_run_result *res)
+{
+    ms_err e;
+    char msg[256];
+    lg_logger *L = t->L;
+    if (t->ef.scenario != LG_SERVER) {
+        errorf(t, "error_invalid_config", "Finding peak performance is only supported in Server scenarios.");
+        return 0;
+    }
+    lg_detail_str(L, lg_logger_now(L), "generic_message", "Starting FindPeakPerformance mode", LN);
+    snprintf(msg, sizeof msg, "FindPeakPerformance: Check validity of the base settings field: %f",
+             t->ef.target_qps);
+    lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+    lg_lset *sets;
+    size_t nsets;
+    if (lg_make_loadable_sets(&t->ef, t->qsl->total_sample_count, t->compat, 0, &sets, &nsets, &e)) {
+        errorf(t, "error_runtime", "%s", e.msg);
+        return -2;
+    }
+    perf_run best, trial;
+    memset(&best, 0, sizeof best);
+    int rc = 0;
+    double lo = t->ef.target_qps;
+    /* the base run */
+    if (load_set(t, &sets[0]) != 0) {
+        lg_lsets_free(sets, nsets);
+        return -2;
+    }
+    best.ef = t->ef;
+    rc = perf_series(t, &sets[0], &best);
+    if (rc != 0)
+        goto done;
+    log_series_end(t, &best.st, best.s);
+    unload_set(t, &sets[0]);
+    if (!best.res.perf_constraints_met) {
+        snprintf(msg, sizeof msg,
+                 "FindPeakPerformance: Initial lower bound does not satisfy performance "
+                 "constraints, msg: %s",
+                 best.res.perf_rec);
+        errorf(t, "error_runtime", "%s", msg);
+        write_perf_result(t, &best);
+        goto fill;
+    }
+    double hi;
+    for (;;) {
+        hi = lo * (1 + t->ef.server_find_peak_qps_boundary_step_size);
+        snprintf(msg, sizeof msg, "FindBoundaries: Checking fields [%f, %f)", lo, hi);
+        lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+        if (load_set(t, &sets[0]) != 0) {
+            rc = -2;
+            goto done;
+        }
+        memset(&trial, 0, sizeof trial);
+        trial.ef = t->ef;
+        trial.ef.target_qps = hi;
+        rc = perf_series(t, &sets[0], &trial);
+        if (rc != 0)
+            goto done;
+        log_series_end(t, &trial.st, trial.s);
+        unload_set(t, &sets[0]);
+        if (!trial.res.perf_constraints_met) {
+            perf_run_free(&trial);
+            break;
+        }
+        perf_run_free(&best);
+        perf_run_move(&best, &trial);
+        lo = hi;
+    }
+    snprintf(msg, sizeof msg, "FindPeakPerformance: Found boundaries: [%f, %f)", lo, hi);
+    lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+    if (load_set(t, &sets[0]) != 0) {
+        rc = -2;
+        goto done;
+    }
+    int d = t->ef.server_find_peak_qps_decimals_of_precision;
+    double scale = pow(10, d);
+    while (!(floor(lo * scale) + 1 >= floor(hi * scale))) {
+        double mid = lo + (hi - lo) / 2;
+        snprintf(msg, sizeof msg,
+                 "FindPeakPerformanceBinarySearch: Testing the mid value of bounds [%f, %f): %f", lo,
+                 hi, mid);
+        lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+        memset(&trial, 0, sizeof trial);
+        trial.ef = t->ef;
+        trial.ef.target_qps = mid;
+        rc = perf_series(t, &sets[0], &trial);
+        if (rc != 0)
+            goto done;
+        log_series_end(t, &trial.st, trial.s);
+        if (trial.res.perf_constraints_met) {
+            perf_run_free(&best);
+            perf_run_move(&best, &trial);
+            lo = mid;
+        } else {
+            perf_run_free(&trial);
+            hi = mid;
+        }
+    }
+    unload_set(t, &sets[0]);
+    snprintf(msg, sizeof msg, "FindPeakPerformance: Found peak performance field: %f", lo);
+    lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+    write_perf_result(t, &best);
+fill:
+    res->ran_performance = 1;
+    res->valid = best.res.valid;
+    res->metric = best.res.metric;
+    res->query_count = best.st.queries_issued;
+    res->sample_count = best.st.samples_issued;
+done:
+    if (rc != -1)
+        perf_run_free(&best);
+    lg_lsets_free(sets, nsets);
+    return rc;
+}
+
+/* ---- StartTest (spec 5.1) ---------------------------------------------------------------------- */
+
+static void test_datetime(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void build_date(char *local, char *utc, size_t n)
+{
+    /* __DATE__ "Mmm dd yyyy", __TIME__ "hh:mm:ss" of this file's compilation */
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    const char *d = __DATE__, *tm = __TIME__;
+    char mon[4] = {d[0], d[1], d[2], 0};
+    const char *m = strstr(months, mon);
+    int month = m ? (int)(m - months) / 3 + 1 : 1;
+    int day = atoi(d + 4), year = atoi(d + 7);
+    snprintf(local, n, "%04d-%02d-%02dT%.8s.000000", year, month, day, tm);
+    snprintf(utc, n, "%04d-%02d-%02dT%.8s.000000", year, month, day, tm);
+}
+
+static void log_version_block(lg_test *t)
+{
+    lg_logger *L = t->L;
+    int64_t now = lg_logger_now(L);
+    char ver[128], msg[256], bl[64], bu[64];
+    snprintf(ver, sizeof ver, "%s @ NA", lg_compat_version(t->compat));
+    lg_detail_str(L, now, "loadgen_version", ver, LN);
+    build_date(bl, bu, sizeof bl);
+    lg_detail_str(L, now, "loadgen_build_date_local", bl, LN);
+    lg_detail_str(L, now, "loadgen_build_date_utc", bu, LN);
+    lg_detail_str(L, now, "loadgen_git_commit_date", "NA", LN);
+    snprintf(msg, sizeof msg, "mlsubmit %s embedded LoadGen, emulating MLCommons LoadGen %s",
+#ifdef MLSUBMIT_VERSION
+             MLSUBMIT_VERSION,
+#else
+             "dev",
+#endif
+             lg_compat_version(t->compat));
+    lg_detail_str(L, now, "loadgen_git_log_message", msg, LN);
+    lg_detail_str(L, now, "loadgen_git_status_message", "NA", LN);
+    lg_detail_raw(L, now, "loadgen_file_sha1", lg_loadgen_file_sha1_json,
+                  strlen(lg_loadgen_file_sha1_json), LN);
+}
+
+static void log_requested(lg_test *t)
+{
+    lg_logger *L = t->L;
+    const lg_test_settings *r = &t->req;
+    int64_t now = lg_logger_now(L);
+    lg_detail_str(L, now, "requested_scenario", lg_scenario_name(r->scenario), LN);
+    lg_detail_str(L, now, "requested_test_mode", lg_mode_name(r->mode), LN);
+    switch (r->scenario) {
+    case LG_SINGLE_STREAM:
+        lg_detail_double(L, now, "requested_single_stream_expected_latency_ns", r->single_stream_expected_latency_ns, LN);
+        lg_detail_double(L, now, "requested_single_stream_target_latency_percentile", r->single_stream_target_latency_percentile, LN);
+        break;
+    case LG_MULTI_STREAM:
+        lg_detail_double(L, now, "requested_multi_stream_expected_latency_ns", r->multi_stream_expected_latency_ns, LN);
+        lg_detail_double(L, now, "requested_multi_stream_target_latency_percentile", r->multi_stream_target_latency_percentile, LN);
+        lg_detail_u64(L, now, "requested_multi_stream_samples_per_query", r->multi_stream_samples_per_query, LN);
+        break;
+    case LG_SERVER:
+        lg_detail_double(L, now, "requested_server_target_qps", r->server_target_qps, LN);
+        lg_detail_u64(L, now, "requested_server_target_latency_ns", r->server_target_latency_ns, LN);
+        lg_detail_double(L, now, "requested_server_target_latency_percentile", r->server_target_latency_percentile, LN);
+        lg_detail_bool(L, now, "requested_server_coalesce_queries", r->server_coalesce_queries, LN);
+        lg_detail_i64(L, now, "requested_server_find_peak_qps_decimals_of_precision", r->server_find_peak_qps_decimals_of_precision, LN);
+        lg_detail_double(L, now, "requested_server_find_peak_qps_boundary_step_size", r->server_find_peak_qps_boundary_step_size, LN);
+        lg_detail_u64(L, now, "requested_server_max_async_queries", r->server_max_async_queries, LN);
+        lg_detail_u64(L, now, "requested_server_num_issue_query_threads", r->server_num_issue_query_threads, LN);
+        break;
+    case LG_OFFLINE:
+        lg_detail_double(L, now, "requested_offline_expected_qps", r->offline_expected_qps, LN);
+        break;
+    }
+    lg_detail_u64(L, now, "requested_min_duration_ms", r->min_duration_ms, LN);
+    lg_detail_u64(L, now, "requested_max_duration_ms", r->max_duration_ms, LN);
+    lg_detail_u64(L, now, "requested_min_query_count", r->min_query_count, LN);
+    lg_detail_u64(L, now, "requested_max_query_count", r->max_query_count, LN);
+    lg_detail_u64(L, now, "requested_qsl_rng_seed", r->qsl_rng_seed, LN);
+    lg_detail_u64(L, now, "requested_sample_index_rng_seed", r->sample_index_rng_seed, LN);
+    lg_detail_u64(L, now, "requested_schedule_rng_seed", r->schedule_rng_seed, LN);
+    lg_detail_u64(L, now, "requested_accuracy_log_rng_seed", r->accuracy_log_rng_seed, LN);
+    lg_detail_double(L, now, "requested_accuracy_log_probability", r->accuracy_log_probability, LN);
+    lg_detail_u64(L, now, "requested_accuracy_log_sampling_target", r->accuracy_log_sampling_target, LN);
+    lg_detail_bool(L, now, "requested_print_timestamps", r->print_timestamps, LN);
+    lg_detail_bool(L, now, "requested_performance_issue_unique", r->performance_issue_unique, LN);
+    lg_detail_bool(L, now, "requested_performance_issue_same", r->performance_issue_same, LN);
+    lg_detail_u64(L, now, "requested_performance_issue_same_index", r->performance_issue_same_index, LN);
+    lg_detail_u64(L, now, "requested_performance_sample_count_override", r->performance_sample_count_override, LN);
+    if (t->compat != LG_COMPAT_5_1)
+        lg_detail_u64(L, now, "requested_accuracy_sample_count_override", r->accuracy_sample_count_override, LN);
+    lg_detail_bool(L, now, "requested_sample_concatenate_permutation", r->sample_concatenate_permutation, LN);
+    if (r->use_token_latencies) {
+        lg_detail_bool(L, now, "requested_use_token_latencies", 1, LN);
+        if (r->scenario != LG_OFFLINE) {
+            lg_detail_u64(L, now, "requested_server_ttft_latency", r->server_ttft_latency, LN);
+            lg_detail_u64(L, now, "requested_server_tpot_latency", r->server_tpot_latency, LN);
+        }
+    }
+}
+
+static void log_effective(lg_test *t)
+{
+    lg_logger *L = t->L;
+    const lg_effective *e = &t->ef;
+    int64_t now = lg_logger_now(L);
+    lg_detail_str(L, now, "effective_scenario", lg_scenario_name(e->scenario), LN);
+    lg_detail_str(L, now, "effective_test_mode", lg_mode_name(e->mode), LN);
+    lg_detail_u64(L, now, "effective_samples_per_query", e->samples_per_query, LN);
+    lg_detail_double(L, now, "effective_target_qps", e->target_qps, LN);
+    lg_detail_u64(L, now, "effective_target_latency_ns", e->target_latency_ns, LN);
+    lg_detail_double(L, now, "effective_target_latency_percentile", e->target_latency_percentile, LN);
+    lg_detail_u64(L, now, "effective_max_async_queries", e->max_async_queries, LN);
+    lg_detail_u64(L, now, "effective_target_duration_ms", e->target_duration_ms, LN);
+    lg_detail_u64(L, now, "effective_min_duration_ms", e->min_duration_ms, LN);
+    lg_detail_u64(L, now, "effective_max_duration_ms", e->max_duration_ms, LN);
+    lg_detail_u64(L, now, "effective_min_query_count", e->min_query_count, LN);
+    lg_detail_u64(L, now, "effective_max_query_count", e->max_query_count, LN);
+    lg_detail_u64(L, now, "effective_min_sample_count", e->min_sample_count, LN);
+    lg_detail_u64(L, now, "effective_qsl_rng_seed", e->qsl_rng_seed, LN);
+    lg_detail_u64(L, now, "effective_sample_index_rng_seed", e->sample_index_rng_seed, LN);
+    lg_detail_u64(L, now, "effective_schedule_rng_seed", e->schedule_rng_seed, LN);
+    lg_detail_u64(L, now, "effective_accuracy_log_rng_seed", e->accuracy_log_rng_seed, LN);
+    lg_detail_double(L, now, "effective_accuracy_log_probability", e->accuracy_log_probability, LN);
+    lg_detail_u64(L, now, "effective_accuracy_log_sampling_target", e->accuracy_log_sampling_target, LN);
+    lg_detail_bool(L, now, "effective_print_timestamps", e->print_timestamps, LN);
+    lg_detail_bool(L, now, "effective_performance_issue_unique", e->performance_issue_unique, LN);
+    lg_detail_bool(L, now, "effective_performance_issue_same", e->performance_issue_same, LN);
+    lg_detail_u64(L, now, "effective_performance_issue_same_index", e->performance_issue_same_index, LN);
+    lg_detail_u64(L, now, "effective_performance_sample_count", e->performance_sample_count, LN);
+    if (t->compat != LG_COMPAT_5_1)
+        lg_detail_u64(L, now, "effective_accuracy_sample_count", e->accuracy_sample_count, LN);
+    lg_detail_bool(L, now, "effective_sample_concatenate_permutation", e->sample_concatenate_permutation, LN);
+}
+
+int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *settings,
+                  const lg_log_settings *log, const lg_run_options *opts_in, lg_run_result *result,
+                  ms_err *e)
+{
+    lg_run_result dummy;
+    lg_run_result *res = result ? result : &dummy;
+    memset(res, 0, sizeof *res);
+    lg_run_options defopts;
+    if (!opts_in) {
+        lg_run_options_default(&defopts);
+        opts_in = &defopts;
+    }
+    lg_log_settings deflog;
+    if (!log) {
+        lg_log_settings_default(&deflog);
+        log = &deflog;
+    }
+    if (!sut || !sut->issue_query || !sut->flush_queries || !sut->name || !qsl)
+        return ms_err_set(e, MS_EUSAGE, "lg_start_test: the SUT needs name, issue_query and flush_queries callbacks, and a QSL");
+    if (qsl->total_sample_count > UINT32_MAX)
+        return ms_err_set(e, MS_EUSAGE, "QSL total_sample_count %zu exceeds 2^32-1", qsl->total_sample_count);
+
+    lg_test *t = calloc(1, sizeof *t);
+    if (!t)
+        return ms_err_oom(e);
+    t->sut = sut;
+    t->qsl = qsl;
+    t->opts = opts_in;
+    t->compat = opts_in->compat;
+    t->req = *settings;
+    lg_mt_seed(&t->acc_rng, 5489);
+    t->token_mode = settings->use_token_latencies;
+    t->first_token_scenario = settings->scenario != LG_OFFLINE;
+    ms_progress_init(&t->prog, "loadgen");
+
+    char dt[64];
+    test_datetime(dt, sizeof dt);
+    int rc = lg_logger_open(&t->L, log, dt, t->token_mode, t->first_token_scenario, e);
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    lg_logger *L = t->L;
+    int64_t t_name0 = mono_now();
+    const char *nm = sut->name(sut->ctx);
+    int64_t name_dur = mono_now() - t_name0;
+    snprintf(t->sut_name, sizeof t->sut_name, "%s", nm ? nm : "");
+    log_version_block(t);
+    int64_t now = lg_logger_now(L);
+    lg_detail_str(L, now, "test_datetime", dt, LN);
+    lg_detail_str(L, now, "sut_name", t->sut_name, LN);
+    lg_detail_i64(L, now, "get_sut_name_duration_ns", name_dur, LN);
+    lg_detail_str(L, now, "qsl_name", qsl->name ? qsl->name(qsl->ctx) : "QSL", LN);
+    lg_detail_u64(L, now, "qsl_reported_total_count", qsl->total_sample_count, LN);
+    lg_detail_u64(L, now, "qsl_reported_performance_count", qsl->performance_sample_count, LN);
+
+    /* config errors gathered before the test (user.conf parsing) */
+    lg_conf_session *own = NULL, *cs = opts_in->conf;
+    if (cs)
+        for (size_t i = 0; i < lg_conf_session_nlog_errors(cs); i++)
+            errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(cs, i));
+    size_t logged_conf_errors = cs ? lg_conf_session_nlog_errors(cs) : 0;
+
+    /* audit.config (spec 3.4) */
+    const char *ac = opts_in->audit_config_path;
+    if (ac && *ac) {
+        FILE *f = fopen(ac, "r");
+        if (f) {
+            fclose(f);
+            lg_detail_warning(L, lg_logger_now(L),
+                              "Found Audit Config file (audit.config). Overriding TestSettings from "
+                              "audit.config file.",
+                              LN);
+            if (!cs) {
+                ms_err e2;
+                cs = own = lg_conf_session_new(t->compat, NULL, &e2);
+            }
+            if (cs) {
+                lg_settings_from_config(cs, &t->req, ac, "*", lg_scenario_name(t->req.scenario), 2);
+                for (size_t i = logged_conf_errors; i < lg_conf_session_nlog_errors(cs); i++)
+                    errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(cs, i));
+            }
+        }
+    }
+    if (t->req.test05) {
+        lg_detail_warning(L, lg_logger_now(L), "Test05 flag detected Overriding random seeds", LN);
+        t->req.mode = LG_PERFORMANCE_ONLY;
+        t->req.qsl_rng_seed = settings->test05_qsl_rng_seed;
+        t->req.sample_index_rng_seed = settings->test05_sample_index_rng_seed;
+        t->req.schedule_rng_seed = settings->test05_schedule_rng_seed;
+    }
+    lg_effective_derive(&t->ef, &t->req, qsl->total_sample_count, qsl->performance_sample_count);
+    for (int i = 0; i < t->ef.n_errors; i++)
+        errorf(t, "error_invalid_test_settings", "%s", t->ef.errors[i]);
+    log_requested(t);
+    log_effective(t);
+
+    int run_rc = 0;
+    int bad_settings = t->ef.performance_issue_unique && t->ef.performance_issue_same;
+    if (t->ef.performance_issue_same &&
+        t->ef.performance_issue_same_index >= t->ef.performance_sample_count)
+        bad_settings = 1;
+    if (!bad_settings) {
+        switch (t->ef.mode) {
+        case LG_SUBMISSION_RUN:
+            run_rc = run_accuracy(t);
+            if (run_rc == 0)
+                run_rc = run_performance(t, res);
+            break;
+        case LG_ACCURACY_ONLY:
+            run_rc = run_accuracy(t);
+            break;
+        case LG_PERFORMANCE_ONLY:
+            run_rc = run_performance(t, res);
+            break;
+        case LG_FIND_PEAK_PERFORMANCE:
+            run_rc = find_peak(t, res);
+            break;
+        }
+    }
+    if (res->ran_performance || run_rc != 0 || bad_settings || t->ef.mode == LG_ACCURACY_ONLY)
+        lg_detail_u64(L, lg_logger_now(L), "num_errors", lg_logger_errors(L), LN);
+    res->n_errors = lg_logger_errors(L);
+    res->n_warnings = lg_logger_warnings(L);
+    res->timed_out = t->timed_out;
+    lg_logger_first_error(L, res->first_error, sizeof res->first_error);
+    rc = lg_logger_close(L, e);
+    lg_logger_free(L);
+    lg_conf_session_free(own);
+    int timed_out = t->timed_out, qsl_failed = t->qsl_failed;
+    if (!timed_out)
+        free(t);
+    /* after a timeout the SUT may still call the completion functions with this test: the
+     * object is deliberately kept (a bounded leak) instead of risking a use after free */
+    if (rc)
+        return rc;
+    if (timed_out)
+        return ms_err_set(e, MS_ERUNTIME, "the SUT stopped answering (timeout); see the detail log");
+    if (qsl_failed)
+        return ms_err_set(e, MS_ERUNTIME, "the QSL failed to load samples; see the detail log");
+    if (run_rc == -2)
+        return ms_err_set(e, MS_ERUNTIME, "the test could not run: %s", res->first_error);
+    return MS_OK;
+}

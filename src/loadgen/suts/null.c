@@ -1,0 +1,87 @@
+/* --sut null: answers every sample at once, inside issue_query, with 4 bytes (the sample
+ * index, little-endian). Measures the LoadGen's own overhead. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loadgen/suts/sut.h"
+
+typedef struct null_sut {
+    uint32_t *payload;
+    lg_response *resp;
+    size_t cap;
+} null_sut;
+
+static const char *null_name(void *ctx)
+{
+    (void)ctx;
+    return "mlsubmit null SUT";
+}
+
+static void null_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
+{
+    null_sut *ns = ctx;
+    enum { SMALL = 64 };
+    uint32_t pl_small[SMALL];
+    lg_response r_small[SMALL];
+    uint32_t *pl = pl_small;
+    lg_response *r = r_small;
+    if (n > SMALL) {
+        /* issue_query is called from one thread at a time: reuse a grown buffer */
+        if (n > ns->cap) {
+            uint32_t *np = realloc(ns->payload, n * sizeof *np);
+            if (np)
+                ns->payload = np;
+            lg_response *nr = realloc(ns->resp, n * sizeof *nr);
+            if (nr)
+                ns->resp = nr;
+            if (np && nr)
+                ns->cap = n;
+        }
+        if (n > ns->cap) {
+            /* out of memory: answer in small chunks */
+            for (size_t off = 0; off < n; off += SMALL)
+                null_issue(ctx, test, s + off, n - off < SMALL ? n - off : SMALL);
+            return;
+        }
+        pl = ns->payload;
+        r = ns->resp;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pl[i] = (uint32_t)s[i].index;
+        r[i].id = s[i].id;
+        r[i].data = (uintptr_t)&pl[i];
+        r[i].size = sizeof pl[i];
+        r[i].n_tokens = 0;
+    }
+    lg_query_samples_complete(test, r, n);
+}
+
+static void null_flush(void *ctx)
+{
+    (void)ctx;
+}
+
+static void null_destroy(void *priv)
+{
+    null_sut *ns = priv;
+    if (!ns)
+        return;
+    free(ns->payload);
+    free(ns->resp);
+    free(ns);
+}
+
+static int null_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env, ms_err *e)
+{
+    (void)o;
+    (void)env;
+    null_sut *ns = calloc(1, sizeof *ns);
+    if (!ns)
+        return ms_err_oom(e);
+    si->priv = ns;
+    si->destroy = null_destroy;
+    si->sut = (lg_sut){ns, null_name, null_issue, null_flush};
+    return MS_OK;
+}
+
+LG_SUT_DEFINE(null, "answers every sample at once with 4 bytes (the sample index)", "", null_create)
