@@ -1,0 +1,483 @@
+/* LoadGen settings, config files, effective settings and query generation against the spec's
+ * rules and vectors, and the loaded sets of real v5.x logs (compat 5.1). */
+#include <dirent.h>
+#include <math.h>
+
+#include "common/mllog.h"
+#include "loadgen/internal.h"
+#include "loadgen/loadgen.h"
+#include "loadgen/querygen.h"
+#include "loadgen/results.h"
+#include "testutil.h"
+
+#define V51_QSL 1780908523862526354ull
+#define V51_SAMPLE 14771362308971278857ull
+#define V51_SCHED 18209322760996052031ull
+
+static lg_conf_session *session(void)
+{
+    ms_err e;
+    lg_conf_session *cs = lg_conf_session_new(LG_COMPAT_6_0, NULL, &e);
+    ck_assert_msg(cs != NULL, "%s", e.msg);
+    return cs;
+}
+
+static int apply(lg_conf_session *cs, lg_test_settings *s, const char *text, const char *model,
+                 const char *scen, int type)
+{
+    return lg_settings_from_config_text(cs, s, "test.conf", text, strlen(text), model, scen, type);
+}
+
+static size_t count_kind(lg_conf_session *cs, lg_conf_finding_kind k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++)
+        if (lg_conf_session_finding(cs, i)->kind == k)
+            n++;
+    return n;
+}
+
+START_TEST(defaults_match_spec)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    ck_assert_int_eq(s.scenario, LG_SINGLE_STREAM);
+    ck_assert_int_eq(s.mode, LG_PERFORMANCE_ONLY);
+    ck_assert(s.single_stream_expected_latency_ns == 1000000);
+    ck_assert(s.multi_stream_expected_latency_ns == 8000000);
+    ck_assert(s.multi_stream_samples_per_query == 8);
+    ck_assert(s.server_target_latency_ns == 100000000);
+    ck_assert(s.server_target_latency_percentile == 0.99);
+    ck_assert(s.min_duration_ms == 10000 && s.min_query_count == 100);
+    ck_assert(s.server_ttft_latency == 100000000 && s.server_tpot_latency == 100000000);
+    ck_assert(s.server_find_peak_qps_decimals_of_precision == 1);
+}
+END_TEST
+
+START_TEST(set_by_name)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    ms_err e;
+    ck_assert_int_eq(lg_settings_set(&s, "qsl_rng_seed", "18446744073709551615", &e), MS_OK);
+    ck_assert(s.qsl_rng_seed == UINT64_MAX);
+    ck_assert_int_eq(lg_settings_set(&s, "min_query_count", "-3", &e), MS_EUSAGE);
+    ck_assert_int_eq(lg_settings_set(&s, "min_query_cont", "3", &e), MS_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(e.msg, "min_query_count"));
+    ck_assert_int_eq(lg_settings_set(&s, "mode", "AccuracyOnly", &e), MS_OK);
+    ck_assert_int_eq(s.mode, LG_ACCURACY_ONLY);
+    ck_assert_int_eq(lg_settings_set(&s, "performance_issue_unique", "true", &e), MS_OK);
+    ck_assert_int_eq(s.performance_issue_unique, 1);
+    ck_assert_int_eq(lg_settings_set(&s, "server_target_qps", "nan", &e), MS_EUSAGE);
+}
+END_TEST
+
+START_TEST(grammar_quirks)
+{
+    lg_conf_session *cs = session();
+    lg_test_settings s;
+    lg_settings_default(&s);
+    /* a lone '#' comment, k=1 single token ignored, base-0 integers, fraction dropped */
+    const char *t = "# comment line\n"
+                    "*.*.min_query_count=5\n"
+                    "*.*.max_query_count = 0x10\n"
+                    "*.*.min_duration = 15.5\n"
+                    "#single\n"
+                    "\n"
+                    "*.Offline.target_qps = 7 9\n";
+    ck_assert_int_eq(apply(cs, &s, t, "resnet50", "Offline", 3), 0);
+    ck_assert(s.min_query_count == 100); /* k=1 was ignored */
+    ck_assert(s.max_query_count == 16);
+    ck_assert(s.min_duration_ms == 15);
+    ck_assert(s.offline_expected_qps == 9); /* later numeric tokens overwrite */
+    ck_assert_uint_ge(count_kind(cs, LG_CONF_IGNORED), 2);
+    lg_conf_session_free(cs);
+
+    /* trailing comment after a value and '#text more' are syntax errors: file not applied */
+    cs = session();
+    lg_settings_default(&s);
+    ck_assert_int_eq(apply(cs, &s, "*.*.min_query_count = 5\n*.*.max_query_count = 1 # c\n",
+                           "m", "Offline", 3), -22);
+    ck_assert(s.min_query_count == 100);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_MALFORMED), 1);
+    ck_assert_str_eq(lg_conf_session_log_error(cs, 0), "value needs to be integer or double, line=2");
+    ck_assert_int_eq(apply(cs, &s, "#text more\n", "m", "Offline", 3), -22);
+    ck_assert_str_eq(lg_conf_session_log_error(cs, 1), "expected 'key=value', line=1");
+    lg_conf_session_free(cs);
+}
+END_TEST
+
+START_TEST(lookup_order_and_multipliers)
+{
+    lg_conf_session *cs = session();
+    lg_test_settings s;
+    lg_settings_default(&s);
+    const char *t = "resnet50.*.min_query_count = 1\n"
+                    "*.Offline.min_query_count = 2\n"
+                    "*.*.target_qps = 3.5\n"
+                    "*.*.target_latency = 12\n"
+                    "*.SingleStream.target_latency_percentile = 99.9\n";
+    ck_assert_int_eq(apply(cs, &s, t, "resnet50", "Offline", 3), 0);
+    ck_assert(s.min_query_count == 2); /* scenario wildcard beats model wildcard */
+    ck_assert(s.server_target_qps == 3.5 && s.offline_expected_qps == 3.5);
+    ck_assert(s.single_stream_expected_latency_ns == 12e6);
+    ck_assert(s.server_target_latency_ns == 12000000);
+    ck_assert(s.single_stream_target_latency_percentile == 99.9 * 0.01);
+    ck_assert(s.single_stream_target_latency_percentile != 0.999);
+    lg_conf_session_free(cs);
+}
+END_TEST
+
+START_TEST(user_conf_brings_mlperf_conf_and_keeps_seeds)
+{
+    lg_conf_session *cs = session();
+    lg_test_settings s;
+    lg_settings_default(&s);
+    ck_assert_int_eq(apply(cs, &s, "*.*.qsl_rng_seed = 5\nresnet50.Offline.target_qps = 100\n",
+                           "resnet50", "Offline", 1), 0);
+    ck_assert(s.qsl_rng_seed == 2085463073848966840ull); /* mlperf.conf only */
+    ck_assert(s.performance_sample_count_override == 1024);
+    ck_assert(s.min_query_count == 24576);
+    ck_assert(s.offline_expected_qps == 100);
+    ck_assert(s.min_duration_ms == 600000);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_IGNORED), 1);
+    /* a second user.conf logs the reference's error */
+    ck_assert_int_eq(apply(cs, &s, "", "resnet50", "Offline", 1), 0);
+    ck_assert_str_eq(lg_conf_session_log_error(cs, 0),
+                     "Multiple conf files are used. This is not valid for official submission.");
+    lg_conf_session_free(cs);
+}
+END_TEST
+
+START_TEST(audit_config_model_star_and_token_keys)
+{
+    lg_conf_session *cs = session();
+    lg_test_settings s;
+    lg_settings_default(&s);
+    const char *audit = "*.*.mode = 2\n*.*.accuracy_log_rng_seed = 720381539243781796\n"
+                        "*.*.accuracy_log_sampling_target = 4096\n"
+                        "resnet50.Offline.min_query_count = 7\n*.*.test05 = 1\n";
+    ck_assert_int_eq(apply(cs, &s, audit, "*", "Offline", 2), 0);
+    ck_assert(s.accuracy_log_rng_seed == 720381539243781796ull);
+    ck_assert(s.accuracy_log_sampling_target == 4096);
+    ck_assert(s.min_query_count == 100);
+    ck_assert_int_eq(s.test05, 0);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_IGNORED), 2);
+    lg_conf_session_free(cs);
+
+    /* ttft/tpot only read when use_token_latencies is on after this file's lookup */
+    cs = session();
+    lg_settings_default(&s);
+    ck_assert_int_eq(apply(cs, &s, "*.Server.ttft_latency = 5\n", "m", "Server", 3), 0);
+    ck_assert(s.server_ttft_latency == 100000000);
+    ck_assert_int_eq(apply(cs, &s, "*.*.use_token_latencies = 1\n*.Server.ttft_latency = 5\n", "m", "Server", 3), 0);
+    ck_assert(s.server_ttft_latency == 5000000);
+    lg_conf_session_free(cs);
+}
+END_TEST
+
+START_TEST(check_conf_findings)
+{
+    lg_conf_session *cs = session();
+    lg_test_settings s;
+    lg_settings_default(&s);
+    const char *t = "resnet50.Offline.target_qps = 10\n"    /* overridden by line 2 */
+                    "resnet50.Offline.target_qps = 20\n"
+                    "resnet50.Offline.min_duraton = 5\n"    /* unknown, hint */
+                    "resnet50.offline.target_qps = 5\n"     /* bad scenario */
+                    "resnt50.Offline.target_qps = 5\n"      /* unknown model */
+                    "bert.Offline.target_qps = 5\n"         /* another model: note */
+                    "resnet50.Server.min_duration = 5\n"    /* another scenario: note */
+                    "*.Offline.max_query_count = 1\n"       /* shadowed */
+                    "resnet50.Offline.max_query_count = 2\n";
+    ck_assert_int_eq(apply(cs, &s, t, "resnet50", "Offline", 3), 0);
+    lg_conf_session_finish(cs);
+    ck_assert(s.offline_expected_qps == 20);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_UNKNOWN), 1);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_OVERRIDDEN), 2);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_IGNORED), 2);
+    ck_assert_uint_eq(count_kind(cs, LG_CONF_NOT_APPLICABLE), 2);
+    int saw_hint = 0;
+    for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++) {
+        const lg_conf_finding *f = lg_conf_session_finding(cs, i);
+        if (f->kind == LG_CONF_UNKNOWN) {
+            ck_assert_uint_eq(f->line, 3);
+            saw_hint = strstr(f->text, "min_duration") != NULL;
+        }
+    }
+    ck_assert(saw_hint);
+    lg_conf_session_free(cs);
+}
+END_TEST
+
+START_TEST(effective_examples)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    lg_effective ef;
+    /* Offline: 1.1 x 2400 s x 93 = 245520 (a real llama2-70b log) */
+    s.scenario = LG_OFFLINE;
+    s.min_duration_ms = 2400000;
+    s.offline_expected_qps = 93;
+    s.min_query_count = 24576;
+    lg_effective_derive(&ef, &s, 24576, 24576);
+    ck_assert(ef.samples_per_query == 245520);
+    ck_assert(ef.min_query_count == 1 && ef.target_duration_ms == 0);
+    ck_assert(ef.min_sample_count == 245520);
+    /* SingleStream equal issue (a real 3d-unet log): min_query_count 6063 */
+    lg_settings_default(&s);
+    s.scenario = LG_SINGLE_STREAM;
+    s.min_duration_ms = 600000;
+    s.single_stream_expected_latency_ns = 199.045e6;
+    s.sample_concatenate_permutation = 1;
+    lg_effective_derive(&ef, &s, 43, 43);
+    ck_assert_uint_eq(ef.min_query_count, 6063);
+    /* validation errors */
+    lg_settings_default(&s);
+    s.performance_issue_same = 1;
+    s.performance_issue_same_index = 16;
+    lg_effective_derive(&ef, &s, 100, 16);
+    ck_assert_int_eq(ef.n_errors, 1);
+    s.scenario = LG_SERVER;
+    s.server_target_qps = -1;
+    s.performance_issue_same_index = 0;
+    lg_effective_derive(&ef, &s, 100, 16);
+    ck_assert(ef.target_qps == 1);
+    ck_assert_int_eq(ef.n_errors, 1);
+}
+END_TEST
+
+/* Spec 4.8: QSL 100/16, v5.1 seeds, min_query_count 50, min_duration 0. */
+static void vector_48(lg_compat compat, lg_scenario scen, const size_t *want_set,
+                      const size_t *want_first20)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = scen;
+    s.qsl_rng_seed = V51_QSL;
+    s.sample_index_rng_seed = V51_SAMPLE;
+    s.schedule_rng_seed = V51_SCHED;
+    s.min_query_count = 50;
+    s.min_duration_ms = 0;
+    s.server_target_qps = 100000;
+    lg_effective ef;
+    lg_effective_derive(&ef, &s, 100, 16);
+    lg_lset *sets;
+    size_t n;
+    ms_err e;
+    ck_assert_int_eq(lg_make_loadable_sets(&ef, 100, compat, 0, &sets, &n, &e), MS_OK);
+    for (int i = 0; i < 16; i++)
+        ck_assert_uint_eq(sets[0].idx[i], want_set[i]);
+    lg_qgen g;
+    ck_assert_int_eq(lg_qgen_init(&g, &ef, &sets[0], 0, &e), MS_OK);
+    size_t buf[8];
+    int64_t d;
+    const int64_t want_sched[8] = {0, 18326, 36267, 47252, 50682, 52966, 61486, 64747};
+    for (int i = 0; i < 20; i++) {
+        ck_assert_uint_eq(lg_qgen_next(&g, buf, &d), 1);
+        ck_assert_uint_eq(buf[0], want_first20[i]);
+        if (scen == LG_SERVER && i < 8)
+            ck_assert_int_eq(d, want_sched[i]);
+    }
+    lg_qgen_free(&g);
+    lg_lsets_free(sets, n);
+}
+
+START_TEST(end_to_end_vectors)
+{
+    const size_t m_set[16] = {0, 2, 11, 9, 14, 7, 1, 5, 3, 4, 10, 6, 13, 15, 8, 12};
+    const size_t m_q[20] = {14, 7, 4, 7, 15, 3, 14, 0, 5, 15, 7, 14, 12, 1, 0, 10, 1, 5, 2, 5};
+    const size_t v_set[16] = {0, 74, 67, 81, 42, 68, 88, 20, 3, 37, 82, 60, 13, 39, 50, 12};
+    const size_t v_q[20] = {42, 68, 37, 68, 39, 3, 42, 0, 20, 39, 68, 42, 12, 88, 0, 82, 88, 20, 74, 20};
+    vector_48(LG_COMPAT_6_0, LG_SINGLE_STREAM, m_set, m_q);
+    vector_48(LG_COMPAT_5_1, LG_SINGLE_STREAM, v_set, v_q);
+    vector_48(LG_COMPAT_6_0, LG_SERVER, m_set, m_q);
+    /* 200-query Server variant: generated_query_duration 1779849 ns */
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_SERVER;
+    s.schedule_rng_seed = V51_SCHED;
+    s.min_query_count = 200;
+    s.min_duration_ms = 0;
+    s.server_target_qps = 100000;
+    lg_effective ef;
+    lg_effective_derive(&ef, &s, 100, 16);
+    lg_lset *sets;
+    size_t n;
+    ms_err e;
+    ck_assert_int_eq(lg_make_loadable_sets(&ef, 100, LG_COMPAT_6_0, 0, &sets, &n, &e), MS_OK);
+    lg_qgen g;
+    ck_assert_int_eq(lg_qgen_init(&g, &ef, &sets[0], 0, &e), MS_OK);
+    ck_assert_uint_eq(g.query_count, 200);
+    ck_assert_int_eq(g.total_duration_ns, 1779849);
+    lg_qgen_free(&g);
+    lg_lsets_free(sets, n);
+}
+END_TEST
+
+START_TEST(equal_issue_llm_server_counts)
+{
+    /* Server llama2-70b at 83.5 QPS, equal issue, |L| = 24576 -> 73728 queries */
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_SERVER;
+    s.qsl_rng_seed = V51_QSL;
+    s.sample_index_rng_seed = V51_SAMPLE;
+    s.schedule_rng_seed = V51_SCHED;
+    s.server_target_qps = 83.5;
+    s.min_duration_ms = 600000;
+    s.sample_concatenate_permutation = 1;
+    lg_effective ef;
+    lg_effective_derive(&ef, &s, 24576, 24576);
+    lg_lset *sets;
+    size_t n;
+    ms_err e;
+    ck_assert_int_eq(lg_make_loadable_sets(&ef, 24576, LG_COMPAT_5_1, 0, &sets, &n, &e), MS_OK);
+    lg_qgen g;
+    ck_assert_int_eq(lg_qgen_init(&g, &ef, &sets[0], 0, &e), MS_OK);
+    ck_assert_uint_eq(g.query_count, 73728);
+    lg_qgen_free(&g);
+    lg_lsets_free(sets, n);
+    /* SingleStream 40 us, 600 s: 30,000,001 queries */
+    lg_settings_default(&s);
+    s.single_stream_expected_latency_ns = 40000;
+    s.min_duration_ms = 600000;
+    lg_effective_derive(&ef, &s, 1024, 1024);
+    ck_assert_int_eq(lg_make_loadable_sets(&ef, 1024, LG_COMPAT_6_0, 0, &sets, &n, &e), MS_OK);
+    ck_assert_int_eq(lg_qgen_init(&g, &ef, &sets[0], 0, &e), MS_OK);
+    ck_assert_uint_eq(g.query_count, 30000001);
+    lg_qgen_free(&g);
+    lg_lsets_free(sets, n);
+}
+END_TEST
+
+/* ---- real logs: loaded sets (compat 5.1) and early-stopping discard counts ---- */
+
+static int n_logs_checked;
+
+static void check_log(const char *path)
+{
+    ms_mllog log;
+    ms_err e;
+    ck_assert_int_eq(ms_mllog_load(&log, path, 0, &e), MS_OK);
+    char *scen = ms_mllog_get_str(&log, "effective_scenario");
+    char *mode = ms_mllog_get_str(&log, "effective_test_mode");
+    uint64_t seed, total, perf, acc_count = 0;
+    int have = scen && mode && !ms_mllog_get_u64(&log, "effective_qsl_rng_seed", &seed) &&
+               !ms_mllog_get_u64(&log, "qsl_reported_total_count", &total) &&
+               !ms_mllog_get_u64(&log, "effective_performance_sample_count", &perf);
+    if (have) {
+        lg_test_settings s;
+        lg_settings_default(&s);
+        s.scenario = (lg_scenario)lg_scenario_parse(scen);
+        s.qsl_rng_seed = seed;
+        s.performance_sample_count_override = perf;
+        lg_effective ef;
+        lg_effective_derive(&ef, &s, total, perf);
+        int acc = !strcmp(mode, "AccuracyOnly");
+        (void)acc_count;
+        lg_lset *sets;
+        size_t nsets;
+        ck_assert_int_eq(lg_make_loadable_sets(&ef, total, LG_COMPAT_5_1, acc, &sets, &nsets, &e), MS_OK);
+        /* every loaded_qsl_set record, in order, is the next chunk */
+        size_t chunk = 0;
+        for (size_t i = 0; i < log.nrecs; i++) {
+            if (strcmp(log.recs[i].key, "loaded_qsl_set"))
+                continue;
+            uint64_t *arr;
+            size_t n;
+            ck_assert_int_eq(ms_mllog_rec_u64_list(&log.recs[i], &arr, &n), 0);
+            ck_assert_msg(chunk < nsets, "%s: more loaded sets than expected", path);
+            ck_assert_msg(n == sets[chunk].len, "%s: set %zu has %zu entries, expected %zu", path,
+                          chunk, n, sets[chunk].len);
+            for (size_t j = 0; j < n; j++)
+                ck_assert_msg(arr[j] == sets[chunk].idx[j], "%s: set %zu differs at %zu", path, chunk, j);
+            free(arr);
+            chunk++;
+            if (!acc)
+                break; /* a log may contain several runs; check the first */
+        }
+        lg_lsets_free(sets, nsets);
+        n_logs_checked++;
+        /* SingleStream early stopping: "Would discard" of the logged query count */
+        const ms_mllog_rec *r = ms_mllog_find(&log, "early_stopping_result");
+        uint64_t q;
+        double p;
+        if (!acc && r && !strcmp(scen, "SingleStream") &&
+            !ms_mllog_get_u64(&log, "result_query_count", &q) &&
+            !ms_mllog_get_double(&log, "effective_target_latency_percentile", &p)) {
+            char *text = ms_mllog_rec_str(r);
+            const char *w = strstr(text, "Would discard ");
+            ck_assert_ptr_nonnull(w);
+            long long logged = atoll(w + 14);
+            lg_es_finder *f = lg_es_finder_new();
+            int64_t t = 1;
+            for (int64_t i = 2; i < (int64_t)q + 1; ++i) {
+                int64_t h = lg_es_find(f, i, p, 0.0, 0.99);
+                if ((int64_t)q < h + i) {
+                    t = i - 1;
+                    break;
+                }
+            }
+            lg_es_finder_free(f);
+            ck_assert_msg(t - 1 == logged, "%s: would discard %lld, logged %lld", path, (long long)(t - 1), logged);
+            free(text);
+        }
+    }
+    free(scen);
+    free(mode);
+    ms_mllog_free(&log);
+}
+
+static void walk(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (lstat(p, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            walk(p);
+        else if (!strcmp(de->d_name, "mlperf_log_detail.txt"))
+            check_log(p);
+    }
+    closedir(d);
+}
+
+START_TEST(real_logs_loaded_sets_v51)
+{
+    MS_SKIP_IF_NO_SHARED();
+    char dir[512];
+    n_logs_checked = 0;
+    walk(ms_test_shared_path(dir, sizeof dir, "testdata"));
+    ck_assert_int_ge(n_logs_checked, 60);
+}
+END_TEST
+
+static Suite *loadgen_suite(void)
+{
+    Suite *s = suite_create("loadgen");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, defaults_match_spec);
+    tcase_add_test(tc, set_by_name);
+    tcase_add_test(tc, grammar_quirks);
+    tcase_add_test(tc, lookup_order_and_multipliers);
+    tcase_add_test(tc, user_conf_brings_mlperf_conf_and_keeps_seeds);
+    tcase_add_test(tc, audit_config_model_star_and_token_keys);
+    tcase_add_test(tc, check_conf_findings);
+    tcase_add_test(tc, effective_examples);
+    tcase_add_test(tc, end_to_end_vectors);
+    tcase_add_test(tc, equal_issue_llm_server_counts);
+    tcase_add_test(tc, real_logs_loaded_sets_v51);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MS_TEST_MAIN(loadgen_suite)
