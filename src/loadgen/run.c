@@ -498,6 +498,9 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
     uint64_t k = 0; /* samples assigned so far */
     int rc = 0;
     FILE *dump = t->opts->dump_issued;
+    /* precise wake-ups for the Server schedule (default timer slack is 50 us) */
+    int old_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
     gettimeofday(&st->start_wall, NULL);
     st->start = mono_now();
     int64_t start = st->start;
@@ -663,6 +666,8 @@ out:
         (void)lg_uniform_real(&t->acc_rng, 0, 1);
     t->next_query_id = query_base + g->query_count;
     t->next_sample_id = s->base + g->sample_count;
+    if (old_slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)old_slack, 0, 0, 0);
     if (t->opts->progress)
         ms_progress_end(&t->prog);
     free(idx);

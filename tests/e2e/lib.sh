@@ -28,6 +28,8 @@ expect_grep() {
 expect_no_grep() {
   if grep -qE -- "$1" "$2"; then fail "${3:-$2}: unexpected line matching /$1/"; else ok; fi
 }
+# python3 is used for some JSON checks; on a machine without it those checks are skipped
+have_python() { command -v python3 >/dev/null 2>&1; }
 need_shared() {
   if [ -z "$SHARED" ]; then echo "SKIP $(basename "$0"): ../shared is absent"; exit 0; fi
 }

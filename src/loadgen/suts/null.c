@@ -1,11 +1,13 @@
 /* --sut null: answers every sample at once, inside issue_query, with 4 bytes (the sample
- * index, little-endian). Measures the LoadGen's own overhead. */
+ * index, little-endian). Measures the LoadGen's own overhead. With tokens=N it first reports
+ * a first token (the same 4 bytes) and then completes with n_tokens = N. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "loadgen/suts/sut.h"
 
 typedef struct null_sut {
+    int64_t tokens;
     uint32_t *payload;
     lg_response *resp;
     size_t cap;
@@ -51,8 +53,10 @@ static void null_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_
         r[i].id = s[i].id;
         r[i].data = (uintptr_t)&pl[i];
         r[i].size = sizeof pl[i];
-        r[i].n_tokens = 0;
+        r[i].n_tokens = ns->tokens;
     }
+    if (ns->tokens)
+        lg_first_token_complete(test, r, n);
     lg_query_samples_complete(test, r, n);
 }
 
@@ -73,15 +77,20 @@ static void null_destroy(void *priv)
 
 static int null_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env, ms_err *e)
 {
-    (void)o;
     (void)env;
+    uint64_t tokens = 0;
+    if (lg_sut_opt_u64(o, "tokens", 0, INT64_MAX, &tokens, e) < 0)
+        return MS_EUSAGE;
     null_sut *ns = calloc(1, sizeof *ns);
     if (!ns)
         return ms_err_oom(e);
+    ns->tokens = (int64_t)tokens;
     si->priv = ns;
     si->destroy = null_destroy;
     si->sut = (lg_sut){ns, null_name, null_issue, null_flush};
     return MS_OK;
 }
 
-LG_SUT_DEFINE(null, "answers every sample at once with 4 bytes (the sample index)", "", null_create)
+LG_SUT_DEFINE(null, "answers every sample at once with 4 bytes (the sample index)",
+              "               tokens=N   also report a first token, and N output tokens\n",
+              null_create)
