@@ -22,7 +22,7 @@ expect_exit 0 $M loadgen run --scenario Offline --mode submission --sut latency:
 expect_grep '"value": "Starting accuracy mode"' "$TMP/sub/mlperf_log_detail.txt"
 expect_grep '"value": "Starting performance mode"' "$TMP/sub/mlperf_log_detail.txt"
 expect_grep '^Mode     : SubmissionRun' "$TMP/sub/mlperf_log_summary.txt"
-have_python && python3 -c "import sys; d=open(sys.argv[1]).read(); assert d.startswith('[\\n{ ') and d.endswith(' }\\n]\\n')" "$TMP/sub/mlperf_log_accuracy.json" && ok || fail "accuracy log framing"
+{ ! have_python || python3 -c "import sys; d=open(sys.argv[1]).read(); assert d.startswith('[\\n{ ') and d.endswith(' }\\n]\\n')" "$TMP/sub/mlperf_log_accuracy.json"; } && ok || fail "accuracy log framing"
 
 # FindPeakPerformance on Server converges and reports the peak
 expect_exit 0 timeout 300 $M loadgen run --scenario Server --mode findpeak --sut latency:fixed=2ms --total-samples 100 \

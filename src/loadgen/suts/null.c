@@ -10,7 +10,6 @@ typedef struct null_sut {
     int64_t tokens;
     uint32_t *payload;
     lg_response *resp;
-    size_t cap;
 } null_sut;
 
 static const char *null_name(void *ctx)
@@ -18,6 +17,10 @@ static const char *null_name(void *ctx)
     (void)ctx;
     return "mlsubmit null SUT";
 }
+
+/* Answers in chunks so that a multi-million-sample Offline query needs no giant response
+ * array; every chunk is completed before issue_query returns. */
+enum { NULL_CHUNK = 65536 };
 
 static void null_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
 {
@@ -27,37 +30,36 @@ static void null_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_
     lg_response r_small[SMALL];
     uint32_t *pl = pl_small;
     lg_response *r = r_small;
-    if (n > SMALL) {
-        /* issue_query is called from one thread at a time: reuse a grown buffer */
-        if (n > ns->cap) {
-            uint32_t *np = realloc(ns->payload, n * sizeof *np);
-            if (np)
-                ns->payload = np;
-            lg_response *nr = realloc(ns->resp, n * sizeof *nr);
-            if (nr)
-                ns->resp = nr;
-            if (np && nr)
-                ns->cap = n;
+    size_t chunk = SMALL;
+    if (n > SMALL && !ns->payload) {
+        /* issue_query is called from one thread at a time: allocate once, reuse */
+        ns->payload = malloc(NULL_CHUNK * sizeof *ns->payload);
+        ns->resp = malloc(NULL_CHUNK * sizeof *ns->resp);
+        if (!ns->payload || !ns->resp) {
+            free(ns->payload);
+            free(ns->resp);
+            ns->payload = NULL;
+            ns->resp = NULL;
         }
-        if (n > ns->cap) {
-            /* out of memory: answer in small chunks */
-            for (size_t off = 0; off < n; off += SMALL)
-                null_issue(ctx, test, s + off, n - off < SMALL ? n - off : SMALL);
-            return;
-        }
+    }
+    if (n > SMALL && ns->payload) {
         pl = ns->payload;
         r = ns->resp;
+        chunk = NULL_CHUNK;
     }
-    for (size_t i = 0; i < n; i++) {
-        pl[i] = (uint32_t)s[i].index;
-        r[i].id = s[i].id;
-        r[i].data = (uintptr_t)&pl[i];
-        r[i].size = sizeof pl[i];
-        r[i].n_tokens = ns->tokens;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t m = n - off < chunk ? n - off : chunk;
+        for (size_t i = 0; i < m; i++) {
+            pl[i] = (uint32_t)s[off + i].index;
+            r[i].id = s[off + i].id;
+            r[i].data = (uintptr_t)&pl[i];
+            r[i].size = sizeof pl[i];
+            r[i].n_tokens = ns->tokens;
+        }
+        if (ns->tokens)
+            lg_first_token_complete(test, r, m);
+        lg_query_samples_complete(test, r, m);
     }
-    if (ns->tokens)
-        lg_first_token_complete(test, r, n);
-    lg_query_samples_complete(test, r, n);
 }
 
 static void null_flush(void *ctx)
