@@ -412,7 +412,10 @@ static int cmd_run(int argc, char **argv)
     lg_run_result res;
     int r = lg_start_test(lg_sut_instance_sut(si), lg_sut_instance_qsl(si), &s, &ls, &ro, &res, &e);
     if (res.timed_out) {
-        /* the SUT may still hold ids: do not tear it down under it; the process exits */
+        /* stop the SUT (joining its threads) before freeing the test it may still reference */
+        lg_sut_destroy(si);
+        lg_test_free(res.abandoned);
+        lg_conf_session_free(cs);
         if (dump)
             ms_afile_abort(&dumpf);
         fprintf(stderr, "mlsubmit %s: %s\n", cmd, res.first_error[0] ? res.first_error : e.msg);

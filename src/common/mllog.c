@@ -358,22 +358,26 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
         p = skip_ws(p, end);
         const char *ks = p;
         if (scan_string(&p, end, msg, msgsz))
-            return -1;
+            goto bad;
         size_t klen = (size_t)(p - ks);
         p = skip_ws(p, end);
-        if (p >= end || *p != ':')
-            return fail(msg, msgsz, "expected ':' after a field name");
+        if (p >= end || *p != ':') {
+            fail(msg, msgsz, "expected ':' after a field name");
+            goto bad;
+        }
         p = skip_ws(p + 1, end);
         const char *vs = p;
         int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, msgsz);
         if (kind < 0)
-            return -1;
+            goto bad;
         size_t vlen = (size_t)(p - vs);
         if (klen == 5 && !memcmp(ks, "\"key\"", 5)) {
             if (kind == MS_JV_STRING && !have_key) {
                 rec->key = ms_json_decode_string(vs, vlen, NULL);
-                if (!rec->key)
-                    return fail(msg, msgsz, "out of memory");
+                if (!rec->key) {
+                    fail(msg, msgsz, "out of memory");
+                    goto bad;
+                }
                 have_key = 1;
             }
         } else if (klen == 7 && !memcmp(ks, "\"value\"", 7)) {
@@ -397,15 +401,13 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
             p++;
             break;
         }
-        free(rec->key);
-        rec->key = NULL;
-        return fail(msg, msgsz, "expected ',' or '}' in the record");
+        fail(msg, msgsz, "expected ',' or '}' in the record");
+        goto bad;
     }
     p = skip_ws(p, end);
     if (p != end) {
-        free(rec->key);
-        rec->key = NULL;
-        return fail(msg, msgsz, "extra text after the JSON object");
+        fail(msg, msgsz, "extra text after the JSON object");
+        goto bad;
     }
     if (!have_key) {
         rec->key = strdup("");
@@ -418,6 +420,10 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
         rec->raw_len = 4;
     }
     return 1;
+bad:
+    free(rec->key);
+    rec->key = NULL;
+    return -1;
 }
 
 static int index_text(ms_mllog *log, ms_err *e)

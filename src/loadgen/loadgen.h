@@ -244,16 +244,22 @@ typedef struct lg_run_result {
     size_t n_errors;            /* error entries in the detail log */
     size_t n_warnings;
     int timed_out;              /* the SUT stopped answering (timeout_ns) */
+    lg_test *abandoned;         /* after a timeout: the test the SUT may still reference; its
+                                   late completions are ignored. Stop the SUT, then free it
+                                   with lg_test_free. */
     char first_error[512];      /* text of the first error entry, if any */
 } lg_run_result;
 
 /* Runs a whole test (spec 5.1) and writes the log files. Returns MS_OK when the test ran to its
  * end (whatever its validity); MS_ERUNTIME when the logs could not be opened, the QSL failed, or
- * the SUT timed out (logs are still written and say why). After a timeout the SUT must stop
- * calling the completion functions before lg_start_test's caller frees anything. */
+ * the SUT timed out (logs are still written and say why; see lg_run_result.abandoned).
+ * Completion calls that arrive after the test ended are ignored. */
 int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *settings,
                   const lg_log_settings *log, const lg_run_options *opts, lg_run_result *result,
                   ms_err *e);
+
+/* Frees a test handed back in lg_run_result.abandoned (after its SUT was stopped). */
+void lg_test_free(lg_test *test);
 
 /* ---- reference SUTs (src/loadgen/suts/) ------------------------------------------------------------ */
 

@@ -11,6 +11,7 @@
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,8 @@ struct lg_test {
     char sut_name[256];
     int timed_out;
     int qsl_failed;
+    _Atomic int closed;            /* set when the test ends: late completions are ignored */
+    _Atomic int inflight;          /* completion calls currently inside the LoadGen */
     ms_progress prog;
 };
 
@@ -289,15 +292,45 @@ static void complete_impl(lg_test *t, lg_response *r, size_t n, lg_response_cb c
     }
 }
 
+/* Completion calls pass a gate, so that the test can end (or give up on a hung SUT) and free
+ * its state while an SUT thread is still answering: late calls are ignored. */
+static int gate_enter(lg_test *t)
+{
+    atomic_fetch_add(&t->inflight, 1);
+    if (atomic_load(&t->closed)) {
+        atomic_fetch_sub(&t->inflight, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void gate_leave(lg_test *t)
+{
+    atomic_fetch_sub(&t->inflight, 1);
+}
+
+static void gate_close(lg_test *t)
+{
+    atomic_store(&t->closed, 1);
+    while (atomic_load(&t->inflight) != 0)
+        sched_yield();
+}
+
 void lg_query_samples_complete(lg_test *test, lg_response *responses, size_t n)
 {
+    if (!gate_enter(test))
+        return;
     complete_impl(test, responses, n, NULL, NULL);
+    gate_leave(test);
 }
 
 void lg_query_samples_complete_cb(lg_test *test, lg_response *responses, size_t n,
                                   lg_response_cb cb, void *cb_ctx)
 {
+    if (!gate_enter(test))
+        return;
     complete_impl(test, responses, n, cb, cb_ctx);
+    gate_leave(test);
 }
 
 static void first_token_impl(lg_test *t, lg_response *r, size_t n)
@@ -329,7 +362,10 @@ static void first_token_impl(lg_test *t, lg_response *r, size_t n)
 
 void lg_first_token_complete(lg_test *test, lg_response *responses, size_t n)
 {
+    if (!gate_enter(test))
+        return;
     first_token_impl(test, responses, n);
+    gate_leave(test);
 }
 
 void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
@@ -337,7 +373,10 @@ void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
 {
     (void)cb;
     (void)cb_ctx; /* the reference does not invoke the callback for first tokens */
+    if (!gate_enter(test))
+        return;
     first_token_impl(test, responses, n);
+    gate_leave(test);
 }
 
 /* ---- waiting ------------------------------------------------------------------------------------ */
@@ -1136,6 +1175,11 @@ done:
 
 /* ---- StartTest (spec 5.1) ---------------------------------------------------------------------- */
 
+void lg_test_free(lg_test *t)
+{
+    free(t);
+}
+
 static void test_datetime(char *buf, size_t n)
 {
     time_t now = time(NULL);
@@ -1399,14 +1443,19 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     res->n_warnings = lg_logger_warnings(L);
     res->timed_out = t->timed_out;
     lg_logger_first_error(L, res->first_error, sizeof res->first_error);
+    gate_close(t);
+    series_free(atomic_exchange(&t->cur, NULL)); /* kept after a timeout */
     rc = lg_logger_close(L, e);
     lg_logger_free(L);
+    t->L = NULL;
     lg_conf_session_free(own);
     int timed_out = t->timed_out, qsl_failed = t->qsl_failed;
-    if (!timed_out)
+    /* After a timeout the SUT may still call the completion functions with this test (they
+     * are ignored): the caller frees it with lg_test_free once the SUT is stopped. */
+    if (timed_out)
+        res->abandoned = t;
+    else
         free(t);
-    /* after a timeout the SUT may still call the completion functions with this test: the
-     * object is deliberately kept (a bounded leak) instead of risking a use after free */
     if (rc)
         return rc;
     if (timed_out)
