@@ -196,9 +196,24 @@ static int cmd_check_conf(int argc, char **argv)
         }
     }
     lg_conf_session_finish(cs);
-    size_t problems = 0, notes = 0;
-    for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++) {
+    size_t problems = 0, notes = 0, nf = lg_conf_session_nfindings(cs);
+    /* print in file order, then by line (stable) */
+    const lg_conf_finding **order = calloc(nf ? nf : 1, sizeof *order);
+    if (!order) {
+        lg_conf_session_free(cs);
+        return MS_ERUNTIME;
+    }
+    for (size_t i = 0; i < nf; i++) {
         const lg_conf_finding *f = lg_conf_session_finding(cs, i);
+        size_t j = i;
+        while (j > 0 && !strcmp(order[j - 1]->file, f->file) && order[j - 1]->line > f->line) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = f;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        const lg_conf_finding *f = order[i];
         if (f->kind == LG_CONF_NOT_APPLICABLE)
             notes++;
         else
@@ -208,6 +223,7 @@ static int cmd_check_conf(int argc, char **argv)
         else
             printf("%s: %s: %s\n", f->file, kind_name(f->kind), f->text);
     }
+    free(order);
     printf("%zu finding%s, %zu note%s (model %s, scenario %s)\n", problems, problems == 1 ? "" : "s",
            notes, notes == 1 ? "" : "s", model, sname);
     if (effective)
