@@ -145,10 +145,12 @@ bench: deps
 	  MLSUBMIT=$(abspath $(BIN)) bash $$b || exit 1; done
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mlsubmit/loadgen
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	  $(DESTDIR)$(PREFIX)/include/mlsubmit/loadgen $(DESTDIR)$(PREFIX)/include/mlsubmit/common
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mlsubmit
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libmlsubmit.a
 	install -m 644 src/loadgen/loadgen.h $(DESTDIR)$(PREFIX)/include/mlsubmit/loadgen/loadgen.h
+	install -m 644 src/common/error.h $(DESTDIR)$(PREFIX)/include/mlsubmit/common/error.h
 	install -d $(DESTDIR)$(PREFIX)/share/mlsubmit
 	cp -r rules schemas $(DESTDIR)$(PREFIX)/share/mlsubmit/ 2>/dev/null || true
 

@@ -1414,6 +1414,14 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     log_requested(t);
     log_effective(t);
 
+    if (t->ef.scenario == LG_SERVER && t->ef.server_num_issue_query_threads > 0) {
+        /* mlsubmit's SUT API has no RegisterIssueQueryThread: the StartTest thread issues,
+         * and the reference's message for "no thread registered" is logged. */
+        errorf(t, "error_runtime",
+               "Mismatch between settings and number of registered IssueQueryThreads! "
+               "settings.server_num_issue_query_threads = %" PRIu64 " but 0 threads registered.",
+               t->ef.server_num_issue_query_threads);
+    }
     int run_rc = 0;
     int bad_settings = t->ef.performance_issue_unique && t->ef.performance_issue_same;
     if (t->ef.performance_issue_same &&

@@ -1,0 +1,257 @@
+/* The public C API as a user's SUT sees it: a QSL that records loads, an SUT answering from its
+ * own thread with first tokens and callbacks, and the run result. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "loadgen/loadgen.h"
+#include "testutil.h"
+
+typedef struct my_sut {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    lg_query_sample q[4096];
+    size_t n;
+    lg_test *test;
+    int stop;
+    pthread_t th;
+    int tokens;
+    _Atomic int flushes;
+    _Atomic int callbacks;
+    int loads, unloads;
+    size_t loaded;
+} my_sut;
+
+static const char *sut_name(void *ctx)
+{
+    (void)ctx;
+    return "api-test SUT";
+}
+
+static const char *qsl_name(void *ctx)
+{
+    (void)ctx;
+    return "api-test QSL";
+}
+
+static void issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
+{
+    my_sut *m = ctx;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < n && m->n < 4096; i++)
+        m->q[m->n++] = s[i];
+    m->test = test;
+    pthread_cond_signal(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void flush(void *ctx)
+{
+    atomic_fetch_add(&((my_sut *)ctx)->flushes, 1);
+}
+
+static void on_response(void *ctx, lg_response *r)
+{
+    (void)r;
+    atomic_fetch_add(&((my_sut *)ctx)->callbacks, 1);
+}
+
+static void *worker(void *arg)
+{
+    my_sut *m = arg;
+    pthread_mutex_lock(&m->mu);
+    while (!m->stop) {
+        if (m->n == 0) {
+            pthread_cond_wait(&m->cv, &m->mu);
+            continue;
+        }
+        lg_query_sample s = m->q[--m->n];
+        lg_test *t = m->test;
+        pthread_mutex_unlock(&m->mu);
+        uint64_t payload = s.index * 3;
+        lg_response r = {s.id, (uintptr_t)&payload, sizeof payload, m->tokens};
+        if (m->tokens)
+            lg_first_token_complete(t, &r, 1);
+        lg_query_samples_complete_cb(t, &r, 1, on_response, m);
+        pthread_mutex_lock(&m->mu);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+static int load(void *ctx, const lg_sample_index *idx, size_t n)
+{
+    my_sut *m = ctx;
+    (void)idx;
+    m->loads++;
+    m->loaded = n;
+    return 0;
+}
+
+static int unload(void *ctx, const lg_sample_index *idx, size_t n)
+{
+    (void)idx;
+    (void)n;
+    ((my_sut *)ctx)->unloads++;
+    return 0;
+}
+
+static void start(my_sut *m, int tokens)
+{
+    memset(m, 0, sizeof *m);
+    m->tokens = tokens;
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->cv, NULL);
+    pthread_create(&m->th, NULL, worker, m);
+}
+
+static void stop(my_sut *m)
+{
+    pthread_mutex_lock(&m->mu);
+    m->stop = 1;
+    pthread_cond_signal(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    pthread_join(m->th, NULL);
+}
+
+static char *read_all(const char *dir, const char *name)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    char *t;
+    ms_err e;
+    ck_assert_int_eq(ms_read_file(p, 0, &t, NULL, &e), MS_OK);
+    return t;
+}
+
+START_TEST(user_sut_submission_run_with_tokens)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    my_sut m;
+    start(&m, 7);
+    lg_sut sut = {&m, sut_name, issue, flush};
+    lg_qsl qsl = {&m, qsl_name, 200, 50, load, unload};
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_SERVER;
+    s.mode = LG_SUBMISSION_RUN;
+    s.server_target_qps = 4000;
+    s.min_duration_ms = 250;
+    s.use_token_latencies = 1;
+    lg_log_settings ls;
+    lg_log_settings_default(&ls);
+    ls.outdir = dir;
+    ls.enable_trace = 0;
+    lg_run_options ro;
+    lg_run_options_default(&ro);
+    ro.audit_config_path = "";
+    lg_run_result res;
+    ms_err e;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
+    stop(&m);
+    ck_assert(res.ran_performance);
+    ck_assert_msg(res.valid, "run not valid");
+    ck_assert_uint_eq(res.n_errors, 0);
+    ck_assert_int_eq(m.loads, 5); /* 4 accuracy chunks of 50 + the performance set */
+    ck_assert_int_eq(m.unloads, 5);
+    ck_assert_int_eq(atomic_load(&m.flushes), 5);
+    ck_assert_int_ge(atomic_load(&m.callbacks), 200); /* every accuracy-mode response */
+    char *acc = read_all(dir, "mlperf_log_accuracy.json");
+    /* 8-byte payload, token data (same payload) and the token count */
+    ck_assert_ptr_nonnull(strstr(acc, "\"token_data\" : \""));
+    ck_assert_ptr_nonnull(strstr(acc, "\"token_count\" : 7 }"));
+    free(acc);
+    char *sum = read_all(dir, "mlperf_log_summary.txt");
+    ck_assert_ptr_nonnull(strstr(sum, "SUT name : api-test SUT"));
+    ck_assert_ptr_nonnull(strstr(sum, "Mode     : SubmissionRun"));
+    ck_assert_ptr_nonnull(strstr(sum, "Completed tokens per second"));
+    free(sum);
+}
+END_TEST
+
+START_TEST(late_and_bogus_completions_are_harmless)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    my_sut m;
+    start(&m, 0);
+    lg_sut sut = {&m, sut_name, issue, flush};
+    lg_qsl qsl = {&m, qsl_name, 100, 100, load, unload};
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_OFFLINE;
+    s.min_duration_ms = 0;
+    lg_log_settings ls;
+    lg_log_settings_default(&ls);
+    ls.outdir = dir;
+    lg_run_options ro;
+    lg_run_options_default(&ro);
+    ro.audit_config_path = "";
+    lg_run_result res;
+    ms_err e;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
+    stop(&m);
+    ck_assert_uint_eq(res.n_errors, 0);
+    ck_assert_int_eq(m.loaded, 100);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    lg_sut sut = {NULL, sut_name, NULL, flush};
+    lg_qsl qsl = {NULL, qsl_name, 10, 10, NULL, NULL};
+    ms_err e;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, NULL, NULL, NULL, &e), MS_EUSAGE);
+    /* an output directory that does not exist: the reference's message */
+    my_sut m;
+    memset(&m, 0, sizeof m);
+    lg_sut ok_sut = {&m, sut_name, issue, flush};
+    lg_log_settings ls;
+    lg_log_settings_default(&ls);
+    ls.outdir = "/nonexistent/dir";
+    ck_assert_int_eq(lg_start_test(&ok_sut, &qsl, &s, &ls, NULL, NULL, &e), MS_ERUNTIME);
+    ck_assert_ptr_nonnull(strstr(e.msg, "LoadGen: Failed to open summary file"));
+}
+END_TEST
+
+START_TEST(sut_registry_and_specs)
+{
+    ms_err e;
+    lg_test_settings s;
+    lg_settings_default(&s);
+    lg_sut_env env = {&s, "data", 100, 10};
+    lg_sut_instance *si = lg_sut_create("latency:uniform=1ms..3ms,seed=7", &env, &e);
+    ck_assert_msg(si != NULL, "%s", e.msg);
+    ck_assert_uint_eq(lg_sut_instance_qsl(si)->total_sample_count, 100);
+    ck_assert_uint_eq(lg_sut_instance_qsl(si)->performance_sample_count, 10);
+    lg_sut_destroy(si);
+    ck_assert_ptr_null(lg_sut_create("latency:uniform=3ms..1ms", &env, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "uniform=3ms..1ms"));
+    ck_assert_ptr_null(lg_sut_create("batch:max=0", &env, &e));
+    ck_assert_ptr_null(lg_sut_create("batch:max=4,max=5", &env, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "given twice"));
+    ck_assert_ptr_null(lg_sut_create(":x", &env, &e));
+    lg_sut_env noqsl = {&s, "data", 0, 0};
+    ck_assert_ptr_null(lg_sut_create("null", &noqsl, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "--total-samples"));
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, user_sut_submission_run_with_tokens);
+    tcase_add_test(tc, late_and_bogus_completions_are_harmless);
+    tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, sut_registry_and_specs);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MS_TEST_MAIN(api_suite)
