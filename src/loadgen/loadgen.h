@@ -205,6 +205,77 @@ const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t
 /* Resolves OVERRIDDEN findings across everything applied so far (call after the last file). */
 void lg_conf_session_finish(lg_conf_session *cs);
 
+/* Effective settings (spec 2.3): what the detail log reports as effective_*. */
+typedef struct lg_effective {
+    lg_scenario scenario;
+    lg_mode mode;
+    uint64_t samples_per_query;
+    double target_qps;
+    uint64_t target_latency_ns;
+    double target_latency_percentile;
+    uint64_t max_async_queries;
+    uint64_t target_duration_ms;
+    uint64_t min_duration_ms;
+    uint64_t max_duration_ms;
+    uint64_t min_query_count;
+    uint64_t max_query_count;
+    uint64_t min_sample_count;
+    uint64_t qsl_rng_seed;
+    uint64_t sample_index_rng_seed;
+    uint64_t schedule_rng_seed;
+    uint64_t accuracy_log_rng_seed;
+    double accuracy_log_probability;
+    uint64_t accuracy_log_sampling_target;
+    int print_timestamps;
+    int performance_issue_unique;
+    int performance_issue_same;
+    uint64_t performance_issue_same_index;
+    uint64_t performance_sample_count;
+    uint64_t accuracy_sample_count;
+    int sample_concatenate_permutation;
+    int use_token_latencies;
+    uint64_t server_ttft_latency;
+    uint64_t server_tpot_latency;
+    int infer_token_latencies;
+    uint64_t token_latency_scaling_factor;
+    uint64_t server_num_issue_query_threads;
+    int server_coalesce_queries;
+    int server_find_peak_qps_decimals_of_precision;
+    double server_find_peak_qps_boundary_step_size;
+    /* errors found while deriving (error_invalid_test_settings / negative qps) */
+    int n_errors;
+    char errors[4][400];
+} lg_effective;
+
+void lg_effective_derive(lg_effective *ef, const lg_test_settings *s, size_t qsl_total,
+                         size_t qsl_perf);
+
+
+/* What an unmodified LoadGen does with these settings, without running anything (used by
+ * `audit replay` to check a log): effective settings, the loadable sets, and per series the
+ * generated query count, samples per query and schedule duration. */
+typedef struct lg_plan_series {
+    size_t *loaded;             /* loaded_qsl_set (with MultiStream padding) */
+    size_t nloaded;
+    uint64_t query_count;       /* generated_query_count */
+    uint64_t samples_per_query; /* generated_samples_per_query */
+    int64_t duration_ns;        /* generated_query_duration */
+} lg_plan_series;
+
+typedef struct lg_plan {
+    lg_effective ef;
+    int accuracy;               /* series are accuracy sets (else one performance series) */
+    lg_plan_series *series;
+    size_t nseries;
+    double accuracy_log_probability; /* the sampling probability of performance series */
+} lg_plan;
+
+/* accuracy: plan the accuracy sets (mode AccuracyOnly / first part of SubmissionRun) instead of
+ * the performance run. */
+int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, lg_compat compat,
+                 int accuracy, lg_plan *out, ms_err *e);
+void lg_plan_free(lg_plan *p);
+
 /* ---- logging and running ------------------------------------------------------------------------ */
 
 typedef struct lg_log_settings {

@@ -474,7 +474,7 @@ typedef struct series_stats {
     int exhausted;
 } series_stats;
 
-static double accuracy_log_p(const lg_effective *ef)
+double lg_accuracy_log_probability(const lg_effective *ef)
 {
     double p = ef->accuracy_log_probability;
     if (ef->accuracy_log_sampling_target > 0) {
@@ -883,7 +883,7 @@ static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
         return -2;
     }
     log_generated(t, &g);
-    double p = accuracy_log_p(&t->ef);
+    double p = lg_accuracy_log_probability(&t->ef);
     series *s = series_new(t, 0, g.sample_count, p > 0);
     if (!s) {
         lg_qgen_free(&g);

@@ -351,6 +351,39 @@ START_TEST(equal_issue_llm_server_counts)
 }
 END_TEST
 
+START_TEST(plan_matches_generation)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_OFFLINE;
+    s.mode = LG_ACCURACY_ONLY;
+    s.qsl_rng_seed = 2085463073848966840ull;
+    s.min_duration_ms = 0;
+    s.min_query_count = 1;
+    s.offline_expected_qps = 3000;
+    lg_plan p;
+    ms_err e;
+    ck_assert_int_eq(lg_plan_test(&s, 3000, 700, LG_COMPAT_6_0, 1, &p, &e), MS_OK);
+    ck_assert_uint_eq(p.nseries, 5); /* 4 x 700 + 200 */
+    ck_assert_uint_eq(p.series[4].nloaded, 200);
+    ck_assert_uint_eq(p.series[0].loaded[0], 216);
+    ck_assert_uint_eq(p.series[0].query_count, 1);
+    ck_assert_uint_eq(p.series[0].samples_per_query, 700);
+    ck_assert_int_eq(p.series[0].duration_ns, 333333);
+    lg_plan_free(&p);
+    /* TEST01 sampling probability: 4096 / max(expected, minimum) */
+    lg_settings_default(&s);
+    s.scenario = LG_SERVER;
+    s.server_target_qps = 100;
+    s.min_duration_ms = 600000;
+    s.accuracy_log_sampling_target = 4096;
+    ck_assert_int_eq(lg_plan_test(&s, 1000, 1000, LG_COMPAT_6_0, 0, &p, &e), MS_OK);
+    ck_assert(p.accuracy_log_probability == 4096.0 / 60000.0);
+    ck_assert_uint_eq(p.nseries, 1);
+    lg_plan_free(&p);
+}
+END_TEST
+
 /* ---- real logs: loaded sets (compat 5.1) and early-stopping discard counts ---- */
 
 static int n_logs_checked;
@@ -475,6 +508,7 @@ static Suite *loadgen_suite(void)
     tcase_add_test(tc, effective_examples);
     tcase_add_test(tc, end_to_end_vectors);
     tcase_add_test(tc, equal_issue_llm_server_counts);
+    tcase_add_test(tc, plan_matches_generation);
     tcase_add_test(tc, real_logs_loaded_sets_v51);
     suite_add_tcase(s, tc);
     return s;
