@@ -78,6 +78,30 @@ expect_exit 0 $M loadgen run --scenario SingleStream --sut null --total-samples 
 ! have_python || python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e.get('name')=='Sample' for e in d['traceEvents'])" \
    "$TMP/tr/mlperf_log_trace.json" 2>/dev/null && ok || fail "trace is not valid JSON with samples"
 
+# Server coalescing: a synchronous SUT makes the issuer late; overdue queries are merged into one
+# IssueQuery, each still counted and logged as its own query
+expect_exit 1 $M loadgen run --scenario Server --sut latency:fixed=3ms,sync --total-samples 100 \
+   --set min_duration_ms=200 --set server_target_qps=2000 --set server_coalesce_queries=1 \
+   --dump-issued "$TMP/co.trace" -o "$TMP/co"
+gen=$(grep -o '"key": "generated_query_count", "value": [0-9]*' "$TMP/co/mlperf_log_detail.txt" | awk '{print $NF}')
+iss=$(grep -o '"key": "result_query_count", "value": [0-9]*' "$TMP/co/mlperf_log_detail.txt" | awk '{print $NF}')
+[ -n "$gen" ] && [ "$gen" = "$iss" ] && [ "$(grep -c '^Q' "$TMP/co.trace")" = "$gen" ] && ok || fail "coalescing: generated $gen, issued $iss"
+# without coalescing the same SUT falls behind but still issues every query
+expect_exit 1 $M loadgen run --scenario Server --sut latency:fixed=3ms,sync --total-samples 100 \
+   --set min_duration_ms=200 --set server_target_qps=2000 -o "$TMP/nco"
+# max_async_queries: too many outstanding queries ends the run with the reference's error
+expect_exit 1 $M loadgen run --scenario Server --sut latency:fixed=20ms --total-samples 100 \
+   --set min_duration_ms=500 --set server_target_qps=1000 --set server_max_async_queries=2 -o "$TMP/ma"
+expect_grep 'Ending early: Too many outstanding queries. issued [0-9]+ outstanding 3' "$TMP/ma/mlperf_log_detail.txt"
+# inferred tokens (gptj in mlperf.conf): Offline and Server report tokens/s as samples/s x 69
+expect_exit 0 $M loadgen run --scenario Offline --sut latency:fixed=120ms --model gptj --total-samples 50 \
+   --set min_duration_ms=100 --set offline_expected_qps=100 --set min_query_count=10 -o "$TMP/gj"
+expect_grep '^Tokens per second \(inferred\): ' "$TMP/gj/mlperf_log_summary.txt"
+expect_grep '"key": "result_inferred_tokens_per_second"' "$TMP/gj/mlperf_log_detail.txt"
+sps=$(grep '^Samples per second' "$TMP/gj/mlperf_log_summary.txt" | sed 's/.*: //')
+tps=$(grep '^Tokens per second (inferred)' "$TMP/gj/mlperf_log_summary.txt" | sed 's/.*: //')
+awk -v a="$sps" -v b="$tps" 'BEGIN{r=b/a; exit !(r > 68.99 && r < 69.01)}' && ok || fail "inferred tokens: $tps vs $sps samples/s"
+
 # every detail line parses as the MLCommons tools parse it (json.loads after ':::MLLOG ')
 for d in s sub fp c51 tok tr; do
   have_python || break

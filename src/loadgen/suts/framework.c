@@ -41,23 +41,39 @@ int lg_sut_opt_duration(lg_sut_opts *o, const char *key, int64_t *ns, ms_err *e)
     return 1;
 }
 
+/* Splits "A..B" (or a single "A", then hi = lo) and parses both ends with parse(). */
+static int parse_range(const char *value, int (*parse)(const char *, void *), void *lo, void *hi,
+                       size_t size)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", value);
+    char *dots = strstr(buf, "..");
+    if (!dots) {
+        if (parse(buf, lo) != 0)
+            return -1;
+        memcpy(hi, lo, size);
+        return 0;
+    }
+    *dots = '\0';
+    return parse(buf, lo) != 0 || parse(dots + 2, hi) != 0 ? -1 : 0;
+}
+
+static int parse_dur(const char *s, void *out)
+{
+    return ms_parse_duration_ns(s, 0, out);
+}
+
+static int parse_u64(const char *s, void *out)
+{
+    return ms_parse_u64(s, out);
+}
+
 int lg_sut_opt_duration_range(lg_sut_opts *o, const char *key, int64_t *lo, int64_t *hi, ms_err *e)
 {
     lg_sut_opt *op = find_opt(o, key);
     if (!op)
         return 0;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", op->value);
-    char *dots = strstr(buf, "..");
-    int bad;
-    if (dots) {
-        *dots = '\0';
-        bad = ms_parse_duration_ns(buf, 0, lo) != 0 || ms_parse_duration_ns(dots + 2, 0, hi) != 0 || *lo > *hi;
-    } else {
-        bad = ms_parse_duration_ns(buf, 0, lo) != 0;
-        *hi = *lo;
-    }
-    if (bad) {
+    if (parse_range(op->value, parse_dur, lo, hi, sizeof *lo) != 0 || *lo > *hi) {
         ms_err_set(e, MS_EUSAGE,
                    "--sut %s: option '%s=%s' is not a duration range (expected e.g. 1ms..3ms with low <= high)",
                    o->sut_name, key, op->value);
@@ -86,18 +102,7 @@ int lg_sut_opt_u64_range(lg_sut_opts *o, const char *key, uint64_t *lo, uint64_t
     lg_sut_opt *op = find_opt(o, key);
     if (!op)
         return 0;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", op->value);
-    char *dots = strstr(buf, "..");
-    int bad;
-    if (dots) {
-        *dots = '\0';
-        bad = ms_parse_u64(buf, lo) != 0 || ms_parse_u64(dots + 2, hi) != 0 || *lo > *hi;
-    } else {
-        bad = ms_parse_u64(buf, lo) != 0;
-        *hi = *lo;
-    }
-    if (bad) {
+    if (parse_range(op->value, parse_u64, lo, hi, sizeof *lo) != 0 || *lo > *hi) {
         ms_err_set(e, MS_EUSAGE, "--sut %s: option '%s=%s' is not a range (expected e.g. 32..256 with low <= high)",
                    o->sut_name, key, op->value);
         return -1;

@@ -4,6 +4,7 @@
  * Payload: the 4-byte sample index. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "loadgen/rng.h"
 #include "loadgen/suts/sut.h"
@@ -11,6 +12,7 @@
 typedef struct latency_sut {
     int64_t lo, hi;
     int64_t tokens;
+    int sync;
     lg_mt19937 rng;
     pthread_mutex_t mu;
     lg_sut_timer *timer;
@@ -32,6 +34,18 @@ static void latency_issue(void *ctx, lg_test *test, const lg_query_sample *s, si
             pthread_mutex_lock(&ls->mu);
             lat = (int64_t)lg_uniform_u64(&ls->rng, (uint64_t)ls->lo, (uint64_t)ls->hi);
             pthread_mutex_unlock(&ls->mu);
+        }
+        if (ls->sync) {
+            /* a synchronous SUT: blocks the issuing thread, then answers inline */
+            struct timespec ts = {lat / 1000000000, lat % 1000000000};
+            while (nanosleep(&ts, &ts) != 0)
+                ;
+            uint32_t payload = (uint32_t)s[i].index;
+            lg_response r = {s[i].id, (uintptr_t)&payload, sizeof payload, ls->tokens};
+            if (ls->tokens)
+                lg_first_token_complete(test, &r, 1);
+            lg_query_samples_complete(test, &r, 1);
+            continue;
         }
         int64_t ft = ls->tokens ? now + lat / 2 : 0;
         if (lg_sut_timer_add(ls->timer, test, s[i].id, s[i].index, ft, now + lat, ls->tokens) != 0) {
@@ -77,6 +91,7 @@ static int latency_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env 
     ls->lo = rf ? fixed : lo;
     ls->hi = rf ? fixed : hi;
     ls->tokens = (int64_t)tokens;
+    ls->sync = lg_sut_opt_flag(o, "sync");
     lg_mt_seed(&ls->rng, seed);
     pthread_mutex_init(&ls->mu, NULL);
     si->priv = ls;
@@ -91,5 +106,6 @@ static int latency_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env 
 LG_SUT_DEFINE(latency, "completes each sample after a fixed or seeded-uniform delay",
               "               fixed=D | uniform=A..B   delay per sample (e.g. 1ms, 1ms..3ms)\n"
               "               seed=N                   seed of the uniform draws (default 1)\n"
-              "               tokens=N                 first token at half the delay, N output tokens\n",
+              "               tokens=N                 first token at half the delay, N output tokens\n"
+              "               sync                     block issue_query for the delay, answer inline\n",
               latency_create)
