@@ -48,7 +48,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: all deps data test unit e2e demo asan valgrind bench install clean help
+.PHONY: all deps data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -143,6 +143,33 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@for b in $(sort $(wildcard tests/bench/bench_*.sh)); do echo "== $$b"; \
 	  MLSUBMIT=$(abspath $(BIN)) bash $$b || exit 1; done
+
+# ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------
+FUZZ_SECONDS ?= 10
+FUZZ         ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+fuzz-build:
+	@command -v clang >/dev/null || { echo "fuzz: clang is not installed"; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SANITIZE="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build-fuzz/libmlsubmit.a
+	@for f in $(FUZZ); do \
+	  clang -std=c11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Isrc -Ibuild-fuzz/gen \
+	    tests/fuzz/fuzz_$$f.c build-fuzz/libmlsubmit.a $(PKG_LIBS) -lm -pthread -o build-fuzz/fuzz_$$f || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@for f in $(FUZZ); do \
+	  mkdir -p build-fuzz/corpus/$$f build-fuzz/crashes/$$f; \
+	  [ -d tests/fuzz/corpus/$$f ] && cp -n tests/fuzz/corpus/$$f/* build-fuzz/corpus/$$f/ 2>/dev/null; \
+	  echo "== fuzz_$$f ($(FUZZ_SECONDS) s)"; \
+	  build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -max_len=1048576 \
+	    -artifact_prefix=build-fuzz/crashes/$$f/ build-fuzz/corpus/$$f 2>&1 | \
+	    grep -E '^(stat::number_of_executed_units|stat::peak_rss|#[0-9]+ *DONE)|ERROR|SUMMARY' ; \
+	  [ $${PIPESTATUS[0]} = 0 ] || exit 1; \
+	done
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

@@ -30,7 +30,10 @@ int main(int argc, char **argv) {
 }
 C
 PK=$(pkg-config --libs sqlite3 libarchive libcrypto libpcre2-8 jansson)
-cc -std=c11 -I"$TMP/prefix/include/mlsubmit" "$TMP/user.c" "$TMP/prefix/lib/libmlsubmit.a" $PK -lm -pthread \
+# under `make asan` the installed library is instrumented: link with the same sanitizers
+SAN=""
+nm "$TMP/prefix/lib/libmlsubmit.a" 2>/dev/null | grep -q __asan_ && SAN="-fsanitize=address,undefined"
+cc $SAN -std=c11 -I"$TMP/prefix/include/mlsubmit" "$TMP/user.c" "$TMP/prefix/lib/libmlsubmit.a" $PK -lm -pthread \
    -o "$TMP/user" 2>"$TMP/cc.err" && ok || { fail "compiling against the installed header"; cat "$TMP/cc.err" >&2; }
 mkdir -p "$TMP/logs"
 expect_exit 0 "$TMP/user" "$TMP/logs"

@@ -170,8 +170,9 @@ static int opts_parse(const char *text, lg_sut_opts *o, ms_err *e)
         }
         for (size_t i = 0; i < o->n; i++)
             if (!strcmp(o->v[i].key, tok)) {
+                ms_err_set(e, MS_EUSAGE, "--sut %s: option '%s' given twice", o->sut_name, tok);
                 free(copy);
-                return ms_err_set(e, MS_EUSAGE, "--sut %s: option '%s' given twice", o->sut_name, tok);
+                return MS_EUSAGE;
             }
         lg_sut_opt *nv = realloc(o->v, (o->n + 1) * sizeof *nv);
         if (!nv) {
