@@ -88,14 +88,10 @@ int ms_ds_build(const char *root, const char *algo, const ms_ds_hash_opts *o, ui
 
 static ms_ds_finding *add_finding(ms_ds_result *r, ms_ds_status st, const char *path, size_t line)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 32;
-        ms_ds_finding *nf = realloc(r->items, cap * sizeof *nf);
-        if (!nf)
-            return NULL;
-        r->items = nf;
-        r->cap = cap;
-    }
+    ms_ds_finding *nf = ms_ds_grow(r->items, &r->cap, r->n, sizeof *nf);
+    if (!nf)
+        return NULL;
+    r->items = nf;
     char *p = strdup(path);
     if (!p)
         return NULL;

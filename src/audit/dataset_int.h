@@ -15,4 +15,8 @@ int ms_ds_json_set_path(json_t *obj, const char *path);
  * 0, or -1 on allocation failure. */
 int ms_ds_escape_name(ms_buf *b, const char *name, size_t len);
 
+/* Makes room for item n of an array of cap items of `size` bytes (doubling, from 32). Returns the
+ * array (moved or not), or NULL on allocation failure with the old array untouched. */
+void *ms_ds_grow(void *items, size_t *cap, size_t n, size_t size);
+
 #endif

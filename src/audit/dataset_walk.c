@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit/dataset_int.h"
 #include "common/buf.h"
 #include "common/strutil.h"
 
@@ -43,14 +44,10 @@ struct walk {
 
 static int add_file(ms_ds_tree *t, const char *path, const struct stat *st)
 {
-    if (t->nfiles == t->capfiles) {
-        size_t cap = t->capfiles ? t->capfiles * 2 : 256;
-        ms_ds_file *nf = realloc(t->files, cap * sizeof *nf);
-        if (!nf)
-            return -1;
-        t->files = nf;
-        t->capfiles = cap;
-    }
+    ms_ds_file *nf = ms_ds_grow(t->files, &t->capfiles, t->nfiles, sizeof *nf);
+    if (!nf)
+        return -1;
+    t->files = nf;
     char *p = strdup(path);
     if (!p)
         return -1;
@@ -68,14 +65,10 @@ static int add_skipped(ms_ds_tree *t, const char *path, ms_ds_skip_kind kind, co
 
 static int add_skipped(ms_ds_tree *t, const char *path, ms_ds_skip_kind kind, const char *fmt, ...)
 {
-    if (t->nskipped == t->capskipped) {
-        size_t cap = t->capskipped ? t->capskipped * 2 : 16;
-        ms_ds_skipped *ns = realloc(t->skipped, cap * sizeof *ns);
-        if (!ns)
-            return -1;
-        t->skipped = ns;
-        t->capskipped = cap;
-    }
+    ms_ds_skipped *ns = ms_ds_grow(t->skipped, &t->capskipped, t->nskipped, sizeof *ns);
+    if (!ns)
+        return -1;
+    t->skipped = ns;
     ms_buf r = MS_BUF_INIT;
     va_list ap;
     va_start(ap, fmt);
@@ -180,17 +173,13 @@ static int walk_dir(struct walk *w, int dfd)
                     bad = add_skipped(t, w->path.data, MS_DS_SKIP_SPECIAL,
                                       "directory already on the path (bind-mount loop), not entered");
                 } else {
-                    if (w->depth == w->cap) {
-                        size_t cap = w->cap ? w->cap * 2 : 32;
-                        struct dir_id *ns = realloc(w->stack, cap * sizeof *ns);
-                        if (!ns) {
-                            close(sfd);
-                            rc = ms_err_oom(w->e);
-                            break;
-                        }
-                        w->stack = ns;
-                        w->cap = cap;
+                    struct dir_id *ns = ms_ds_grow(w->stack, &w->cap, w->depth, sizeof *ns);
+                    if (!ns) {
+                        close(sfd);
+                        rc = ms_err_oom(w->e);
+                        break;
                     }
+                    w->stack = ns;
                     w->stack[w->depth++] = (struct dir_id){(uint64_t)ds.st_dev, (uint64_t)ds.st_ino};
                     rc = walk_dir(w, sfd);
                     w->depth--;
@@ -232,13 +221,12 @@ int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e)
         return ms_err_errno(e, MS_EINPUT, er, "%s: cannot stat", root);
     }
     struct walk w = {.t = t, .path = MS_BUF_INIT, .e = e};
-    w.stack = malloc(32 * sizeof *w.stack);
+    w.stack = ms_ds_grow(NULL, &w.cap, 0, sizeof *w.stack);
     if (!w.stack || ms_buf_reserve(&w.path, 256)) {
         free(w.stack);
         close(fd);
         return ms_err_oom(e);
     }
-    w.cap = 32;
     w.stack[w.depth++] = (struct dir_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
     w.path.data[0] = '\0';
     int rc = walk_dir(&w, fd);
