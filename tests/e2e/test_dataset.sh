@@ -146,6 +146,13 @@ run 2 "$BIN" dataset manifest "$D" --jobs 0
 run 2 "$BIN" dataset manifest
 run 2 "$BIN" dataset verify
 run 2 "$BIN" dataset verify "$T/ours.sha256" --bogus
+# ---- runtime failures: exit 4 -----------------------------------------------------------------
+if [ -w /dev/full ]; then
+    run 4 sh -c '"$1" dataset manifest "$2" >/dev/full' sh "$BIN" "$D"
+    has "$T/err" "write error"
+    run 4 sh -c '"$1" dataset verify "$2" --root "$3" >/dev/full' sh "$BIN" "$T/ours.sha256" "$D"
+fi
+run 4 "$BIN" dataset manifest "$D" -o "$T/no-such-dir/out.sha256"
 run 0 "$BIN" dataset --help
 has "$T/out" "usage: mlsubmit dataset manifest DIR"
 run 0 "$BIN" help dataset
