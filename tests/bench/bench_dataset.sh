@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Benchmark: mlsubmit dataset manifest / verify against coreutils' sha256sum over the same
+# ~2 GB tree (2000 small files of 16-528 KiB, 200 of 1-4 MiB, 4 of 256 MiB), page cache warm.
+# Each command runs BENCH_RUNS times (default 3) and the best quiet time counts, so a neighbour's
+# burst on a shared machine does not decide the ratio. The acceptance target is verify at least
+# 5x faster than sha256sum; it is enforced (exit 1) only where it is attainable: SHA extensions
+# and 2+ CPUs. Environment: MLSUBMIT (binary), BENCH_DATASET_MB (default 2048: scales the file
+# counts), BENCH_RUNS, BENCH_DATASET_MIN_RATIO (default 5), BENCH_VERBOSE=1 (every run with the
+# CPU time others took), TMPDIR (where the data goes).
+set -euo pipefail
+BIN=${MLSUBMIT:?set MLSUBMIT to the mlsubmit binary}
+MB=${BENCH_DATASET_MB:-2048}
+RUNS=${BENCH_RUNS:-3}
+MIN_RATIO=${BENCH_DATASET_MIN_RATIO:-5}
+export MLSUBMIT_NO_PROGRESS=1 LC_ALL=C
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-bench-dataset.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+D=$T/data
+mkdir -p "$D/small" "$D/medium" "$D/large"
+
+# ---- generate the tree (deterministic sizes; content sliced from one random blob) ---------------
+scale() { local n=$(($1 * MB / 2048)); echo $((n < 1 ? 1 : n)); }
+n_small=$(scale 2000) n_medium=$(scale 200) n_large=$(scale 4)
+head -c $((64 << 20)) /dev/urandom >"$T/blob"
+seed=12345
+rnd() { seed=$(((seed * 1103515245 + 12345) % 2147483648)); echo $((seed % $1)); }
+echo "generating $n_small small, $n_medium medium, $n_large large files in $D ..."
+for i in $(seq 1 "$n_small"); do
+    size=$(((16 + $(rnd 513)) * 1024)) off=$(rnd $((60 << 20)))
+    dd if="$T/blob" of="$D/small/s$i.bin" bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$size" status=none
+done
+for i in $(seq 1 "$n_medium"); do
+    size=$(((1 << 20) + $(rnd $((3 << 20))))) off=$(rnd $((60 << 20)))
+    dd if="$T/blob" of="$D/medium/m$i.bin" bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$size" status=none
+done
+for i in $(seq 1 "$n_large"); do
+    for k in 1 2 3 4; do cat "$T/blob"; done >"$D/large/l$i.bin"
+    printf '%08d' "$i" | dd of="$D/large/l$i.bin" bs=1 seek=0 conv=notrunc status=none
+done
+rm "$T/blob"
+files=$(find "$D" -type f | wc -l)
+bytes=$(du -sb "$D" | cut -f1)
+find "$D" -type f -print0 | xargs -0 cat >/dev/null # warm the page cache
+
+# ---- timing helpers ------------------------------------------------------------------------------
+# On a shared machine other processes can take a core in the middle of a run, which hurts a
+# parallel program more than single-threaded sha256sum. Each run therefore also measures the CPU
+# time the whole machine spent (from /proc/stat) against our own (the shell's children, from
+# `times`): a run where others used more than 10% of the machine counts as contended. The best
+# of up to RUNS quiet runs (at most 4*RUNS attempts) is kept; if there were none, the best
+# contended time is reported and the target is not enforced.
+now() { date +%s%N; }
+secs() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e9 }'; }
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+# user+sys of this shell's finished children, in 1/100 s, from a `times` output saved in $1
+# (`times` must run in this shell, not in a command substitution's subshell)
+own_ticks() {
+    awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+                   printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 100 }' "$1"
+}
+best=0
+contended=0
+time_best() { # time_best cmd... : best wall time in ns into $best; $contended 1 if no quiet run
+    local quiet=0 attempts=0 best_any=0
+    best=0
+    while [ "$quiet" -lt "$RUNS" ] && [ "$attempts" -lt $((4 * RUNS)) ]; do
+        attempts=$((attempts + 1))
+        local t0 t1 b0 b1 o0 o1
+        times >"$T/times0"
+        b0=$(busy_ticks)
+        t0=$(now)
+        "$@" >/dev/null
+        t1=$(now)
+        b1=$(busy_ticks)
+        times >"$T/times1"
+        o0=$(own_ticks "$T/times0")
+        o1=$(own_ticks "$T/times1")
+        local d=$((t1 - t0))
+        local foreign=$(((b1 - b0) - (o1 - o0)))
+        local capacity=$((cpus * d / 10000000)) # ticks the machine had during the run
+        if [ "$best_any" -eq 0 ] || [ "$d" -lt "$best_any" ]; then best_any=$d; fi
+        [ -z "${BENCH_VERBOSE:-}" ] || echo "dataset:   run $1: $(secs "$d") s, own $((o1 - o0)) ticks, others $foreign of $capacity" >&2
+        if [ $((foreign * 10)) -le "$capacity" ]; then
+            quiet=$((quiet + 1))
+            if [ "$best" -eq 0 ] || [ "$d" -lt "$best" ]; then best=$d; fi
+        fi
+    done
+    contended=0
+    if [ "$quiet" -eq 0 ]; then
+        best=$best_any
+        contended=1
+    fi
+}
+
+sha256sum_tree() { (cd "$D" && find . -type f -print0 | xargs -0 sha256sum --); }
+verify() {
+    "$BIN" dataset verify "$T/manifest.sha256" --root "$D" | tail -1 | grep -q '^summary: OK:'
+}
+manifest() { "$BIN" dataset manifest "$D" -o "$T/manifest.sha256"; }
+
+cpus=$(nproc)
+time_best sha256sum_tree
+t_sum=$best busy=$contended
+time_best manifest
+t_man=$best busy=$((busy | contended))
+time_best verify
+t_ver=$best busy=$((busy | contended))
+"$BIN" dataset verify "$T/manifest.sha256" --root "$D" | tail -1
+
+shani=no
+grep -qw sha_ni /proc/cpuinfo 2>/dev/null && shani=yes
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)
+ratio_ver=$(awk -v a="$t_sum" -v b="$t_ver" 'BEGIN { printf "%.2f", a / b }')
+ratio_man=$(awk -v a="$t_sum" -v b="$t_man" 'BEGIN { printf "%.2f", a / b }')
+echo "dataset: $files files, $((bytes >> 20)) MiB; CPU: $cpu; $cpus CPUs; SHA extensions: $shani"
+echo "dataset: $(sha256sum --version | head -1); $(openssl version 2>/dev/null || echo 'openssl CLI absent')"
+if [ "$busy" -ne 0 ]; then echo "dataset: best runs (some under contention):"; else echo "dataset: best of $RUNS quiet runs:"; fi
+echo "dataset:   sha256sum                $(secs "$t_sum") s"
+echo "dataset:   mlsubmit dataset manifest $(secs "$t_man") s  (${ratio_man}x)"
+echo "dataset:   mlsubmit dataset verify   $(secs "$t_ver") s  (${ratio_ver}x)"
+if [ "$busy" -ne 0 ]; then
+    echo "dataset: machine busy (other processes took over 10% of the CPUs in every run):"
+    echo "dataset: ratio ${ratio_ver}x measured under contention, the ${MIN_RATIO}x target is not enforced"
+elif [ "$shani" = yes ] && [ "$cpus" -ge 2 ]; then
+    if awk -v r="$ratio_ver" -v m="$MIN_RATIO" 'BEGIN { exit !(r >= m) }'; then
+        echo "dataset: PASS: verify is ${ratio_ver}x sha256sum (target ${MIN_RATIO}x)"
+    else
+        echo "dataset: FAIL: verify is ${ratio_ver}x sha256sum (target ${MIN_RATIO}x)"
+        exit 1
+    fi
+else
+    echo "dataset: the ${MIN_RATIO}x target needs SHA extensions and 2+ CPUs; not enforced here"
+fi
