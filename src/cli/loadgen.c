@@ -1,8 +1,11 @@
 /* mlsubmit loadgen run | check-conf | suts */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -232,6 +235,101 @@ static int cmd_check_conf(int argc, char **argv)
     return problems ? MS_FAIL : MS_OK;
 }
 
+/* ---- supervision: the test runs in a child process; if the SUT crashes it, the parent
+ * finishes the logs written so far and marks them incomplete. ---- */
+
+/* The child's pid, for forwarding SIGTERM/SIGHUP from the signal handler: signal handlers can
+ * only reach it through a static, and it lives in the CLI (the process's main code). */
+static volatile sig_atomic_t supervised_child;
+
+static void forward_signal(int sig)
+{
+    if (supervised_child > 0)
+        kill((pid_t)supervised_child, sig);
+}
+
+static void report_log_file(void *ctx, const char *tmp, const char *final_path)
+{
+    int fd = *(int *)ctx;
+    dprintf(fd, "L\t%s\t%s\n", tmp, final_path);
+}
+
+static int supervise(pid_t child, int rfd, const char *cmd)
+{
+    supervised_child = child;
+    struct sigaction sa, old_int, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN; /* Ctrl-C reaches the child through the terminal */
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = forward_signal;
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    enum { MAXF = 16 };
+    char *tmp[MAXF] = {0}, *fin[MAXF] = {0}, *dump_tmp = NULL;
+    int nf = 0;
+    FILE *in = fdopen(rfd, "r");
+    char line[9000];
+    while (in && fgets(line, sizeof line, in)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *a = strchr(line, '\t');
+        if (!a)
+            continue;
+        *a++ = '\0';
+        if (!strcmp(line, "L") && nf < MAXF) {
+            char *b = strchr(a, '\t');
+            if (!b)
+                continue;
+            *b++ = '\0';
+            tmp[nf] = strdup(a);
+            fin[nf] = strdup(b);
+            nf++;
+        } else if (!strcmp(line, "D")) {
+            free(dump_tmp);
+            dump_tmp = strdup(a);
+        }
+    }
+    if (in)
+        fclose(in);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    supervised_child = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    int rc;
+    if (WIFEXITED(status)) {
+        rc = WEXITSTATUS(status);
+    } else {
+        int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        char reason[160];
+        snprintf(reason, sizeof reason, "the process running the SUT died with signal %d (%s)", sig,
+                 strsignal(sig));
+        fprintf(stderr, "mlsubmit %s: %s\n", cmd, reason);
+        int finished = 0;
+        for (int i = 0; i < nf; i++) {
+            if (access(tmp[i], F_OK) != 0)
+                continue; /* already renamed into place */
+            ms_err e;
+            if (lg_logs_finish_incomplete(tmp[i], fin[i], reason, &e) == MS_OK)
+                finished++;
+            else
+                fprintf(stderr, "mlsubmit %s: %s\n", cmd, e.msg);
+        }
+        if (dump_tmp)
+            unlink(dump_tmp);
+        if (finished)
+            fprintf(stderr, "mlsubmit %s: the logs written so far are in place and marked incomplete\n", cmd);
+        rc = MS_ERUNTIME;
+    }
+    for (int i = 0; i < nf; i++) {
+        free(tmp[i]);
+        free(fin[i]);
+    }
+    free(dump_tmp);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
@@ -334,6 +432,27 @@ static int cmd_run(int argc, char **argv)
                                (unsigned long long)perf, (unsigned long long)total);
     }
 
+    /* Run supervised (MLSUBMIT_NO_SUPERVISE=1 runs in this process). */
+    int log_pipe = -1;
+    const char *nosup = getenv("MLSUBMIT_NO_SUPERVISE");
+    if (!(nosup && *nosup && strcmp(nosup, "0"))) {
+        int pfd[2];
+        if (pipe(pfd) == 0) {
+            fflush(NULL);
+            pid_t child = fork();
+            if (child > 0) {
+                close(pfd[1]);
+                free(sets);
+                return supervise(child, pfd[0], cmd);
+            }
+            close(pfd[0]);
+            if (child == 0)
+                log_pipe = pfd[1];
+            else
+                close(pfd[1]); /* no fork: run here, unsupervised */
+        }
+    }
+
     ms_err e;
     lg_test_settings s;
     lg_settings_default(&s);
@@ -406,6 +525,10 @@ static int cmd_run(int argc, char **argv)
     ro.conf = cs;
     ro.timeout_ns = timeout;
     ro.progress = 1;
+    if (log_pipe >= 0) {
+        ro.on_log_file = report_log_file;
+        ro.on_log_file_ctx = &log_pipe;
+    }
     if (audit) {
         if (!ms_is_regular_file(audit)) {
             lg_sut_destroy(si);
@@ -424,6 +547,8 @@ static int cmd_run(int argc, char **argv)
         }
         setvbuf(dumpf.fp, NULL, _IOFBF, 1 << 20);
         ro.dump_issued = dumpf.fp;
+        if (log_pipe >= 0)
+            dprintf(log_pipe, "D\t%s\n", dumpf.tmp);
     }
     lg_run_result res;
     int r = lg_start_test(lg_sut_instance_sut(si), lg_sut_instance_qsl(si), &s, &ls, &ro, &res, &e);

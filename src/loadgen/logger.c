@@ -1,6 +1,7 @@
 #include "loadgen/logger.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -30,6 +31,8 @@ struct lg_logger {
     size_t n_acc_entries;
     char first_error[512];
     int io_error;
+    int64_t last_flush;        /* detail/summary, under mu */
+    int64_t last_acc_flush;    /* accuracy, under acc_mu */
     char *hexbuf;
     size_t hexcap;
 };
@@ -48,7 +51,7 @@ static void file_name(char *out, size_t n, const lg_log_settings *ls, const char
 }
 
 int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_datetime,
-                   int token_mode, int first_token_scenario, ms_err *e)
+                   int token_mode, int first_token_scenario, const lg_run_options *ro, ms_err *e)
 {
     *out = NULL;
     lg_logger *L = calloc(1, sizeof *L);
@@ -69,6 +72,8 @@ int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_
             return MS_ERUNTIME;
         }
         setvbuf(L->f[i].fp, NULL, _IOFBF, 1 << 20);
+        if (ro && ro->on_log_file)
+            ro->on_log_file(ro->on_log_file_ctx, L->f[i].tmp, L->f[i].path);
     }
     L->origin_mono = ms_now_ns();
     struct timeval tv;
@@ -137,6 +142,11 @@ static void detail_line(lg_logger *L, int64_t t, const char *key, const char *va
     }
     if (is_warning)
         L->n_warnings++;
+    int64_t now = ms_now_ns();
+    if (now - L->last_flush > 10000000) {
+        fflush(fp);
+        L->last_flush = now;
+    }
     pthread_mutex_unlock(&L->mu);
 }
 
@@ -276,6 +286,11 @@ void lg_accuracy_entry(lg_logger *L, uint64_t seq_id, uint64_t qsl_idx, const vo
         fprintf(fp, ", \"token_count\" : %" PRId64, n_tokens);
     }
     fputs(" }", fp);
+    int64_t now = ms_now_ns();
+    if (now - L->last_acc_flush > 10000000) {
+        fflush(fp);
+        L->last_acc_flush = now;
+    }
     pthread_mutex_unlock(&L->acc_mu);
 }
 
@@ -370,4 +385,107 @@ void lg_logger_free(lg_logger *L)
     pthread_mutex_destroy(&L->acc_mu);
     free(L->hexbuf);
     free(L);
+}
+
+/* ---- finishing the logs of a test whose process died (see lg_logs_finish_incomplete) ---- */
+
+/* Offset just after the last occurrence of pat within the file's last 1 MiB, or -1. */
+static off_t find_last(int fd, off_t size, const char *pat)
+{
+    size_t pl = strlen(pat);
+    off_t start = size > (1 << 20) ? size - (1 << 20) : 0;
+    size_t n = (size_t)(size - start);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return -1;
+    ssize_t r = pread(fd, buf, n, start);
+    off_t found = -1;
+    for (ssize_t i = r - (ssize_t)pl; i >= 0; i--)
+        if (!memcmp(buf + i, pat, pl)) {
+            found = start + i + (off_t)pl;
+            break;
+        }
+    free(buf);
+    return found;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+int lg_logs_finish_incomplete(const char *tmp, const char *final_path, const char *reason, ms_err *e)
+{
+    int fd = open(tmp, O_RDWR);
+    if (fd < 0)
+        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot open the unfinished log", tmp);
+    off_t size = lseek(fd, 0, SEEK_END);
+    char tail[2048];
+    int n = 0;
+    const char *base = strrchr(final_path, '/');
+    base = base ? base + 1 : final_path;
+    if (strstr(base, "detail")) {
+        /* drop a partial last line, then an error entry that marks the log incomplete */
+        off_t cut = find_last(fd, size, "\n");
+        if (cut < 0)
+            cut = 0;
+        char last[64] = "0.000000";
+        if (cut > 0) {
+            char buf[4096];
+            off_t from = cut > (off_t)sizeof buf ? cut - (off_t)sizeof buf : 0;
+            ssize_t r = pread(fd, buf, (size_t)(cut - from), from);
+            if (r > 0) {
+                buf[r - 1] = '\0';
+                const char *tm = NULL;
+                for (char *q = buf; (q = strstr(q, "\"time_ms\": ")); q++)
+                    tm = q;
+                if (tm)
+                    sscanf(tm + 11, "%63[0-9.]", last);
+            }
+        }
+        if (ftruncate(fd, cut) != 0) {
+            close(fd);
+            return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot truncate", tmp);
+        }
+        size = cut;
+        n = snprintf(tail, sizeof tail,
+                     ":::MLLOG {\"key\": \"error_runtime\", \"value\": \"Test incomplete: %s. The "
+                     "log ends here.\", \"time_ms\": %s, \"namespace\": \"mlperf::logging\", "
+                     "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, "
+                     "\"is_warning\": false, \"file\": \"mlsubmit/loadgen\", \"line_no\": 0, "
+                     "\"pid\": %d, \"tid\": %d}}\n",
+                     reason, last, (int)getpid(), (int)getpid());
+    } else if (strstr(base, "summary")) {
+        n = snprintf(tail, sizeof tail, "\nTEST INCOMPLETE: %s.\n\n1 ERROR encountered. See detailed log.\n",
+                     reason);
+    } else if (ends_with(base, ".json") && strstr(base, "accuracy")) {
+        /* keep the complete entries and close the array */
+        off_t cut = find_last(fd, size, " }");
+        if (cut < 0)
+            cut = size > 0 ? 1 : 0; /* just "[" */
+        if (ftruncate(fd, cut) != 0) {
+            close(fd);
+            return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot truncate", tmp);
+        }
+        size = cut;
+        n = snprintf(tail, sizeof tail, "%s\n]\n", size == 0 ? "[" : "");
+    } else if (size > 0) {
+        /* trace: keep whole events and close the document */
+        off_t cut = find_last(fd, size, "},\n");
+        if (cut < 0)
+            cut = find_last(fd, size, "[\n");
+        if (cut >= 0 && ftruncate(fd, cut) == 0)
+            size = cut;
+        n = snprintf(tail, sizeof tail, "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\"\n}\n");
+    }
+    if (n > 0 && pwrite(fd, tail, (size_t)n, size) != n) {
+        close(fd);
+        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot write", tmp);
+    }
+    fsync(fd);
+    close(fd);
+    if (rename(tmp, final_path) != 0)
+        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot rename to %s", tmp, final_path);
+    return MS_OK;
 }

@@ -13,7 +13,7 @@
 typedef struct lg_logger lg_logger;
 
 int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_datetime,
-                   int token_mode, int first_token_scenario, ms_err *e);
+                   int token_mode, int first_token_scenario, const lg_run_options *ro, ms_err *e);
 /* Writes the trailers, closes and renames all files. Returns MS_OK or an I/O error. */
 int lg_logger_close(lg_logger *L, ms_err *e);
 void lg_logger_free(lg_logger *L);

@@ -537,6 +537,8 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
     uint64_t k = 0; /* samples assigned so far */
     int rc = 0;
     FILE *dump = t->opts->dump_issued;
+    /* everything logged so far reaches the files before the SUT gets to run */
+    lg_detail_flush(t->L);
     /* precise wake-ups for the Server schedule (default timer slack is 50 us) */
     int old_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
@@ -1354,7 +1356,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
 
     char dt[64];
     test_datetime(dt, sizeof dt);
-    int rc = lg_logger_open(&t->L, log, dt, t->token_mode, t->first_token_scenario, e);
+    int rc = lg_logger_open(&t->L, log, dt, t->token_mode, t->first_token_scenario, opts_in, e);
     if (rc) {
         free(t);
         return rc;

@@ -55,6 +55,20 @@ expect_grep 'outstanding ids: 50 100 150 200' "$TMP/err"
 expect_exit 0 timeout 120 $M loadgen run --scenario Server --total-samples 100 --set min_duration_ms=300 \
    --set server_target_qps=3000 --sut faulty:mode=threads -o "$TMP/g"
 expect_grep '^Result is : VALID' "$TMP/g/mlperf_log_summary.txt"
+# an SUT that crashes the process mid-run: the logs written so far are in place, the detail log
+# ends with an error saying the test is incomplete, the accuracy log is valid JSON, no temp files
+expect_exit 4 timeout 60 $M loadgen run --scenario Offline --mode accuracy --sut faulty:mode=crash,every=150 \
+   --total-samples 200 --performance-samples 200 --set min_duration_ms=0 --dump-issued "$TMP/crash.trace" -o "$TMP/crash"
+expect_grep 'died with signal 11' "$TMP/err"
+expect_grep '"key": "loaded_qsl_set"' "$TMP/crash/mlperf_log_detail.txt"
+tail -1 "$TMP/crash/mlperf_log_detail.txt" > "$TMP/last"
+expect_grep '"key": "error_runtime", "value": "Test incomplete: the process running the SUT died with signal 11' "$TMP/last"
+expect_grep '^1 ERROR encountered' "$TMP/crash/mlperf_log_summary.txt"
+n=$(grep -c '"seq_id"' "$TMP/crash/mlperf_log_accuracy.json")
+[ "$n" -le 149 ] && tail -c 3 "$TMP/crash/mlperf_log_accuracy.json" | grep -q ']' && ok || fail "accuracy log after a crash ($n entries)"
+{ ! have_python || python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/crash/mlperf_log_accuracy.json"; } && ok || fail "accuracy log after a crash is not JSON"
+[ -z "$(ls -A "$TMP/crash" | grep '^\.')" ] && [ ! -e "$TMP/crash.trace" ] && ok || fail "temporary files left after a crash"
+
 # performance_issue_same_index out of range: error_invalid_test_settings
 expect_exit 1 $RUN --sut null --set performance_issue_same=1 --set performance_issue_same_index=500 --performance-samples 16 -o "$TMP/h"
 expect_grep 'error_invalid_test_settings' "$TMP/h/mlperf_log_detail.txt"

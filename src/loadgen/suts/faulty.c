@@ -3,15 +3,17 @@
  *   mode=twice      completes every sample twice
  *   mode=unknown    also completes an id the LoadGen never issued
  *   mode=drop       never answers every Nth sample (every=N, default 10)
- *   mode=threads    answers each query from its own short-lived thread (threads=N at a time)
+ *   mode=threads    answers each query from its own short-lived thread
+ *   mode=crash      answers normally, then crashes the process (SIGSEGV) at the Nth sample
  * Not for measurements. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loadgen/suts/sut.h"
 
-enum fmode { F_NEVER, F_TWICE, F_UNKNOWN, F_DROP, F_THREADS };
+enum fmode { F_NEVER, F_TWICE, F_UNKNOWN, F_DROP, F_THREADS, F_CRASH };
 
 typedef struct faulty_sut {
     enum fmode mode;
@@ -70,6 +72,13 @@ static void faulty_issue(void *ctx, lg_test *test, const lg_query_sample *s, siz
             if (++f->seen % f->every != 0)
                 answer(test, &s[i], 1);
         return;
+    case F_CRASH:
+        for (size_t i = 0; i < n; i++) {
+            if (++f->seen == f->every)
+                raise(SIGSEGV);
+            answer(test, &s[i], 1);
+        }
+        return;
     case F_THREADS: {
         job *j = malloc(sizeof *j);
         lg_query_sample *copy = malloc(n * sizeof *copy);
@@ -102,13 +111,13 @@ static int faulty_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *
 {
     (void)env;
     const char *m = lg_sut_opt_str(o, "mode");
-    static const char *const names[] = {"never", "twice", "unknown", "drop", "threads"};
+    static const char *const names[] = {"never", "twice", "unknown", "drop", "threads", "crash"};
     int mode = -1;
-    for (int i = 0; m && i < 5; i++)
+    for (int i = 0; m && i < 6; i++)
         if (!strcmp(m, names[i]))
             mode = i;
     if (mode < 0)
-        return ms_err_set(e, MS_EUSAGE, "--sut faulty needs mode=never|twice|unknown|drop|threads");
+        return ms_err_set(e, MS_EUSAGE, "--sut faulty needs mode=never|twice|unknown|drop|threads|crash");
     uint64_t every = 10;
     if (lg_sut_opt_u64(o, "every", 1, UINT64_MAX, &every, e) < 0)
         return MS_EUSAGE;
@@ -124,5 +133,5 @@ static int faulty_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *
 }
 
 LG_SUT_DEFINE(faulty, "a broken SUT for testing fault handling (not for measurements)",
-              "               mode=never|twice|unknown|drop|threads  every=N (drop: every Nth sample)\n",
+              "               mode=never|twice|unknown|drop|threads|crash  every=N (drop, crash: the Nth sample)\n",
               faulty_create)
