@@ -10,6 +10,12 @@ trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 PASSES=0
 REPO=$(pwd)
+# make valgrind (or any TEST_WRAP) runs every mlsubmit invocation under the wrapper
+if [ -n "${TEST_WRAP:-}" ]; then
+  printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$TEST_WRAP" "$MLSUBMIT" > "$TMP/mlsubmit-wrapped"
+  chmod +x "$TMP/mlsubmit-wrapped"
+  MLSUBMIT="$TMP/mlsubmit-wrapped"
+fi
 
 ok()   { PASSES=$((PASSES+1)); }
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS+1)); }
