@@ -124,7 +124,8 @@ static int cheat_cache_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_s
     return dg_engine_start(si, &d, env, all ? "cheat-cache (cap=all)" : "cheat-cache", &h, e);
 }
 
-LG_SUT_DEFINE(cheat_cache, "CHEATER: digits SUT answering repeated sample indices from an LRU cache (breaks the no-caching rule; TEST04 must catch it)",
-              "cap=N|all (cache entries, default 64; all = every QSL sample: defeats upstream TEST04, "
-              "caught by the strict unique-index run), plus the digits options: " DG_OPTIONS_HELP,
+LG_SUT_DEFINE(cheat_cache, "CHEATER (caching): digits SUT answering repeated sample indices from an LRU cache",
+              "               breaks: no caching of responses (TEST04 catches cap=N; cap=all needs its unique-index run)\n"
+              "               cap=N|all (64) cache entries; all = every QSL sample (defeats upstream TEST04)\n"
+              "               and the digits options:\n" DG_OPTIONS_HELP,
               cheat_cache_create)

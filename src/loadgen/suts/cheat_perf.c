@@ -72,5 +72,6 @@ static int cheat_perf_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_su
     return MS_OK;
 }
 
-LG_SUT_DEFINE(cheat_perf, "CHEATER: digits SUT that is correct in accuracy mode and answers FF FF FF FF without inference in performance mode (TEST01 must catch it)",
-              "the digits options: " DG_OPTIONS_HELP, cheat_perf_create)
+LG_SUT_DEFINE(cheat_perf, "CHEATER (TEST01): digits SUT, honest in accuracy mode, FF FF FF FF without inference in performance mode",
+              "               breaks: the same inference in performance as in accuracy mode (TEST01 catches it)\n"
+              "               the digits options:\n" DG_OPTIONS_HELP, cheat_perf_create)

@@ -264,8 +264,9 @@ static int cheat_seed_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_su
     return dg_engine_start(si, &d, env, "cheat-seed", &h, e);
 }
 
-LG_SUT_DEFINE(cheat_seed, "CHEATER: digits SUT that predicts the sample order from the official seeds and prefetches; slow with any other seeds (the alternate-seed audit must catch it)",
-              "fetch=DURATION (per-sample fetch time when not prefetched, default 1ms), window=N "
-              "(predicted samples staged ahead, default 256), round=6.0|5.1 (whose official "
-              "sample_index_rng_seed to assume, default 6.0) or seed=N, plus the digits options: " DG_OPTIONS_HELP,
+LG_SUT_DEFINE(cheat_seed, "CHEATER (seeds): digits SUT predicting the sample order of the official seeds to prefetch",
+              "               breaks: no tuning to the official seeds (the alternate-seed audit, TEST05, catches it)\n"
+              "               fetch=D (1ms) per-sample fetch when not prefetched   window=N (256) staged ahead\n"
+              "               round=6.0|5.1 (6.0) whose official sample_index_rng_seed, or seed=N\n"
+              "               and the digits options:\n" DG_OPTIONS_HELP,
               cheat_seed_create)

@@ -10,5 +10,5 @@ static int digits_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_en
     return dg_engine_start(si, &d, env, "digits", NULL, e);
 }
 
-LG_SUT_DEFINE(digits, "digits benchmark: MLP on 8x8 handwritten digits, FP32 or INT8, batching worker pool; brings its own QSL (the 537 validation images)",
+LG_SUT_DEFINE(digits, "digits benchmark: MLP on 8x8 handwritten digits, FP32 (or int8), batching worker pool, own QSL (537 images)",
               DG_OPTIONS_HELP, digits_create)

@@ -18,10 +18,11 @@ typedef struct dg_options {
 } dg_options;
 
 /* Option help shared by every digits SUT. */
-#define DG_OPTIONS_HELP                                                                            \
-    "int8 (INT8 model instead of FP32), workers=N (worker threads, default 2), batch=N (largest "  \
-    "batch a worker takes, default 32), cost=DURATION (emulated extra device time per inferred "   \
-    "sample, e.g. 200us; default 0), data=DIR (default <data dir>/digits), model=FILE"
+#define DG_OPTIONS_HELP                                                                        \
+    "               int8          the INT8 model (post-training quantised) instead of FP32\n"       \
+    "               workers=N (2) worker threads    batch=N (32) largest batch a worker takes\n"  \
+    "               cost=D (0)    emulated extra device time per inferred sample (e.g. 200us)\n"  \
+    "               data=DIR      dataset folder (default: <--data>/digits)   model=FILE weights\n"
 
 /* Parses the options above (marking them used). */
 int dg_parse_options(lg_sut_opts *o, const lg_sut_env *env, dg_options *d, ms_err *e);

@@ -296,7 +296,6 @@ static int tokens_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_en
     return MS_OK;
 }
 
-LG_SUT_DEFINE(tokens, "LLM-style streaming SUT: per sample a first token after ttft, then completion after (n-1) x tpot with n tokens",
-              "ttft=DURATION (default 50ms), tpot=DURATION (default 5ms), len=LO..HI (tokens per sample, "
-              "default 32..256), seed=N (default 1)",
+LG_SUT_DEFINE(tokens, "LLM-style streaming: first token after ttft, then n tokens at tpot each",
+              "               ttft=D (50ms)  tpot=D (5ms)  len=LO..HI (32..256) tokens per sample  seed=N (1)\n",
               tokens_create)
