@@ -42,7 +42,11 @@ int dg_parse_options(lg_sut_opts *o, const lg_sut_env *env, dg_options *d, ms_er
     memset(d, 0, sizeof *d);
     d->workers = 2;
     d->batch = 32;
-    d->int8 = lg_sut_opt_flag(o, "int8");
+    const char *i8 = lg_sut_opt_str(o, "int8");
+    if (i8 && *i8)
+        return ms_err_set(e, MS_EUSAGE, "--sut %s: option 'int8=%s': int8 is a flag and takes no value (write :int8)",
+                          o->sut_name, i8);
+    d->int8 = i8 != NULL;
     if (lg_sut_opt_u64(o, "workers", 1, 256, &d->workers, e) < 0 || lg_sut_opt_u64(o, "batch", 1, 65536, &d->batch, e) < 0 ||
         lg_sut_opt_duration(o, "cost", &d->cost_ns, e) < 0)
         return e ? e->code : MS_EUSAGE;
