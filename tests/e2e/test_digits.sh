@@ -42,7 +42,7 @@ expect_grep '^SUT name : digits \(digits MLP, INT8\)' "$TMP/off-digits-int8/mlpe
 # all four scenarios (submission runs), accuracy met in each
 for sc in SingleStream MultiStream Server; do
   o="$TMP/$sc"
-  expect_exit 0 $RUN --scenario $sc --mode submission --sut digits --set min_duration_ms=50 --set min_query_count=600 \
+  expect_exit 0 $RUN --scenario $sc --mode submission --sut digits --set min_duration_ms=0 --set min_query_count=700 \
      --set single_stream_expected_latency_ns=4000 --set multi_stream_expected_latency_ns=8000 \
      --set server_target_qps=5000 --set server_target_latency_ns=20000000 -o "$o"
   expect_grep '^Result is : VALID' "$o/mlperf_log_summary.txt" "$sc summary"
