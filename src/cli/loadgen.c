@@ -297,14 +297,24 @@ static int supervise(pid_t child, int rfd, const char *cmd)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
+    /* The child normally renames its logs into place; temporaries still there mean it ended
+     * in the middle of the test (killed, crashed, or an exit() inside the SUT). */
+    int unfinished = 0;
+    for (int i = 0; i < nf; i++)
+        if (access(tmp[i], F_OK) == 0)
+            unfinished = 1;
     int rc;
-    if (WIFEXITED(status)) {
+    if (WIFEXITED(status) && !unfinished) {
         rc = WEXITSTATUS(status);
     } else {
-        int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-        char reason[160];
-        snprintf(reason, sizeof reason, "the process running the SUT died with signal %d (%s)", sig,
-                 strsignal(sig));
+        char reason[200];
+        if (WIFSIGNALED(status))
+            snprintf(reason, sizeof reason, "the process running the SUT died with signal %d (%s)",
+                     WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else
+            snprintf(reason, sizeof reason,
+                     "the process running the SUT exited with status %d before the test ended",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         fprintf(stderr, "mlsubmit %s: %s\n", cmd, reason);
         int finished = 0;
         for (int i = 0; i < nf; i++) {
