@@ -11,6 +11,8 @@
 
 #define MLLOG_PREFIX ":::MLLOG"
 #define DEPTH_LIMIT 256
+/* locale-free ASCII digit test (isdigit goes through the ctype table on every call) */
+#define MS_ISDIGIT(c) ((unsigned)((unsigned char)(c) - '0') < 10u)
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -77,18 +79,18 @@ static int scan_number(const char **pp, const char *end, int *is_real)
         *is_real = 1;
         return 0;
     }
-    if (p >= end || !isdigit((unsigned char)*p))
+    if (p >= end || !MS_ISDIGIT(*p))
         return -1;
     if (*p == '0')
         p++;
     else
-        while (p < end && isdigit((unsigned char)*p))
+        while (p < end && MS_ISDIGIT(*p))
             p++;
     if (p < end && *p == '.') {
         p++;
-        if (p >= end || !isdigit((unsigned char)*p))
+        if (p >= end || !MS_ISDIGIT(*p))
             return -1;
-        while (p < end && isdigit((unsigned char)*p))
+        while (p < end && MS_ISDIGIT(*p))
             p++;
         *is_real = 1;
     }
@@ -96,9 +98,9 @@ static int scan_number(const char **pp, const char *end, int *is_real)
         p++;
         if (p < end && (*p == '+' || *p == '-'))
             p++;
-        if (p >= end || !isdigit((unsigned char)*p))
+        if (p >= end || !MS_ISDIGIT(*p))
             return -1;
-        while (p < end && isdigit((unsigned char)*p))
+        while (p < end && MS_ISDIGIT(*p))
             p++;
         *is_real = 1;
     }
@@ -110,6 +112,9 @@ static int classify_int(const char *raw, size_t len)
 {
     /* INT if it fits int64 (negative) or uint64 (non-negative). */
     char tmp[32];
+    size_t digits = len - (raw[0] == '-');
+    if (digits <= 18)  /* fast path: always within 64 bits, no strtoull needed */
+        return MS_JV_INT;
     if (len >= sizeof tmp)
         return MS_JV_BIGINT;
     memcpy(tmp, raw, len);
