@@ -1,0 +1,1111 @@
+#include "common/jschema.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "common/buf.h"
+
+#define MAX_DEPTH 200
+
+struct re_entry {
+    const void *owner;  /* the schema object ("pattern") or the patternProperties object */
+    const char *key;    /* NULL for "pattern", else the patternProperties key */
+    pcre2_code *code;   /* NULL if the pattern does not compile */
+    char *errmsg;
+};
+
+struct id_entry {
+    char *uri;  /* absolute URI (with "#name" for plain-name fragments) */
+    const json_t *node;
+    char *base; /* base URI in effect inside node */
+};
+
+struct ms_jschema {
+    json_t *root;
+    char *name;
+    char *root_base;
+    struct re_entry *res;
+    size_t nres, capres;
+    struct id_entry *ids;
+    size_t nids, capids;
+};
+
+/* ------------------------------------------------------------------ URIs ---- */
+
+static int has_scheme(const char *u)
+{
+    const char *p = u;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+        return 0;
+    while (*p && *p != ':' && *p != '/' && *p != '#' && *p != '?')
+        p++;
+    return *p == ':';
+}
+
+/* Resolves ref against base (RFC 3986, simplified: absolute refs as is, "#frag" appended to
+ * the base without its fragment, "/path" against the authority, else the last segment of the
+ * base path replaced). Result malloc'd. */
+static char *uri_resolve(const char *base, const char *ref)
+{
+    if (has_scheme(ref) || !base || !*base)
+        return strdup(ref);
+    const char *hash = strchr(base, '#');
+    size_t blen = hash ? (size_t)(hash - base) : strlen(base);
+    ms_buf b = MS_BUF_INIT;
+    if (ref[0] == '#' || ref[0] == '\0') {
+        if (ms_buf_append(&b, base, blen) || ms_buf_puts(&b, ref))
+            goto oom;
+    } else if (ref[0] == '/') {
+        const char *auth = strstr(base, "://");
+        const char *path = auth ? strchr(auth + 3, '/') : NULL;
+        size_t keep = path ? (size_t)(path - base) : blen;
+        if (keep > blen)
+            keep = blen;
+        if (ms_buf_append(&b, base, keep) || ms_buf_puts(&b, ref))
+            goto oom;
+    } else {
+        size_t keep = blen;
+        while (keep > 0 && base[keep - 1] != '/')
+            keep--;
+        if (ms_buf_append(&b, base, keep) || ms_buf_puts(&b, ref))
+            goto oom;
+    }
+    if (!b.data && ms_buf_puts(&b, ""))
+        goto oom;
+    return ms_buf_steal(&b);
+oom:
+    ms_buf_free(&b);
+    return NULL;
+}
+
+/* Percent-decodes a URI fragment in place. */
+static void pct_decode(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (p[0] == '%' && p[1] && p[2]) {
+            char hx[3] = {p[1], p[2], 0};
+            char *end;
+            long v = strtol(hx, &end, 16);
+            if (*end == '\0') {
+                *o++ = (char)v;
+                p += 2;
+                continue;
+            }
+        }
+        *o++ = *p;
+    }
+    *o = '\0';
+}
+
+char *ms_json_pointer_append(const char *base, const char *key)
+{
+    ms_buf b = MS_BUF_INIT;
+    if (ms_buf_puts(&b, base ? base : "") || ms_buf_putc(&b, '/'))
+        goto oom;
+    for (const char *p = key; *p; p++) {
+        int rc = *p == '~' ? ms_buf_puts(&b, "~0") : *p == '/' ? ms_buf_puts(&b, "~1")
+                                                              : ms_buf_putc(&b, *p);
+        if (rc)
+            goto oom;
+    }
+    return ms_buf_steal(&b);
+oom:
+    ms_buf_free(&b);
+    return NULL;
+}
+
+/* Follows a JSON pointer (already percent-decoded) from node. */
+static const json_t *pointer_get(const json_t *node, const char *ptr)
+{
+    if (!*ptr)
+        return node;
+    if (*ptr != '/')
+        return NULL;
+    const char *p = ptr + 1;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        char *tok = malloc(n + 1);
+        if (!tok)
+            return NULL;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (p[i] == '~' && i + 1 < n && (p[i + 1] == '0' || p[i + 1] == '1')) {
+                tok[m++] = p[i + 1] == '0' ? '~' : '/';
+                i++;
+            } else {
+                tok[m++] = p[i];
+            }
+        }
+        tok[m] = '\0';
+        if (json_is_object(node)) {
+            node = json_object_get(node, tok);
+        } else if (json_is_array(node)) {
+            char *end;
+            unsigned long idx = strtoul(tok, &end, 10);
+            node = (*tok && *end == '\0') ? json_array_get(node, idx) : NULL;
+        } else {
+            node = NULL;
+        }
+        free(tok);
+        if (!node || !slash)
+            return node;
+        p = slash + 1;
+    }
+}
+
+/* ------------------------------------------------------------ loading ---- */
+
+static int add_re(ms_jschema *s, const void *owner, const char *key, const char *pattern)
+{
+    if (s->nres == s->capres) {
+        size_t nc = s->capres ? s->capres * 2 : 16;
+        struct re_entry *nr = realloc(s->res, nc * sizeof *nr);
+        if (!nr)
+            return -1;
+        s->res = nr;
+        s->capres = nc;
+    }
+    struct re_entry *r = &s->res[s->nres++];
+    memset(r, 0, sizeof *r);
+    r->owner = owner;
+    r->key = key;
+    int errcode;
+    PCRE2_SIZE erroff;
+    r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                            PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
+    if (!r->code) {
+        PCRE2_UCHAR msg[120];
+        pcre2_get_error_message(errcode, msg, sizeof msg);
+        char buf[300];
+        snprintf(buf, sizeof buf, "pattern '%.100s': %s at offset %zu", pattern, (char *)msg,
+                 (size_t)erroff);
+        r->errmsg = strdup(buf);
+        if (!r->errmsg)
+            return -1;
+    }
+    return 0;
+}
+
+static int add_id(ms_jschema *s, const char *uri, const json_t *node, const char *base)
+{
+    if (s->nids == s->capids) {
+        size_t nc = s->capids ? s->capids * 2 : 8;
+        struct id_entry *ni = realloc(s->ids, nc * sizeof *ni);
+        if (!ni)
+            return -1;
+        s->ids = ni;
+        s->capids = nc;
+    }
+    struct id_entry *d = &s->ids[s->nids];
+    d->uri = strdup(uri);
+    d->base = strdup(base);
+    d->node = node;
+    if (!d->uri || !d->base) {
+        free(d->uri);
+        free(d->base);
+        return -1;
+    }
+    s->nids++;
+    return 0;
+}
+
+/* Compiles every "pattern" string and patternProperties key anywhere in the document. */
+static int compile_all(ms_jschema *s, const json_t *node, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return 0;
+    if (json_is_object(node)) {
+        const json_t *pat = json_object_get(node, "pattern");
+        if (json_is_string(pat) && add_re(s, node, NULL, json_string_value(pat)))
+            return -1;
+        const json_t *pp = json_object_get(node, "patternProperties");
+        if (json_is_object(pp)) {
+            const char *k;
+            json_t *v;
+            json_object_foreach((json_t *)pp, k, v)
+                if (add_re(s, pp, k, k))
+                    return -1;
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)node, k, v)
+            if (compile_all(s, v, depth + 1))
+                return -1;
+    } else if (json_is_array(node)) {
+        for (size_t i = 0; i < json_array_size(node); i++)
+            if (compile_all(s, json_array_get(node, i), depth + 1))
+                return -1;
+    }
+    return 0;
+}
+
+/* Registers $id of schema positions (keywords whose values are schemas). */
+static int index_ids(ms_jschema *s, const json_t *node, const char *base, int depth)
+{
+    if (!json_is_object(node) || depth > MAX_DEPTH)
+        return 0;
+    char *mybase = NULL;
+    const json_t *id = json_object_get(node, "$id");
+    if (json_is_string(id) && !json_object_get(node, "$ref")) {
+        mybase = uri_resolve(base, json_string_value(id));
+        if (!mybase)
+            return -1;
+        const char *hash = strchr(mybase, '#');
+        if (hash && hash[1]) {
+            /* plain-name fragment: "#foo" identifies node; the base stays */
+            if (add_id(s, mybase, node, base))
+                goto oom;
+            free(mybase);
+            mybase = strdup(base);
+            if (!mybase)
+                return -1;
+        } else {
+            if (hash)
+                mybase[hash - mybase] = '\0';
+            if (add_id(s, mybase, node, mybase))
+                goto oom;
+        }
+        base = mybase;
+    }
+    static const char *const single[] = {"items", "additionalItems", "additionalProperties",
+                                         "contains", "propertyNames", "not", "if", "then",
+                                         "else"};
+    static const char *const arrays[] = {"items", "allOf", "anyOf", "oneOf"};
+    static const char *const maps[] = {"properties", "patternProperties", "definitions",
+                                       "dependencies"};
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+        if (index_ids(s, json_object_get(node, single[i]), base, depth + 1))
+            goto oom;
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        const json_t *a = json_object_get(node, arrays[i]);
+        for (size_t j = 0; json_is_array(a) && j < json_array_size(a); j++)
+            if (index_ids(s, json_array_get(a, j), base, depth + 1))
+                goto oom;
+    }
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+        const json_t *m = json_object_get(node, maps[i]);
+        const char *k;
+        json_t *v;
+        if (json_is_object(m))
+            json_object_foreach((json_t *)m, k, v)
+                if (index_ids(s, v, base, depth + 1))
+                    goto oom;
+    }
+    free(mybase);
+    return 0;
+oom:
+    free(mybase);
+    return -1;
+}
+
+int ms_jschema_new(ms_jschema **out, json_t *schema, const char *name, ms_err *e)
+{
+    *out = NULL;
+    if (!json_is_object(schema) && !json_is_boolean(schema))
+        return ms_err_set(e, MS_EINPUT, "%s: a schema must be an object or a boolean", name);
+    ms_jschema *s = calloc(1, sizeof *s);
+    if (!s)
+        return ms_err_oom(e);
+    s->root = json_incref(schema);
+    s->name = strdup(name ? name : "<schema>");
+    const json_t *id = json_object_get(schema, "$id");
+    s->root_base = strdup(json_is_string(id) ? json_string_value(id) : "");
+    if (!s->name || !s->root_base)
+        goto oom;
+    char *h = strchr(s->root_base, '#');
+    if (h)
+        *h = '\0';
+    if (add_id(s, s->root_base, schema, s->root_base) || compile_all(s, schema, 0) ||
+        index_ids(s, schema, s->root_base, 0))
+        goto oom;
+    *out = s;
+    return MS_OK;
+oom:
+    ms_jschema_free(s);
+    return ms_err_oom(e);
+}
+
+int ms_jschema_load(ms_jschema **out, const char *path, ms_err *e)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_DECODE_ANY, &je);
+    if (!j)
+        return ms_err_set(e, MS_EINPUT, "%s:%d:%d: invalid JSON schema: %s", path, je.line,
+                          je.column, je.text);
+    int rc = ms_jschema_new(out, j, path, e);
+    json_decref(j);
+    return rc;
+}
+
+void ms_jschema_free(ms_jschema *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nres; i++) {
+        if (s->res[i].code)
+            pcre2_code_free(s->res[i].code);
+        free(s->res[i].errmsg);
+    }
+    for (size_t i = 0; i < s->nids; i++) {
+        free(s->ids[i].uri);
+        free(s->ids[i].base);
+    }
+    free(s->res);
+    free(s->ids);
+    json_decref(s->root);
+    free(s->name);
+    free(s->root_base);
+    free(s);
+}
+
+void ms_jschema_errors_free(ms_jschema_errors *errs)
+{
+    for (size_t i = 0; i < errs->n; i++) {
+        free(errs->v[i].pointer);
+        free(errs->v[i].keyword);
+        free(errs->v[i].message);
+    }
+    free(errs->v);
+    memset(errs, 0, sizeof *errs);
+}
+
+/* ---------------------------------------------------------- validation ---- */
+
+typedef struct vctx {
+    const ms_jschema *s;
+    ms_jschema_errors *errs;
+    size_t max;
+    int collect;
+    int oom;
+    ms_err *e;
+} vctx;
+
+static void add_err(vctx *c, const char *ptr, const char *kw, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add_err(vctx *c, const char *ptr, const char *kw, const char *fmt, ...)
+{
+    if (!c->collect || !c->errs || (c->max && c->errs->n >= c->max))
+        return;
+    ms_jschema_errors *v = c->errs;
+    if (v->n == v->cap) {
+        size_t nc = v->cap ? v->cap * 2 : 8;
+        ms_jschema_error *nv = realloc(v->v, nc * sizeof *nv);
+        if (!nv) {
+            c->oom = 1;
+            return;
+        }
+        v->v = nv;
+        v->cap = nc;
+    }
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ms_jschema_error *er = &v->v[v->n];
+    er->pointer = strdup(ptr);
+    er->keyword = strdup(kw);
+    er->message = strdup(msg);
+    if (!er->pointer || !er->keyword || !er->message) {
+        free(er->pointer);
+        free(er->keyword);
+        free(er->message);
+        c->oom = 1;
+        return;
+    }
+    v->n++;
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "object";
+    case JSON_ARRAY: return "array";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER: return "integer";
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+static int is_integral(const json_t *v)
+{
+    if (json_is_integer(v))
+        return 1;
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        return isfinite(d) && d == floor(d);
+    }
+    return 0;
+}
+
+static int type_matches(const json_t *v, const char *t)
+{
+    if (!strcmp(t, "integer"))
+        return is_integral(v);
+    if (!strcmp(t, "number"))
+        return json_is_number(v);
+    return !strcmp(t, type_name(v)) ||
+           (!strcmp(t, "boolean") && json_is_boolean(v));
+}
+
+/* Equality of JSON values with numbers compared by value (1 == 1.0). */
+static int jequal(const json_t *a, const json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b)) {
+        if (json_is_integer(a) && json_is_integer(b))
+            return json_integer_value(a) == json_integer_value(b);
+        return json_number_value(a) == json_number_value(b);
+    }
+    if (json_typeof(a) != json_typeof(b))
+        return 0;
+    if (json_is_array(a)) {
+        if (json_array_size(a) != json_array_size(b))
+            return 0;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!jequal(json_array_get(a, i), json_array_get(b, i)))
+                return 0;
+        return 1;
+    }
+    if (json_is_object(a)) {
+        if (json_object_size(a) != json_object_size(b))
+            return 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)a, k, v) {
+            const json_t *w = json_object_get(b, k);
+            if (!w || !jequal(v, w))
+                return 0;
+        }
+        return 1;
+    }
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
+static size_t utf8_len(const char *s, size_t n)
+{
+    size_t cps = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            cps++;
+    return cps;
+}
+
+static const struct re_entry *find_re(const ms_jschema *s, const void *owner, const char *key)
+{
+    for (size_t i = 0; i < s->nres; i++) {
+        const struct re_entry *r = &s->res[i];
+        if (r->owner == owner && ((!key && !r->key) || (key && r->key && !strcmp(key, r->key))))
+            return r;
+    }
+    return NULL;
+}
+
+/* 1 match, 0 no match, -1 error (unusable pattern or matching failure). */
+static int re_search(vctx *c, const struct re_entry *r, const char *subj, size_t n)
+{
+    if (!r || !r->code) {
+        if (r && r->errmsg)
+            ms_err_set(c->e, MS_EINPUT, "%s: %s", c->s->name, r->errmsg);
+        return -1;
+    }
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->code, NULL);
+    if (!md) {
+        c->oom = 1;
+        return -1;
+    }
+    int rc = pcre2_match(r->code, (PCRE2_SPTR)subj, n, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    if (rc == PCRE2_ERROR_NOMATCH)
+        return 0;
+    if (rc < 0) {
+        ms_err_set(c->e, MS_EINPUT, "%s: regular expression failed on the input (%d)",
+                   c->s->name, rc);
+        return -1;
+    }
+    return 1;
+}
+
+static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+                    const char *base, int depth);
+
+/* Validates without recording errors (for anyOf/oneOf/not/if/contains probes). */
+static int probe(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+                 const char *base, int depth)
+{
+    int saved = c->collect;
+    c->collect = 0;
+    int r = validate(c, sch, inst, ptr, base, depth);
+    c->collect = saved;
+    return r;
+}
+
+static const json_t *resolve_ref(vctx *c, const char *ref, const char *base, char **newbase)
+{
+    char *abs = uri_resolve(base, ref);
+    if (!abs) {
+        c->oom = 1;
+        return NULL;
+    }
+    char *hash = strchr(abs, '#');
+    char *frag = NULL;
+    if (hash) {
+        *hash = '\0';
+        frag = hash + 1;
+    }
+    const json_t *doc = NULL;
+    const char *docbase = NULL;
+    for (size_t i = 0; i < c->s->nids; i++)
+        if (!strcmp(c->s->ids[i].uri, abs)) {
+            doc = c->s->ids[i].node;
+            docbase = c->s->ids[i].base;
+            break;
+        }
+    const json_t *target = NULL;
+    if (doc && (!frag || !*frag)) {
+        target = doc;
+    } else if (doc && frag[0] == '/') {
+        pct_decode(frag);
+        target = pointer_get(doc, frag);
+    } else if (frag && *frag) {
+        /* plain-name fragment declared with "$id": "#name" */
+        size_t need = strlen(abs) + strlen(frag) + 2;
+        char *full = malloc(need);
+        if (!full) {
+            free(abs);
+            c->oom = 1;
+            return NULL;
+        }
+        snprintf(full, need, "%s#%s", abs, frag);
+        for (size_t i = 0; i < c->s->nids; i++)
+            if (!strcmp(c->s->ids[i].uri, full)) {
+                target = c->s->ids[i].node;
+                docbase = c->s->ids[i].base;
+                break;
+            }
+        free(full);
+    }
+    *newbase = target ? strdup(docbase ? docbase : abs) : NULL;
+    free(abs);
+    if (target && !*newbase) {
+        c->oom = 1;
+        return NULL;
+    }
+    return target;
+}
+
+static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
+{
+    int ok = 1;
+    double x = json_number_value(inst);
+    const json_t *k;
+    const json_t *exmin = json_object_get(sch, "exclusiveMinimum");
+    const json_t *exmax = json_object_get(sch, "exclusiveMaximum");
+    if ((k = json_object_get(sch, "minimum")) && json_is_number(k)) {
+        double m = json_number_value(k);
+        int excl = json_is_true(exmin);  /* draft-04 boolean form */
+        if (excl ? !(x > m) : !(x >= m)) {
+            add_err(c, ptr, "minimum", "%.17g is less than the minimum %s%.17g", x,
+                    excl ? "(exclusive) " : "", m);
+            ok = 0;
+        }
+    }
+    if ((k = json_object_get(sch, "maximum")) && json_is_number(k)) {
+        double m = json_number_value(k);
+        int excl = json_is_true(exmax);
+        if (excl ? !(x < m) : !(x <= m)) {
+            add_err(c, ptr, "maximum", "%.17g is greater than the maximum %s%.17g", x,
+                    excl ? "(exclusive) " : "", m);
+            ok = 0;
+        }
+    }
+    if (json_is_number(exmin) && !(x > json_number_value(exmin))) {
+        add_err(c, ptr, "exclusiveMinimum", "%.17g must be greater than %.17g", x,
+                json_number_value(exmin));
+        ok = 0;
+    }
+    if (json_is_number(exmax) && !(x < json_number_value(exmax))) {
+        add_err(c, ptr, "exclusiveMaximum", "%.17g must be less than %.17g", x,
+                json_number_value(exmax));
+        ok = 0;
+    }
+    if ((k = json_object_get(sch, "multipleOf")) && json_is_number(k)) {
+        int mult;
+        if (json_is_integer(k) && json_is_integer(inst) && json_integer_value(k) != 0)
+            mult = json_integer_value(inst) % json_integer_value(k) == 0;
+        else {
+            double q = x / json_number_value(k);
+            mult = isfinite(q) && q == floor(q);
+        }
+        if (!mult) {
+            add_err(c, ptr, "multipleOf", "%.17g is not a multiple of %.17g", x,
+                    json_number_value(k));
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int kw_string(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
+{
+    int ok = 1;
+    const char *s = json_string_value(inst);
+    size_t n = json_string_length(inst);
+    size_t cps = utf8_len(s, n);
+    const json_t *k;
+    if ((k = json_object_get(sch, "minLength")) && json_is_number(k) &&
+        (double)cps < json_number_value(k)) {
+        add_err(c, ptr, "minLength", "length %zu is less than minLength %.0f", cps,
+                json_number_value(k));
+        ok = 0;
+    }
+    if ((k = json_object_get(sch, "maxLength")) && json_is_number(k) &&
+        (double)cps > json_number_value(k)) {
+        add_err(c, ptr, "maxLength", "length %zu is more than maxLength %.0f", cps,
+                json_number_value(k));
+        ok = 0;
+    }
+    if ((k = json_object_get(sch, "pattern")) && json_is_string(k)) {
+        int m = re_search(c, find_re(c->s, sch, NULL), s, n);
+        if (m < 0)
+            return -1;
+        if (!m) {
+            add_err(c, ptr, "pattern", "'%.200s' does not match the pattern '%.200s'", s,
+                    json_string_value(k));
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+                    const char *base, int depth)
+{
+    int ok = 1;
+    size_t n = json_array_size(inst);
+    const json_t *k;
+    if ((k = json_object_get(sch, "minItems")) && json_is_number(k) &&
+        (double)n < json_number_value(k)) {
+        add_err(c, ptr, "minItems", "%zu items, at least %.0f expected", n, json_number_value(k));
+        ok = 0;
+    }
+    if ((k = json_object_get(sch, "maxItems")) && json_is_number(k) &&
+        (double)n > json_number_value(k)) {
+        add_err(c, ptr, "maxItems", "%zu items, at most %.0f allowed", n, json_number_value(k));
+        ok = 0;
+    }
+    if (json_is_true(json_object_get(sch, "uniqueItems"))) {
+        for (size_t i = 0; i < n && ok != -1; i++)
+            for (size_t j = i + 1; j < n; j++)
+                if (jequal(json_array_get(inst, i), json_array_get(inst, j))) {
+                    add_err(c, ptr, "uniqueItems", "items %zu and %zu are equal", i, j);
+                    ok = 0;
+                    i = n;
+                    break;
+                }
+    }
+    const json_t *items = json_object_get(sch, "items");
+    size_t covered = 0;
+    if (items) {
+        if (json_is_array(items)) {
+            covered = json_array_size(items);
+            for (size_t i = 0; i < n && i < covered; i++) {
+                char idx[32];
+                snprintf(idx, sizeof idx, "%zu", i);
+                char *p = ms_json_pointer_append(ptr, idx);
+                if (!p)
+                    return c->oom = 1, -1;
+                int r = validate(c, json_array_get(items, i), json_array_get(inst, i), p, base,
+                                 depth + 1);
+                free(p);
+                if (r < 0)
+                    return -1;
+                if (!r) {
+                    ok = 0;
+                    if (!c->collect)
+                        return 0;
+                }
+            }
+        } else {
+            covered = n;
+            for (size_t i = 0; i < n; i++) {
+                char idx[32];
+                snprintf(idx, sizeof idx, "%zu", i);
+                char *p = ms_json_pointer_append(ptr, idx);
+                if (!p)
+                    return c->oom = 1, -1;
+                int r = validate(c, items, json_array_get(inst, i), p, base, depth + 1);
+                free(p);
+                if (r < 0)
+                    return -1;
+                if (!r) {
+                    ok = 0;
+                    if (!c->collect)
+                        return 0;
+                }
+            }
+        }
+    }
+    const json_t *addl = json_object_get(sch, "additionalItems");
+    if (addl && json_is_array(items)) {
+        for (size_t i = covered; i < n; i++) {
+            char idx[32];
+            snprintf(idx, sizeof idx, "%zu", i);
+            char *p = ms_json_pointer_append(ptr, idx);
+            if (!p)
+                return c->oom = 1, -1;
+            int r = validate(c, addl, json_array_get(inst, i), p, base, depth + 1);
+            free(p);
+            if (r < 0)
+                return -1;
+            if (!r) {
+                ok = 0;
+                if (!c->collect)
+                    return 0;
+            }
+        }
+    }
+    const json_t *contains = json_object_get(sch, "contains");
+    if (contains) {
+        int found = 0;
+        for (size_t i = 0; i < n && !found; i++) {
+            int r = probe(c, contains, json_array_get(inst, i), ptr, base, depth + 1);
+            if (r < 0)
+                return -1;
+            found = r;
+        }
+        if (!found) {
+            add_err(c, ptr, "contains", "no item matches the 'contains' schema");
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+                     const char *base, int depth)
+{
+    int ok = 1;
+    size_t n = json_object_size(inst);
+    const json_t *k;
+    if ((k = json_object_get(sch, "minProperties")) && json_is_number(k) &&
+        (double)n < json_number_value(k)) {
+        add_err(c, ptr, "minProperties", "%zu properties, at least %.0f expected", n,
+                json_number_value(k));
+        ok = 0;
+    }
+    if ((k = json_object_get(sch, "maxProperties")) && json_is_number(k) &&
+        (double)n > json_number_value(k)) {
+        add_err(c, ptr, "maxProperties", "%zu properties, at most %.0f allowed", n,
+                json_number_value(k));
+        ok = 0;
+    }
+    const json_t *req = json_object_get(sch, "required");
+    for (size_t i = 0; json_is_array(req) && i < json_array_size(req); i++) {
+        const char *name = json_string_value(json_array_get(req, i));
+        if (name && !json_object_get(inst, name)) {
+            add_err(c, ptr, "required", "required property '%s' is missing", name);
+            ok = 0;
+            if (!c->collect)
+                return 0;
+        }
+    }
+    const json_t *props = json_object_get(sch, "properties");
+    const json_t *pprops = json_object_get(sch, "patternProperties");
+    const json_t *addl = json_object_get(sch, "additionalProperties");
+    const json_t *pnames = json_object_get(sch, "propertyNames");
+    const json_t *deps = json_object_get(sch, "dependencies");
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)inst, key, val) {
+        char *p = ms_json_pointer_append(ptr, key);
+        if (!p)
+            return c->oom = 1, -1;
+        int matched = 0, r;
+        const json_t *ps = json_is_object(props) ? json_object_get(props, key) : NULL;
+        if (ps) {
+            matched = 1;
+            r = validate(c, ps, val, p, base, depth + 1);
+            if (r < 0)
+                goto fail;
+            if (!r)
+                ok = 0;
+        }
+        if (json_is_object(pprops)) {
+            const char *pk;
+            json_t *pv;
+            json_object_foreach((json_t *)pprops, pk, pv) {
+                int m = re_search(c, find_re(c->s, pprops, pk), key, strlen(key));
+                if (m < 0)
+                    goto fail;
+                if (m) {
+                    matched = 1;
+                    r = validate(c, pv, val, p, base, depth + 1);
+                    if (r < 0)
+                        goto fail;
+                    if (!r)
+                        ok = 0;
+                }
+            }
+        }
+        if (!matched && addl) {
+            if (json_is_false(addl)) {
+                add_err(c, p, "additionalProperties", "property '%s' is not allowed", key);
+                ok = 0;
+            } else {
+                r = validate(c, addl, val, p, base, depth + 1);
+                if (r < 0)
+                    goto fail;
+                if (!r)
+                    ok = 0;
+            }
+        }
+        if (pnames) {
+            json_t *ks = json_string(key);
+            if (!ks) {
+                free(p);
+                return c->oom = 1, -1;
+            }
+            r = validate(c, pnames, ks, p, base, depth + 1);
+            json_decref(ks);
+            if (r < 0)
+                goto fail;
+            if (!r)
+                ok = 0;
+        }
+        const json_t *dep = json_is_object(deps) ? json_object_get(deps, key) : NULL;
+        if (dep) {
+            if (json_is_array(dep)) {
+                for (size_t i = 0; i < json_array_size(dep); i++) {
+                    const char *need = json_string_value(json_array_get(dep, i));
+                    if (need && !json_object_get(inst, need)) {
+                        add_err(c, ptr, "dependencies", "property '%s' requires property '%s'",
+                                key, need);
+                        ok = 0;
+                    }
+                }
+            } else {
+                r = validate(c, dep, inst, ptr, base, depth + 1);
+                if (r < 0)
+                    goto fail;
+                if (!r)
+                    ok = 0;
+            }
+        }
+        free(p);
+        if (!ok && !c->collect)
+            return 0;
+        continue;
+    fail:
+        free(p);
+        return -1;
+    }
+    return ok;
+}
+
+static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+                    const char *base, int depth)
+{
+    if (c->oom)
+        return -1;
+    if (depth > MAX_DEPTH) {
+        ms_err_set(c->e, MS_EINPUT, "%s: schema recursion deeper than %d levels", c->s->name,
+                   MAX_DEPTH);
+        return -1;
+    }
+    if (json_is_true(sch))
+        return 1;
+    if (json_is_false(sch)) {
+        add_err(c, ptr, "false", "no value is allowed here");
+        return 0;
+    }
+    if (!json_is_object(sch))
+        return 1;
+
+    const json_t *ref = json_object_get(sch, "$ref");
+    if (json_is_string(ref)) {
+        char *nb = NULL;
+        const json_t *target = resolve_ref(c, json_string_value(ref), base, &nb);
+        if (!target) {
+            if (!c->oom)
+                ms_err_set(c->e, MS_EINPUT, "%s: $ref '%s' cannot be resolved", c->s->name,
+                           json_string_value(ref));
+            return -1;
+        }
+        int r = validate(c, target, inst, ptr, nb, depth + 1);
+        free(nb);
+        return r;
+    }
+    char *mybase = NULL;
+    const json_t *id = json_object_get(sch, "$id");
+    if (json_is_string(id) && json_string_value(id)[0] != '#') {
+        mybase = uri_resolve(base, json_string_value(id));
+        if (!mybase)
+            return c->oom = 1, -1;
+        char *h = strchr(mybase, '#');
+        if (h)
+            *h = '\0';
+        base = mybase;
+    }
+    int ok = 1, r;
+    const json_t *k;
+
+    if ((k = json_object_get(sch, "type"))) {
+        int tm = 0;
+        if (json_is_string(k))
+            tm = type_matches(inst, json_string_value(k));
+        else if (json_is_array(k))
+            for (size_t i = 0; i < json_array_size(k) && !tm; i++) {
+                const char *t = json_string_value(json_array_get(k, i));
+                tm = t && type_matches(inst, t);
+            }
+        else
+            tm = 1;
+        if (!tm) {
+            char want[160] = "";
+            if (json_is_string(k))
+                snprintf(want, sizeof want, "%s", json_string_value(k));
+            else
+                for (size_t i = 0; i < json_array_size(k); i++) {
+                    const char *t = json_string_value(json_array_get(k, i));
+                    size_t l = strlen(want);
+                    snprintf(want + l, sizeof want - l, "%s%s", i ? " or " : "", t ? t : "?");
+                }
+            add_err(c, ptr, "type", "expected %s, found %s", want, type_name(inst));
+            ok = 0;
+            goto done;  /* the other keywords would only repeat the type mismatch */
+        }
+    }
+    if ((k = json_object_get(sch, "enum")) && json_is_array(k)) {
+        int found = 0;
+        for (size_t i = 0; i < json_array_size(k) && !found; i++)
+            found = jequal(json_array_get(k, i), inst);
+        if (!found) {
+            char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
+            add_err(c, ptr, "enum", "value is not one of %.300s", txt ? txt : "the enum");
+            free(txt);
+            ok = 0;
+        }
+    }
+    if ((k = json_object_get(sch, "const")) && !jequal(k, inst)) {
+        char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
+        add_err(c, ptr, "const", "value must be %.300s", txt ? txt : "the constant");
+        free(txt);
+        ok = 0;
+    }
+    if (!ok && !c->collect)
+        goto done;
+    if (json_is_number(inst) && !kw_number(c, sch, inst, ptr))
+        ok = 0;
+    if (json_is_string(inst)) {
+        r = kw_string(c, sch, inst, ptr);
+        if (r < 0)
+            goto internal;
+        if (!r)
+            ok = 0;
+    }
+    if (json_is_array(inst)) {
+        r = kw_array(c, sch, inst, ptr, base, depth);
+        if (r < 0)
+            goto internal;
+        if (!r)
+            ok = 0;
+    }
+    if (json_is_object(inst)) {
+        r = kw_object(c, sch, inst, ptr, base, depth);
+        if (r < 0)
+            goto internal;
+        if (!r)
+            ok = 0;
+    }
+    if (!ok && !c->collect)
+        goto done;
+    if ((k = json_object_get(sch, "allOf")) && json_is_array(k)) {
+        for (size_t i = 0; i < json_array_size(k); i++) {
+            r = validate(c, json_array_get(k, i), inst, ptr, base, depth + 1);
+            if (r < 0)
+                goto internal;
+            if (!r)
+                ok = 0;
+        }
+    }
+    if ((k = json_object_get(sch, "anyOf")) && json_is_array(k)) {
+        int any = 0;
+        for (size_t i = 0; i < json_array_size(k) && !any; i++) {
+            r = probe(c, json_array_get(k, i), inst, ptr, base, depth + 1);
+            if (r < 0)
+                goto internal;
+            any = r;
+        }
+        if (!any) {
+            add_err(c, ptr, "anyOf", "value matches none of the anyOf alternatives");
+            ok = 0;
+        }
+    }
+    if ((k = json_object_get(sch, "oneOf")) && json_is_array(k)) {
+        int count = 0;
+        for (size_t i = 0; i < json_array_size(k); i++) {
+            r = probe(c, json_array_get(k, i), inst, ptr, base, depth + 1);
+            if (r < 0)
+                goto internal;
+            count += r;
+        }
+        if (count != 1) {
+            add_err(c, ptr, "oneOf", "value matches %d of the oneOf alternatives, exactly 1 expected",
+                    count);
+            ok = 0;
+        }
+    }
+    if ((k = json_object_get(sch, "not"))) {
+        r = probe(c, k, inst, ptr, base, depth + 1);
+        if (r < 0)
+            goto internal;
+        if (r) {
+            add_err(c, ptr, "not", "value matches the schema it must not match");
+            ok = 0;
+        }
+    }
+    if ((k = json_object_get(sch, "if"))) {
+        r = probe(c, k, inst, ptr, base, depth + 1);
+        if (r < 0)
+            goto internal;
+        const json_t *branch = json_object_get(sch, r ? "then" : "else");
+        if (branch) {
+            r = validate(c, branch, inst, ptr, base, depth + 1);
+            if (r < 0)
+                goto internal;
+            if (!r)
+                ok = 0;
+        }
+    }
+done:
+    free(mybase);
+    return c->oom ? -1 : ok;
+internal:
+    free(mybase);
+    return -1;
+}
+
+int ms_jschema_validate(const ms_jschema *s, const json_t *instance, ms_jschema_errors *errs,
+                        size_t max_errors, ms_err *e)
+{
+    vctx c = {s, errs, max_errors, errs != NULL, 0, e};
+    int r = validate(&c, s->root, instance, "", s->root_base, 0);
+    if (c.oom) {
+        ms_err_oom(e);
+        return -1;
+    }
+    return r;
+}

@@ -1,0 +1,203 @@
+#include "common/pytext.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ms_lines_init(ms_lines *it, const char *text, size_t len)
+{
+    it->p = text;
+    it->end = text + len;
+    it->line_no = 0;
+}
+
+int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl)
+{
+    if (it->p >= it->end)
+        return 0;
+    const char *s = it->p, *q = s;
+    while (q < it->end && *q != '\n' && *q != '\r')
+        q++;
+    *line = s;
+    *len = (size_t)(q - s);
+    *had_nl = q < it->end;
+    if (q < it->end) {
+        if (*q == '\r' && q + 1 < it->end && q[1] == '\n')
+            q++;
+        q++;
+    }
+    it->p = q;
+    it->line_no++;
+    return 1;
+}
+
+int ms_utf8_valid(const char *s, size_t n, size_t *bad_off)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        /* fast path: 8 ASCII bytes at a time */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (w & 0x8080808080808080ULL)
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
+        unsigned c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        unsigned min;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            min = 0x80;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            min = 0x800;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            min = 0x10000;
+        } else {
+            goto bad;
+        }
+        if (i + len > n)
+            goto bad;
+        unsigned v = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                goto bad;
+            v = (v << 6) | (p[i + k] & 0x3F);
+        }
+        if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
+            goto bad;
+        i += len;
+        continue;
+    bad:
+        if (bad_off)
+            *bad_off = i;
+        return 0;
+    }
+    return 1;
+}
+
+static int py_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+           c == '\x1c' || c == '\x1d' || c == '\x1e' || c == '\x1f';
+}
+
+const char *ms_py_strip(const char *s, size_t *n)
+{
+    size_t len = *n;
+    while (len && py_ws(*s)) {
+        s++;
+        len--;
+    }
+    while (len && py_ws(s[len - 1]))
+        len--;
+    *n = len;
+    return s;
+}
+
+int ms_pyre_compile(ms_pyre *re, const char *pattern, ms_err *e)
+{
+    memset(re, 0, sizeof *re);
+    size_t n = strlen(pattern);
+    char *pat = malloc(n + 1);
+    if (!pat)
+        return ms_err_oom(e);
+    /* \Z in Python is PCRE's \z (end of subject only); copy escapes pairwise so "\\Z" stays */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pattern[i] == '\\' && i + 1 < n) {
+            pat[m++] = '\\';
+            pat[m++] = pattern[i + 1] == 'Z' ? 'z' : pattern[i + 1];
+            i++;
+        } else {
+            pat[m++] = pattern[i];
+        }
+    }
+    pat[m] = '\0';
+    int errcode;
+    PCRE2_SIZE erroff;
+    re->code = pcre2_compile((PCRE2_SPTR)pat, m, PCRE2_ANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
+                             &errcode, &erroff, NULL);
+    free(pat);
+    if (!re->code) {
+        PCRE2_UCHAR msg[160];
+        pcre2_get_error_message(errcode, msg, sizeof msg);
+        return ms_err_set(e, MS_EINPUT, "regular expression '%s': %s at offset %zu", pattern,
+                          (char *)msg, (size_t)erroff);
+    }
+    re->pattern = strdup(pattern);
+    if (!re->pattern) {
+        ms_pyre_free(re);
+        return ms_err_oom(e);
+    }
+    return MS_OK;
+}
+
+void ms_pyre_free(ms_pyre *re)
+{
+    if (re->code)
+        pcre2_code_free(re->code);
+    free(re->pattern);
+    memset(re, 0, sizeof *re);
+}
+
+int ms_pyre_match(const ms_pyre *re, const char *subject, size_t n, const char **g1,
+                  size_t *g1len, ms_err *e)
+{
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
+    if (!md)
+        return ms_err_oom(e), -1;
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, n, 0, 0, md, NULL);
+    int ret;
+    if (rc == PCRE2_ERROR_NOMATCH) {
+        ret = 0;
+    } else if (rc < 0) {
+        PCRE2_UCHAR msg[160];
+        pcre2_get_error_message(rc, msg, sizeof msg);
+        ms_err_set(e, MS_EINPUT, "matching '%s': %s", re->pattern, (char *)msg);
+        ret = -1;
+    } else {
+        ret = 1;
+        if (g1) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            if (rc >= 2 && ov[2] != PCRE2_UNSET) {
+                *g1 = subject + ov[2];
+                *g1len = ov[3] - ov[2];
+            } else {
+                *g1 = NULL;
+                *g1len = 0;
+            }
+        }
+    }
+    pcre2_match_data_free(md);
+    return ret;
+}
+
+int ms_pyre_match_line(const ms_pyre *re, const char *line, size_t len, int had_nl,
+                       char **scratch, size_t *scratch_cap, const char **g1, size_t *g1len,
+                       ms_err *e)
+{
+    if (len + 2 > *scratch_cap) {
+        size_t nc = len + 64;
+        char *nb = realloc(*scratch, nc);
+        if (!nb)
+            return ms_err_oom(e), -1;
+        *scratch = nb;
+        *scratch_cap = nc;
+    }
+    memcpy(*scratch, line, len);
+    size_t n = len;
+    if (had_nl)
+        (*scratch)[n++] = '\n';
+    (*scratch)[n] = '\0';
+    return ms_pyre_match(re, *scratch, n, g1, g1len, e);
+}

@@ -1,0 +1,55 @@
+/* Python-compatible text handling for the checker's text files (accuracy.txt, verify_*.txt,
+ * spl.txt): universal-newline line splitting (\r\n, \r and \n all end a line, each line seen
+ * with a single trailing \n like Python's text mode), and regular expressions with re.match
+ * semantics through PCRE2 (anchored at the start of the subject, not at its end; '.' does not
+ * match \n; '$' matches at the end or before a final \n; \d \w ASCII). */
+#ifndef MS_PYTEXT_H
+#define MS_PYTEXT_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stddef.h>
+
+#include "common/error.h"
+
+/* ---- lines ---- */
+typedef struct ms_lines {
+    const char *p, *end;
+    size_t line_no;
+} ms_lines;
+
+void ms_lines_init(ms_lines *it, const char *text, size_t len);
+/* Next line without its terminator; *had_nl tells whether one followed. Returns 0 at the end. */
+int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl);
+
+/* 1 if the bytes are valid UTF-8 (what Python's utf-8 decoder accepts), else 0; *bad_off gets
+ * the offset of the first invalid byte. */
+int ms_utf8_valid(const char *s, size_t n, size_t *bad_off);
+
+/* Python str.strip() of ASCII whitespace: returns the start, *n updated. */
+const char *ms_py_strip(const char *s, size_t *n);
+
+/* ---- regular expressions (re.match) ---- */
+typedef struct ms_pyre {
+    pcre2_code *code;
+    char *pattern;
+} ms_pyre;
+
+/* Compiles a Python pattern. Python-only syntax translated: \Z -> \z. Errors name the pattern
+ * and the offset. */
+int ms_pyre_compile(ms_pyre *re, const char *pattern, ms_err *e);
+void ms_pyre_free(ms_pyre *re);
+
+/* re.match(pattern, subject): 1 on a match, 0 on none, -1 on a matching error (message in e).
+ * If g1 is given, it receives group 1 (NULL if it did not participate). */
+int ms_pyre_match(const ms_pyre *re, const char *subject, size_t n, const char **g1,
+                  size_t *g1len, ms_err *e);
+
+/* Matches a line as Python's text mode presents it: the line's text plus "\n" when a
+ * terminator followed (copied into a scratch buffer). Same returns as ms_pyre_match; the
+ * group points into *scratch, which the caller frees. */
+int ms_pyre_match_line(const ms_pyre *re, const char *line, size_t len, int had_nl,
+                       char **scratch, size_t *scratch_cap, const char **g1, size_t *g1len,
+                       ms_err *e);
+
+#endif
