@@ -1,0 +1,93 @@
+/* The submission checker: `mlsubmit check ROOT`. It walks an MLPerf Inference submission tree
+ * with the rules of one round (rules/<version>.json, a data file per round) and reproduces
+ * the verdict and summary.csv of the MLCommons checker of that round (legacy profile for
+ * v5.x, unified for v6.x), with every finding identified by a check ID (S1.., Y1.., M1..,
+ * E1.., A1.., P0.., I1.., W1.., C1.., see docs/ARCHITECTURE.md and `mlsubmit check
+ * --list-checks`).
+ *
+ * Library code: no printing, no exit; errors come back in ms_err. A run returns a ck_report
+ * that the caller renders (text, JSON, CSV) and asks for the exit status. */
+#ifndef MS_CHECKER_H
+#define MS_CHECKER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/error.h"
+
+typedef struct ck_options {
+    const char *root;          /* submission root, as given (used verbatim in unified keys) */
+    const char *version;       /* "v5.1", ...; NULL = the newest round in <data_dir>/rules */
+    const char *data_dir;      /* directory holding rules/ and schemas/ (see ck_find_data_dir) */
+    const char *submitter;     /* only this submitter directory (exact name), or NULL */
+    const char *profile;       /* NULL or a profile of the rules file ("smoke") */
+    int strict;                /* warnings of the stricter checks count as errors */
+    int jobs;                  /* worker threads; <= 0 = number of online CPUs */
+    const char *const *skip_ids; /* check IDs whose failures are ignored */
+    size_t nskip;
+    const char *waivers_path;  /* waivers file, or NULL */
+
+    /* options of the MLCommons checkers (CHECKER.md 2.14) */
+    int skip_compliance;
+    int debug;
+    int submission_exceptions;
+    int skip_power_check;
+    int skip_meaningful_fields_emptiness_check;
+    int skip_check_power_measure_files;
+    int skip_empty_files_check;
+    int skip_extra_files_in_root_check;
+    int skip_extra_accuracy_files_check;
+    int skip_all_systems_have_results_check;
+    int skip_calibration_check;
+    int skip_dataset_size_check;
+    int private_ids;
+    const char *extra_model_benchmark_map; /* NULL = "model_mapping.json" */
+    const char *const *scenarios_to_skip;
+    size_t nscenarios_to_skip;
+} ck_options;
+
+typedef struct ck_report ck_report;
+
+/* Runs the checker. On success *out holds the report (free with ck_report_free). Fails only
+ * for problems that prevent checking at all: unknown version, unreadable rules, missing
+ * root (MS_EINPUT / MS_EUSAGE), bad waivers file (MS_EINPUT), out of memory (MS_ERUNTIME). */
+int ck_run(const ck_options *o, ck_report **out, ms_err *e);
+void ck_report_free(ck_report *r);
+
+/* 0 when the verdict is "submission looks OK", 1 when it has errors. */
+int ck_report_exit_code(const ck_report *r);
+
+/* Human-readable report: findings grouped by division/submitter, system, benchmark and
+ * scenario, then the official summary lines. color: ANSI colours. */
+int ck_report_write_text(const ck_report *r, FILE *out, int color);
+/* Machine-readable report (findings, results, counts), written atomically. */
+int ck_report_write_json(const ck_report *r, const char *path, ms_err *e);
+/* The official summary.csv of the round's profile, written atomically. */
+int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
+
+/* Finds the data directory holding rules/ and schemas/: $MLSUBMIT_DATA_DIR, then
+ * <dir of exe>/.. (the source tree: build/mlsubmit -> rules/), then
+ * <dir of exe>/../share/mlsubmit (installed layout). exe may be NULL (uses /proc/self/exe).
+ * Returns a malloc'd path or NULL (e explains where it looked). */
+char *ck_find_data_dir(const char *exe, ms_err *e);
+
+/* The newest round (highest vX.Y) in <data_dir>/rules, malloc'd; NULL if none. */
+char *ck_newest_version(const char *data_dir, ms_err *e);
+
+/* Lints a rules file: JSON Schema (schemas/rules.schema.json), then cross-references (every
+ * model of a scenario table has targets, patterns for every metric, regexes compile, seeds fit
+ * 64 bits...). Problems are appended to out (one per line); returns the number of problems, or
+ * -1 if the file could not be checked at all (e set). */
+int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e);
+
+/* Check catalogue: ID, title, hint; for --list-checks and option validation. */
+typedef struct ck_check_info {
+    const char *id;
+    const char *title;
+    const char *hint;
+    int stricter;  /* 1: a stricter-than-official check (warning unless --strict) */
+} ck_check_info;
+const ck_check_info *ck_checks(size_t *n);
+const ck_check_info *ck_check_find(const char *id);
+
+#endif

@@ -1,0 +1,367 @@
+/* Streaming reader for detail logs: reads the file in blocks, splits lines like Python's
+ * text mode (\n, \r\n and \r), parses each :::MLLOG record with the shared parser
+ * (ms_mllog_parse_line), and keeps only the first value of every key (values above
+ * KEEP_VALUE_MAX bytes are recorded without their text: nothing the checker reads is that
+ * large) and the texts of the first error records. Memory stays bounded by the longest line
+ * (at most MAX_LINE bytes) whatever the size of the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checker/internal.h"
+#include "common/pyfmt.h"
+
+#define BLOCK (256 * 1024)
+#define MAX_LINE (16u * 1024 * 1024)
+#define KEEP_VALUE_MAX 4096
+#define MAX_ERROR_TEXTS 20
+#define ERROR_TEXT_MAX 2048
+
+static int add_value(ck_dlog *d, ms_mllog_rec *rec)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->v[i].key, rec->key))
+            return 0;  /* first occurrence wins */
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? d->cap * 2 : 128;
+        ck_dval *nv = realloc(d->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        d->v = nv;
+        d->cap = nc;
+    }
+    ck_dval *v = &d->v[d->n];
+    v->key = rec->key;
+    rec->key = NULL;
+    v->kind = rec->kind;
+    v->raw_len = rec->raw_len;
+    v->line = rec->line_no;
+    v->raw = NULL;
+    if (rec->raw_len <= KEEP_VALUE_MAX) {
+        v->raw = malloc(rec->raw_len + 1);
+        if (!v->raw) {
+            free(v->key);
+            return -1;
+        }
+        memcpy(v->raw, rec->raw, rec->raw_len);
+        v->raw[rec->raw_len] = '\0';
+    }
+    d->n++;
+    return 0;
+}
+
+static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
+{
+    d->n_error_recs++;
+    if (d->nerror_texts >= MAX_ERROR_TEXTS)
+        return 0;
+    if (!d->errors) {
+        d->errors = calloc(MAX_ERROR_TEXTS, sizeof *d->errors);
+        if (!d->errors)
+            return -1;
+    }
+    ms_buf b = MS_BUF_INIT;
+    size_t n = rec->raw_len > ERROR_TEXT_MAX ? ERROR_TEXT_MAX : rec->raw_len;
+    int rc = rec->kind == MS_JV_STRING && n == rec->raw_len
+                 ? ms_py_str_lexeme(&b, rec->kind, rec->raw, rec->raw_len)
+                 : ms_buf_append(&b, rec->raw, n);
+    if (rc || (!b.data && ms_buf_puts(&b, ""))) {
+        ms_buf_free(&b);
+        return -1;
+    }
+    d->errors[d->nerror_texts++] = ms_buf_steal(&b);
+    return 0;
+}
+
+static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no)
+{
+    ms_mllog_rec rec;
+    char msg[200];
+    int r = ms_mllog_parse_line(line, len, &rec, msg, sizeof msg);
+    if (line_no == 1)
+        d->first_line_is_record = r != 0;
+    if (r < 0) {
+        if (!d->nbad++) {
+            d->first_bad_line = line_no;
+            snprintf(d->bad_msg, sizeof d->bad_msg, "%s", msg);
+        }
+        return 0;
+    }
+    if (r == 0)
+        return 0;
+    rec.line_no = line_no;
+    if (rec.is_error && add_error_text(d, &rec)) {
+        free(rec.key);
+        return -1;
+    }
+    int rc = add_value(d, &rec);
+    free(rec.key);
+    return rc;
+}
+
+int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
+{
+    memset(d, 0, sizeof *d);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ms_err_errno(e, MS_EINPUT, errno, "%s: cannot open", path);
+    size_t cap = BLOCK, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        return ms_err_oom(e);
+    }
+    size_t line_no = 0;
+    int eof = 0, skipping = 0, skip_is_record = 0, pending_cr = 0;
+    while (!eof || len) {
+        if (!eof && len < cap) {
+            ssize_t r = read(fd, buf + len, cap - len);
+            if (r < 0) {
+                if (errno == EINTR)
+                    continue;
+                int er = errno;
+                free(buf);
+                close(fd);
+                ck_dlog_free(d);
+                return ms_err_errno(e, MS_EINPUT, er, "%s: read error", path);
+            }
+            if (r == 0)
+                eof = 1;
+            len += (size_t)r;
+        }
+        /* process the complete lines in buf[0..len) */
+        size_t start = 0;
+        for (;;) {
+            if (pending_cr && start < len) {
+                /* a \r ended the previous line; a directly following \n belongs to it */
+                if (buf[start] == '\n')
+                    start++;
+                pending_cr = 0;
+            }
+            size_t i = start;
+            while (i < len && buf[i] != '\n' && buf[i] != '\r')
+                i++;
+            if (i == len && !eof)
+                break;
+            if (i == len && start == len)
+                break;
+            size_t ll = i - start;
+            const char *line = buf + start;
+            if (skipping) {
+                /* tail of an over-long line */
+                skipping = 0;
+                line_no++;
+                if (skip_is_record && !d->nbad++) {
+                    d->first_bad_line = line_no;
+                    snprintf(d->bad_msg, sizeof d->bad_msg, "record longer than %u bytes",
+                             MAX_LINE);
+                }
+            } else {
+                line_no++;
+                if (!d->bad_utf8) {
+                    size_t off;
+                    if (!ms_utf8_valid(line, ll, &off)) {
+                        d->bad_utf8 = 1;
+                        d->bad_utf8_line = line_no;
+                    }
+                }
+                if (handle_line(d, line, ll, line_no)) {
+                    free(buf);
+                    close(fd);
+                    ck_dlog_free(d);
+                    return ms_err_oom(e);
+                }
+            }
+            if (i < len) {
+                if (buf[i] == '\r') {
+                    if (i + 1 < len) {
+                        if (buf[i + 1] == '\n')
+                            i++;
+                    } else {
+                        pending_cr = 1;
+                    }
+                }
+                start = i + 1;
+            } else {
+                start = len;
+            }
+        }
+        if (start > 0) {
+            memmove(buf, buf + start, len - start);
+            len -= start;
+        } else if (len == cap && !eof) {
+            /* a line longer than the buffer */
+            if (cap >= MAX_LINE || skipping) {
+                /* give up on this line: remember whether it was a record, drop its bytes */
+                if (!skipping) {
+                    skip_is_record = len >= 8 && !memcmp(buf, ":::MLLOG", 8);
+                    skipping = 1;
+                }
+                len = 0;
+            } else {
+                size_t nc = cap * 2 > MAX_LINE ? MAX_LINE : cap * 2;
+                char *nb = realloc(buf, nc);
+                if (!nb) {
+                    free(buf);
+                    close(fd);
+                    ck_dlog_free(d);
+                    return ms_err_oom(e);
+                }
+                buf = nb;
+                cap = nc;
+            }
+        }
+        if (eof && len == 0)
+            break;
+    }
+    if (skipping) {
+        line_no++;
+        if (skip_is_record && !d->nbad++) {
+            d->first_bad_line = line_no;
+            snprintf(d->bad_msg, sizeof d->bad_msg, "record longer than %u bytes", MAX_LINE);
+        }
+    }
+    free(buf);
+    close(fd);
+    return MS_OK;
+}
+
+void ck_dlog_free(ck_dlog *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->v[i].key);
+        free(d->v[i].raw);
+    }
+    free(d->v);
+    for (size_t i = 0; i < d->nerror_texts; i++)
+        free(d->errors[i]);
+    free(d->errors);
+    memset(d, 0, sizeof *d);
+}
+
+const ck_dval *ck_dlog_get(const ck_dlog *d, const char *key)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->v[i].key, key))
+            return &d->v[i];
+    return NULL;
+}
+
+static ms_mllog_rec as_rec(const ck_dval *v)
+{
+    ms_mllog_rec r;
+    memset(&r, 0, sizeof r);
+    r.kind = v->kind;
+    r.raw = v->raw;
+    r.raw_len = v->raw_len;
+    return r;
+}
+
+int ck_dlog_u64(const ck_dlog *d, const char *key, uint64_t *out)
+{
+    const ck_dval *v = ck_dlog_get(d, key);
+    if (!v || !v->raw)
+        return -1;
+    ms_mllog_rec r = as_rec(v);
+    return ms_mllog_rec_u64(&r, out);
+}
+
+int ck_dlog_i64(const ck_dlog *d, const char *key, int64_t *out)
+{
+    const ck_dval *v = ck_dlog_get(d, key);
+    if (!v || !v->raw)
+        return -1;
+    ms_mllog_rec r = as_rec(v);
+    return ms_mllog_rec_i64(&r, out);
+}
+
+int ck_dlog_num(const ck_dlog *d, const char *key, double *out)
+{
+    const ck_dval *v = ck_dlog_get(d, key);
+    if (!v || !v->raw)
+        return -1;
+    if (v->kind == MS_JV_INT || v->kind == MS_JV_BIGINT || v->kind == MS_JV_REAL) {
+        const char *s = v->raw;
+        if (!strcmp(s, "NaN"))
+            *out = NAN;
+        else if (!strcmp(s, "Infinity"))
+            *out = INFINITY;
+        else if (!strcmp(s, "-Infinity"))
+            *out = -INFINITY;
+        else
+            *out = strtod(s, NULL);
+        return 0;
+    }
+    if (v->kind == MS_JV_BOOL) {
+        *out = v->raw[0] == 't';
+        return 0;
+    }
+    if (v->kind == MS_JV_STRING) {
+        /* float("123.4") works in Python */
+        size_t n;
+        char *s = ms_json_decode_string(v->raw, v->raw_len, &n);
+        if (!s)
+            return -1;
+        int rc = ms_py_float_parse(s, n, out);
+        free(s);
+        return rc;
+    }
+    return -1;
+}
+
+int ck_dlog_truthy(const ck_dlog *d, const char *key)
+{
+    const ck_dval *v = ck_dlog_get(d, key);
+    if (!v)
+        return 0;
+    if (!v->raw)
+        return 1;  /* a large value is non-empty */
+    switch (v->kind) {
+    case MS_JV_NULL:
+        return 0;
+    case MS_JV_BOOL:
+        return v->raw[0] == 't';
+    case MS_JV_INT:
+    case MS_JV_BIGINT:
+    case MS_JV_REAL: {
+        if (!strcmp(v->raw, "NaN"))
+            return 1;
+        return strtod(v->raw, NULL) != 0.0;
+    }
+    case MS_JV_STRING:
+        return v->raw_len > 2;
+    case MS_JV_ARRAY:
+    case MS_JV_OBJECT: {
+        const char *p = v->raw + 1;
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        return *p != ']' && *p != '}';
+    }
+    }
+    return 0;
+}
+
+char *ck_dlog_str(const ck_dlog *d, const char *key)
+{
+    const ck_dval *v = ck_dlog_get(d, key);
+    if (!v || !v->raw || v->kind != MS_JV_STRING)
+        return NULL;
+    return ms_json_decode_string(v->raw, v->raw_len, NULL);
+}
+
+char *ck_dlog_text(const ck_dlog *d, const char *key)
+{
+    const ck_dval *v = ck_dlog_get(d, key);
+    ms_buf b = MS_BUF_INIT;
+    int rc = !v ? ms_buf_puts(&b, "None")
+             : !v->raw ? ms_buf_puts(&b, "<large value>")
+                       : ms_py_str_lexeme(&b, v->kind, v->raw, v->raw_len);
+    if (rc || (!b.data && ms_buf_puts(&b, ""))) {
+        ms_buf_free(&b);
+        return NULL;
+    }
+    return ms_buf_steal(&b);
+}

@@ -1,0 +1,220 @@
+/* File-system helpers with Python's semantics (os.path.exists/isdir/isfile follow links),
+ * sorted directory listings, files_diff. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checker/internal.h"
+#include "common/fsutil.h"
+
+char *ck_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : s;
+}
+
+char *ck_join(const char *a, const char *b)
+{
+    return ms_path_join(a, b);
+}
+
+char *ck_join3(const char *a, const char *b, const char *c)
+{
+    char *ab = ms_path_join(a, b);
+    if (!ab)
+        return NULL;
+    char *r = ms_path_join(ab, c);
+    free(ab);
+    return r;
+}
+
+int ck_pexists(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0;
+}
+
+int ck_isdir(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ck_isfile(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+long long ck_fsize(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
+}
+
+int ck_dir_read(ck_dir *d, const char *path)
+{
+    memset(d, 0, sizeof *d);
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        d->err = errno;
+        return -1;
+    }
+    DIR *dir = fdopendir(dfd);
+    if (!dir) {
+        d->err = errno;
+        close(dfd);
+        return -1;
+    }
+    size_t cap = 0;
+    for (struct dirent *de; (de = readdir(dir));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (d->n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            ck_entry *nv = realloc(d->v, nc * sizeof *nv);
+            if (!nv)
+                goto oom;
+            d->v = nv;
+            cap = nc;
+        }
+        ck_entry *en = &d->v[d->n];
+        memset(en, 0, sizeof *en);
+        en->name = strdup(de->d_name);
+        if (!en->name)
+            goto oom;
+        en->size = -1;
+        struct stat st;
+        int is_link = de->d_type == DT_LNK;
+        if (de->d_type == DT_UNKNOWN || is_link) {
+            if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                is_link = S_ISLNK(st.st_mode);
+        }
+        en->is_link = (unsigned char)is_link;
+        if (fstatat(dfd, de->d_name, &st, 0) == 0) {
+            en->is_dir = S_ISDIR(st.st_mode);
+            en->is_file = S_ISREG(st.st_mode);
+            en->size = (long long)st.st_size;
+        }
+        d->n++;
+    }
+    closedir(dir);
+    qsort(d->v, d->n, sizeof *d->v, cmp_entry);
+    return 0;
+oom:
+    closedir(dir);
+    ck_dir_free(d);
+    d->err = ENOMEM;
+    return -1;
+}
+
+void ck_dir_free(ck_dir *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->v[i].name);
+    free(d->v);
+    d->v = NULL;
+    d->n = 0;
+}
+
+static int in_list(const json_t *l, const char *const *extra, const char *s)
+{
+    if (ck_jlist_has(l, s))
+        return 1;
+    for (size_t i = 0; extra && extra[i]; i++)
+        if (!strcmp(extra[i], s))
+            return 1;
+    return 0;
+}
+
+int ck_files_diff(const ck_rules *r, const char *dir, const json_t *required,
+                  const json_t *optional, const char *const *extra_required, char **diff)
+{
+    *diff = NULL;
+    ck_dir d;
+    ck_dir_read(&d, dir);
+    const json_t *ignored = ck_rget(r, "always_ignored_in_file_set_comparison");
+    ms_buf b = MS_BUF_INIT;
+    int count = 0, rc = 0;
+    /* names present but not required, and required but absent: sorted for stable output */
+    const char **names = NULL;
+    size_t nn = 0, cap = 0;
+    for (size_t i = 0; i < d.n; i++) {
+        const ck_entry *en = &d.v[i];
+        if (!en->is_file)
+            continue;
+        if (in_list(required, extra_required, en->name) || ck_jlist_has(optional, en->name) ||
+            ck_jlist_has(ignored, en->name))
+            continue;
+        if (nn == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            const char **nv = realloc(names, nc * sizeof *nv);
+            if (!nv)
+                goto oom;
+            names = nv;
+            cap = nc;
+        }
+        names[nn++] = en->name;
+    }
+    const char *req_all[64];
+    size_t nreq = 0;
+    for (size_t i = 0; i < json_array_size(required) && nreq < 60; i++)
+        req_all[nreq++] = json_string_value(json_array_get(required, i));
+    for (size_t i = 0; extra_required && extra_required[i] && nreq < 64; i++)
+        req_all[nreq++] = extra_required[i];
+    for (size_t i = 0; i < nreq; i++) {
+        const char *want = req_all[i];
+        int present = 0;
+        for (size_t k = 0; k < d.n && !present; k++)
+            present = d.v[k].is_file && !strcmp(d.v[k].name, want);
+        if (present || ck_jlist_has(optional, want) || ck_jlist_has(ignored, want))
+            continue;
+        if (nn == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            const char **nv = realloc(names, nc * sizeof *nv);
+            if (!nv)
+                goto oom;
+            names = nv;
+            cap = nc;
+        }
+        names[nn++] = want;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        if (ms_buf_puts(&b, count++ ? ", '" : "{'") || ms_buf_puts(&b, names[i]) ||
+            ms_buf_putc(&b, '\''))
+            goto oom;
+    }
+    if (count) {
+        if (ms_buf_putc(&b, '}'))
+            goto oom;
+        *diff = ms_buf_steal(&b);
+    }
+    goto done;
+oom:
+    rc = -1;
+    ms_buf_free(&b);
+done:
+    free(names);
+    ck_dir_free(&d);
+    return rc;
+}
+
+int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *e)
+{
+    return ms_read_file(path, max, out, len, e);
+}

@@ -1,0 +1,328 @@
+/* Internal interfaces of the checker (the files of src/checker/). Data flow (docs/ARCHITECTURE.md):
+ *   rules.c     rules/<version>.json -> ck_rules (read-only, shared by threads)
+ *   plan        legacy.c / unified.c walk the directory skeleton (sequential, cheap)
+ *   scenario.c  per-scenario checks (measurements, accuracy, performance, power, compliance),
+ *               run in parallel by run.c's worker pool; each task owns its findings
+ *   walk.c      per-submitter recursive walk (structure checks S4-S9, S12, S13), parallel
+ *   legacy.c / unified.c   sequential bookkeeping in traversal order: result keys, counters,
+ *               summary.csv rows, model-level checks
+ *   report.c    text / JSON / CSV rendering of the ck_report */
+#ifndef MS_CHECKER_INTERNAL_H
+#define MS_CHECKER_INTERNAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "checker/checker.h"
+#include "common/buf.h"
+#include "common/jschema.h"
+#include "common/mllog.h"
+#include "common/pytext.h"
+
+/* ------------------------------------------------------------------ rules ---- */
+
+typedef struct ck_metric_re {
+    const char *metric;
+    ms_pyre re;
+} ck_metric_re;
+
+typedef struct ck_rules {
+    json_t *j;                 /* the whole rules file */
+    const char *version;       /* points into j */
+    int unified;               /* profile "unified" */
+    uint64_t seeds[3];         /* qsl, sample_index, schedule */
+    ck_metric_re *patterns;    /* compiled accuracy_patterns */
+    size_t npatterns;
+    ms_pyre hash_re;
+    const json_t *smoke;       /* selected profile object, or NULL */
+    char *path;
+} ck_rules;
+
+int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e);
+void ck_rules_free(ck_rules *r);
+const json_t *ck_rget(const ck_rules *r, const char *key);
+/* 1 if the rules array `key` contains the string s */
+int ck_rlist_has(const ck_rules *r, const char *key, const char *s);
+int ck_jlist_has(const json_t *arr, const char *s);
+/* rules[key][a] or rules[key][a][b]; NULL when absent */
+const json_t *ck_rget2(const ck_rules *r, const char *key, const char *a);
+const json_t *ck_rget3(const ck_rules *r, const char *key, const char *a, const char *b);
+const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric);
+/* canonical model name for a model directory (M1); extra = open-division mapping or NULL */
+const char *ck_map_model(const ck_rules *r, const char *dir, const json_t *extra);
+/* canonical scenario for a directory name (lower-case aliases); NULL if not recognised */
+const char *ck_canon_scenario(const ck_rules *r, const char *dir);
+/* required / optional scenario lists for (category, model); NULL when the model is absent */
+const json_t *ck_required(const ck_rules *r, const char *category, const char *model);
+const json_t *ck_optional(const ck_rules *r, const char *category, const char *model);
+/* accuracy target or upper-limit list for a model (scenario-specific tables resolved as the
+ * unified checker does: the scenario dir name, "default", "Offline", "Server") */
+const json_t *ck_targets(const ck_rules *r, const char *key, const char *model,
+                         const char *scen_dir);
+
+/* -------------------------------------------------------------- findings ---- */
+
+typedef enum ck_sev { CK_ERROR = 0, CK_WARNING = 1, CK_INFO = 2 } ck_sev;
+
+typedef struct ck_finding {
+    const char *id;            /* static */
+    ck_sev sev;
+    int waived;
+    char *waiver;              /* justification */
+    char *file;                /* relative to ROOT, may be NULL */
+    long line;                 /* 0 = none */
+    char *pointer;             /* JSON pointer, may be NULL */
+    char *expected, *found;    /* may be NULL */
+    char *message;
+    char *group[5];            /* division, submitter, system, benchmark (model dir), scenario */
+    long key;                  /* result key index it affects (-1 none) */
+} ck_finding;
+
+typedef struct ck_flist {
+    ck_finding *v;
+    size_t n, cap;
+} ck_flist;
+
+void ck_flist_free(ck_flist *l);
+int ck_flist_move(ck_flist *dst, ck_flist *src);  /* appends src's findings, empties src */
+
+typedef struct ck_waiver {
+    char *id, *path, *why;
+    long line;
+    int used;
+} ck_waiver;
+
+/* Where a finding belongs (grouping) */
+typedef struct ck_where {
+    const char *division, *submitter, *system, *model, *scenario;
+} ck_where;
+
+struct ck_state;
+
+/* Records a finding. Returns 1 if the failure counts against the verdict, 0 if the check is
+ * skipped (--skip, official skip flags) or waived (the finding is then kept, marked waived).
+ * Severity CK_WARNING/CK_INFO findings always return 0 (unless --strict promotes warnings:
+ * then 1). fmt is the message; file relative to ROOT. */
+int ck_report_finding(struct ck_state *run, ck_flist *out, const ck_where *w, const char *id,
+                      ck_sev sev, const char *file, long line, const char *pointer,
+                      const char *expected, const char *found, const char *fmt, ...)
+    __attribute__((format(printf, 11, 12)));
+int ck_skipped(const struct ck_state *run, const char *id);
+
+/* ------------------------------------------------------------ file system ---- */
+
+typedef struct ck_entry {
+    char *name;
+    unsigned char is_dir;      /* stat() follows links, like os.path.isdir */
+    unsigned char is_file;     /* like os.path.isfile */
+    unsigned char is_link;
+    long long size;            /* following links; -1 if unknown */
+} ck_entry;
+
+typedef struct ck_dir {
+    ck_entry *v;
+    size_t n;
+    int err;                   /* errno when the directory could not be read */
+} ck_dir;
+
+/* Lists a directory (names sorted byte-wise; "." and ".." left out). */
+int ck_dir_read(ck_dir *d, const char *path);
+void ck_dir_free(ck_dir *d);
+int ck_pexists(const char *path);   /* os.path.exists (follows links) */
+int ck_isdir(const char *path);
+int ck_isfile(const char *path);
+long long ck_fsize(const char *path);  /* -1 if missing */
+char *ck_join(const char *a, const char *b);
+char *ck_join3(const char *a, const char *b, const char *c);
+char *ck_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Python files_diff: the set symmetric difference of the plain files of dir and required,
+ * minus optional and the always-ignored names; result as "{'a', 'b'}" text in *diff
+ * (NULL when equal). Returns -1 on allocation failure. */
+int ck_files_diff(const ck_rules *r, const char *dir, const json_t *required,
+                  const json_t *optional, const char *const *extra_required, char **diff);
+
+/* Reads a whole text file (bounded). */
+int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *e);
+
+/* ----------------------------------------------------------- detail logs ---- */
+
+typedef struct ck_dval {
+    char *key;
+    ms_jv_kind kind;
+    char *raw;                 /* lexical value (NUL-terminated copy); NULL if too large */
+    size_t raw_len;
+    size_t line;
+} ck_dval;
+
+typedef struct ck_dlog {
+    ck_dval *v;                /* first occurrence of each key */
+    size_t n, cap;
+    char **errors;             /* texts of the first is_error records */
+    size_t nerror_texts;
+    size_t n_error_recs;       /* all is_error records */
+    int first_line_is_record;
+    size_t nbad, first_bad_line;
+    char bad_msg[200];
+    int bad_utf8;
+    size_t bad_utf8_line;
+} ck_dlog;
+
+/* Streams a detail log (universal newlines like Python's text mode) through the shared
+ * :::MLLOG parser, keeping the first value of every key. I/O problems return MS_EINPUT with a
+ * message; malformed content is recorded in nbad / bad_utf8. */
+int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e);
+void ck_dlog_free(ck_dlog *d);
+const ck_dval *ck_dlog_get(const ck_dlog *d, const char *key);
+int ck_dlog_u64(const ck_dlog *d, const char *key, uint64_t *out);
+int ck_dlog_i64(const ck_dlog *d, const char *key, int64_t *out);
+int ck_dlog_num(const ck_dlog *d, const char *key, double *out);    /* float(value) */
+int ck_dlog_truthy(const ck_dlog *d, const char *key);              /* Python bool() */
+char *ck_dlog_str(const ck_dlog *d, const char *key);               /* string value, malloc'd */
+/* Python str() of the value, or "None" when absent (malloc'd) */
+char *ck_dlog_text(const ck_dlog *d, const char *key);
+
+/* ------------------------------------------------------------------- model ---- */
+
+typedef struct ck_system {
+    char *name;                /* directory name under results/ */
+    char *json_rel;            /* systems/<name>.json relative to ROOT */
+    json_t *j;                 /* parsed system JSON or NULL */
+    int ok;                    /* passed the system checks (legacy: system-level key) */
+    const char *category;      /* system_type if valid, else NULL */
+    int is_network;            /* legacy: string "true" (any case); unified: truthy */
+    ck_flist findings;         /* system-level findings (reported once) */
+} ck_system;
+
+typedef struct ck_value {
+    int set;
+    double d;                  /* numeric value */
+    char text[64];             /* Python str() of the value as the reference prints it */
+} ck_value;
+
+struct ck_submitter;
+
+typedef struct ck_scen {
+    /* identity */
+    const char *division, *submitter, *system, *model_dir, *scen_dir;
+    const char *mlperf_model;  /* canonical model */
+    const char *scen_fixed;    /* canonical scenario (or the raw name when unknown) */
+    int closed;                /* closed or network division */
+    int open;
+    const ck_system *sys;
+    struct ck_submitter *sub;
+    char *rel;                 /* <div>/<sub>/results/<sys>/<model>/<scen> */
+    char *abs;                 /* path on disk */
+    int skip_task;             /* not evaluated (legacy M4 or skipped scenario) */
+
+    /* results of the task */
+    ck_flist f;
+    int stage;                 /* legacy: 0 ran to the end, 1 E-failure, 2 A1, 3 A2 */
+    int errors;                /* legacy: increments of the model's errors counter */
+    int acc_ok;
+    char *acc_str;             /* Accuracy column */
+    int perf_ran;              /* P0/P1 passed (legacy) */
+    int perf_ok;
+    ck_value value;
+    int inferred;
+    char *effective_scenario;
+    int has_power;
+    int power_ok;
+    double power_metric, power_eff;
+    int comp_ok;
+    int comp_ran;
+    int meas_ok;
+    int sys_ok;                /* unified: system group */
+    json_t *weight_data_types; /* from the implementation JSON (owned), or NULL */
+    int wdt_present;
+    char *meas_key;            /* legacy: measurement dir key to null on E failure */
+    int unified_ok;            /* unified: every group passed */
+    double design_power;
+    int design_power_set;
+} ck_scen;
+
+typedef struct ck_submitter {
+    char *division, *name;
+    char *abs;
+    ck_flist walk;             /* S4-S9, S12, S13 findings */
+    int walk_failed;           /* legacy: an official S4-S9 failure */
+    json_t *mapping;           /* open-division model_mapping.json */
+} ck_submitter;
+
+/* ------------------------------------------------------------------- run ---- */
+
+typedef struct ck_key {
+    char *key;
+    int has_value;             /* the key holds a value (not None) */
+    int truthy;                /* the value is truthy */
+    char *value;               /* text printed on the Results line */
+} ck_key;
+
+typedef struct ck_row {
+    char *text;                /* the CSV line without the newline */
+    long key;
+} ck_row;
+
+typedef struct ck_counts {
+    /* per division (closed, open, network): system identity -> count, power and non-power */
+    char **ids[3][2];
+    size_t *cnt[3][2];
+    size_t n[3][2], cap[3][2];
+} ck_counts;
+
+typedef struct ck_state {
+    const ck_options *o;
+    ck_rules rules;
+    ms_jschema *sys_schema, *meas_schema, *map_schema;
+    char *root;                /* ROOT as given */
+    ck_waiver *waivers;
+    size_t nwaivers;
+    int jobs;
+
+    /* results */
+    ck_flist findings;         /* in traversal order */
+    ck_key *keys;
+    size_t nkeys, capkeys;
+    long *khash;               /* open addressing: index+1, 0 empty */
+    size_t khash_cap;
+    ck_row *rows;
+    size_t nrows, caprows;
+    ck_counts counts;
+    int oom;
+    char **notes;              /* run-level notes printed in the text report */
+    size_t nnotes;
+} ck_state;
+
+/* keys */
+long ck_key_set(ck_state *run, const char *key, const char *value, int truthy);
+long ck_key_find(const ck_state *run, const char *key);
+void ck_key_null(ck_state *run, long idx);
+/* rows */
+int ck_row_add(ck_state *run, char *text, long key);
+/* counters: div 0 closed, 1 open, 2 network */
+int ck_count_add(ck_state *run, const char *division, const char *identity, int power);
+int ck_add_note(ck_state *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* parallel execution of n tasks */
+typedef void (*ck_task_fn)(void *ctx, size_t i);
+void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx);
+
+/* scenario.c */
+void ck_eval_scenario(ck_state *run, ck_scen *s);
+/* walk.c */
+void ck_walk_submitter(ck_state *run, ck_submitter *sub);
+/* system checks (systems.c) */
+void ck_check_system(ck_state *run, ck_system *sys, const char *division, const char *submitter,
+                     const char *sys_json_abs);
+void ck_scen_free(ck_scen *s);
+
+/* legacy.c / unified.c: traversal and bookkeeping */
+int ck_run_legacy(ck_state *run, ms_err *e);
+int ck_run_unified(ck_state *run, ms_err *e);
+
+/* csv fields */
+int ck_csv_py(ms_buf *b, const json_t *v);  /* str(v) */
+
+#define CK_DIV_INDEX(d) (!strcmp((d), "closed") ? 0 : !strcmp((d), "open") ? 1 : 2)
+
+#endif

@@ -1,0 +1,813 @@
+/* The legacy profile (v5.x): the traversal and bookkeeping of the v5.1 MLCommons checker
+ * (CHECKER.md 2.0): plan the tree (sequential, directory listings and system descriptions),
+ * run the submitter walks and the scenario tasks in parallel, then replay the reference's loop
+ * in order to set result keys, counters and summary.csv rows.
+ * Deviation (allowed by the spec): directories are visited in byte-wise sorted order, so the
+ * `errors` column and the M6 key depend on that order rather than on os.listdir's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checker/internal.h"
+#include "common/pyfmt.h"
+
+typedef struct lg_model {
+    char *dir;
+    const char *mlperf;
+    int m2, m3;                 /* failures */
+    const json_t *req, *opt;
+    size_t first, n;            /* scenarios */
+    ck_flist f;
+} lg_model;
+
+typedef struct lg_system {
+    ck_system sys;
+    size_t first, n;            /* models */
+} lg_system;
+
+typedef struct lg_sub {
+    ck_submitter sub;
+    size_t first, n;            /* systems */
+    int map_fail;
+    ck_flist f;                 /* S10, S11, M7 */
+    int results_fail;           /* S10/S11 */
+} lg_sub;
+
+typedef struct lg_div {
+    char *name;
+    int s2_stop;                /* S2 fired here: stop the traversal */
+    int s3;
+    size_t first, n;            /* submitters */
+    ck_flist f;
+} lg_div;
+
+typedef struct plan {
+    ck_state *run;
+    lg_div *divs;
+    size_t ndivs;
+    lg_sub *subs;
+    size_t nsubs;
+    lg_system *syss;
+    size_t nsyss;
+    lg_model *models;
+    size_t nmodels;
+    ck_scen *scens;
+    size_t nscens;
+    ck_flist root_f;
+} plan;
+
+#define GROW(arr, n, cap)                                                                    \
+    do {                                                                                     \
+        if ((n) == (cap)) {                                                                  \
+            size_t nc_ = (cap) ? (cap) * 2 : 16;                                             \
+            void *np_ = realloc((arr), nc_ * sizeof *(arr));                                 \
+            if (!np_)                                                                        \
+                goto oom;                                                                    \
+            (arr) = np_;                                                                     \
+            (cap) = nc_;                                                                     \
+        }                                                                                    \
+        memset(&(arr)[(n)], 0, sizeof *(arr));                                               \
+    } while (0)
+
+static int in_skip_list(const ck_state *run, const char *scen)
+{
+    for (size_t i = 0; i < run->o->nscenarios_to_skip; i++)
+        if (!strcmp(run->o->scenarios_to_skip[i], scen))
+            return 1;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* S10 and S11 for a submitter (cheap: directory listings) */
+static void check_s10_s11(ck_state *run, lg_sub *ls, const char *div, const char *sub,
+                          const ck_dir *results)
+{
+    ck_where w = {div, sub, NULL, NULL, NULL};
+    if (!ck_skipped(run, "S10")) {
+        const char *names[2] = {"measurements", "systems"};
+        for (int k = 0; k < 2; k++) {
+            char *p = ck_join(ls->sub.abs, names[k]);
+            ck_dir d;
+            if (p && ck_dir_read(&d, p) == 0) {
+                for (size_t i = 0; i < d.n; i++) {
+                    const ck_entry *en = &d.v[i];
+                    char *base = NULL;
+                    if (k == 0 && en->is_dir)
+                        base = strdup(en->name);
+                    else if (k == 1 && en->is_file && ends_with(en->name, ".json"))
+                        base = strndup(en->name, strlen(en->name) - 5);
+                    if (!base)
+                        continue;
+                    int found = 0;
+                    for (size_t r = 0; r < results->n && !found; r++)
+                        found = results->v[r].is_dir && !strcmp(results->v[r].name, base);
+                    if (!found) {
+                        char *rel = ck_fmt("%s/%s/%s/%s", div, sub, names[k], en->name);
+                        ck_report_finding(run, &ls->f, &w, "S10", CK_ERROR, rel, 0, NULL,
+                                          "a results/ directory of the same name", "none",
+                                          k == 0 ? "%s/%s/measurements has the following "
+                                                   "directories with no results: ['%s']"
+                                                 : "%s/%s/systems has the following files with "
+                                                   "no results: ['%s']",
+                                          div, sub, base);
+                        free(rel);
+                    }
+                    free(base);
+                }
+                ck_dir_free(&d);
+            }
+            free(p);
+        }
+    }
+    if ((!strcmp(div, "closed") || !strcmp(div, "network")) && !ck_skipped(run, "S11")) {
+        char *a = ck_join(ls->sub.abs, "calibration.md");
+        char *b = ck_join3(ls->sub.abs, "documentation", "calibration.md");
+        if (a && b && !ck_pexists(a) && !ck_pexists(b)) {
+            char *rel = ck_fmt("%s/%s/documentation/calibration.md", div, sub);
+            ck_report_finding(run, &ls->f, &w, "S11", CK_ERROR, rel, 0, NULL,
+                              "calibration.md or documentation/calibration.md", "none",
+                              "%s/%s: has not calibration file. One of %s/%s/calibration.md or "
+                              "%s/%s/documentation/calibration.md is required",
+                              div, sub, div, sub, div, sub);
+            free(rel);
+        }
+        free(a);
+        free(b);
+    }
+}
+
+/* model_mapping.json (open division) */
+static int load_mapping(ck_state *run, lg_sub *ls, const char *div, const char *sub)
+{
+    const char *name = run->o->extra_model_benchmark_map ? run->o->extra_model_benchmark_map
+                                                          : "model_mapping.json";
+    char *abs = ck_join(ls->sub.abs, name);
+    char *rel = ck_fmt("%s/%s/%s", div, sub, name);
+    ck_where w = {div, sub, NULL, NULL, NULL};
+    int ok = 1;
+    if (abs && rel && ck_pexists(abs)) {
+        json_error_t je;
+        json_t *j = json_load_file(abs, 0, &je);
+        if (!j || !json_is_object(j)) {
+            ck_report_finding(run, &ls->f, &w, "M7", CK_ERROR, rel, j ? 0 : je.line, NULL,
+                              "a JSON object", j ? "another JSON value" : je.text,
+                              "cannot use the model mapping: %s (the MLCommons checker crashes)",
+                              j ? "not a JSON object" : je.text);
+            json_decref(j);
+            ok = 0;
+        } else {
+            ls->sub.mapping = j;
+            ms_jschema_errors errs = {0};
+            ms_err e;
+            if (run->map_schema && ms_jschema_validate(run->map_schema, j, &errs, 20, &e) == 0)
+                for (size_t i = 0; i < errs.n; i++)
+                    ck_report_finding(run, &ls->f, &w, "M7", CK_WARNING, rel, 0,
+                                      errs.v[i].pointer, NULL, NULL, "%s (%s)", errs.v[i].message,
+                                      errs.v[i].keyword);
+            ms_jschema_errors_free(&errs);
+            const char *k;
+            json_t *v;
+            json_object_foreach(j, k, v) {
+                const char *m = json_string_value(v);
+                if (m && !ck_rlist_has(&run->rules, "models", m)) {
+                    char *ptr = ms_json_pointer_append("", k);
+                    ck_report_finding(run, &ls->f, &w, "M7", CK_WARNING, rel, 0, ptr,
+                                      "a model of the round", m,
+                                      "%s maps to '%s', which is not a %s model", k, m,
+                                      run->rules.version);
+                    free(ptr);
+                }
+            }
+        }
+    }
+    free(abs);
+    free(rel);
+    return ok;
+}
+
+static int plan_tree(plan *pl, ms_err *e)
+{
+    ck_state *run = pl->run;
+    const ck_rules *r = &run->rules;
+    size_t capd = 0, caps = 0, capy = 0, capm = 0, capc = 0;
+    ck_dir root;
+    if (ck_dir_read(&root, run->root))
+        return ms_err_errno(e, MS_EINPUT, root.err, "%s: cannot read", run->root);
+    /* S2 candidates */
+    ms_buf bad = MS_BUF_INIT;
+    int nbad = 0;
+    for (size_t i = 0; i < root.n; i++)
+        if (root.v[i].is_file && !ends_with(root.v[i].name, ".md") &&
+            !ends_with(root.v[i].name, ".pdf"))
+            ms_buf_printf(&bad, "%s'%s'", nbad++ ? ", " : "", root.v[i].name);
+    int stopped = 0;
+    for (size_t di = 0; di < root.n && !stopped; di++) {
+        const ck_entry *de = &root.v[di];
+        if (!de->is_dir)
+            continue;
+        if (!ck_rlist_has(r, "valid_divisions", de->name)) {
+            if (!ck_rlist_has(r, "ignored_root_dirs_without_error", de->name))
+                ck_report_finding(run, &pl->root_f, NULL, "S1", CK_WARNING, de->name, 0, NULL,
+                                  "closed, open or network", de->name,
+                                  "invalid division in input dir %s", de->name);
+            continue;
+        }
+        GROW(pl->divs, pl->ndivs, capd);
+        lg_div *ld = &pl->divs[pl->ndivs++];
+        ld->name = strdup(de->name);
+        if (!ld->name)
+            goto oom;
+        ld->first = pl->nsubs;
+        if (nbad && !ck_skipped(run, "S2")) {
+            ck_report_finding(run, &ld->f, NULL, "S2", CK_ERROR, NULL, 0, NULL,
+                              "only *.md and *.pdf files at the root", bad.data,
+                              "Root contains files outside division folder: [%s]; nothing is "
+                              "checked", bad.data);
+            ld->s2_stop = 1;
+            stopped = 1;
+            break;
+        }
+        char *dabs = ck_join(run->root, de->name);
+        ck_dir dd;
+        if (!dabs || ck_dir_read(&dd, dabs)) {
+            free(dabs);
+            continue;
+        }
+        ms_buf files = MS_BUF_INIT;
+        int nf = 0;
+        for (size_t i = 0; i < dd.n; i++)
+            if (!dd.v[i].is_dir)
+                ms_buf_printf(&files, "%s'%s'", nf++ ? ", " : "", dd.v[i].name);
+        if (nf) {
+            ck_where w = {de->name, NULL, NULL, NULL, NULL};
+            ck_report_finding(run, &ld->f, &w, "S3", CK_ERROR, de->name, 0, NULL,
+                              "only submitter directories", files.data,
+                              "%s contains files outside submitter folder [%s]", de->name,
+                              files.data);
+            ld->s3 = 1;
+        }
+        ms_buf_free(&files);
+        for (size_t si = 0; si < dd.n && !ld->s3; si++) {
+            const ck_entry *se = &dd.v[si];
+            if (!se->is_dir)
+                continue;
+            if (run->o->submitter && strcmp(run->o->submitter, se->name))
+                continue;
+            char *sabs = ck_join(dabs, se->name);
+            char *rabs = sabs ? ck_join(sabs, "results") : NULL;
+            if (!rabs || !ck_pexists(rabs)) {
+                free(sabs);
+                free(rabs);
+                continue;
+            }
+            GROW(pl->subs, pl->nsubs, caps);
+            lg_sub *ls = &pl->subs[pl->nsubs++];
+            ls->sub.division = strdup(de->name);
+            ls->sub.name = strdup(se->name);
+            ls->sub.abs = sabs;
+            ls->first = pl->nsyss;
+            if (!ls->sub.division || !ls->sub.name) {
+                free(rabs);
+                goto oom;
+            }
+            if (!strcmp(de->name, "open") && !load_mapping(run, ls, de->name, se->name))
+                ls->map_fail = 1;
+            ck_dir rd;
+            if (ck_dir_read(&rd, rabs)) {
+                free(rabs);
+                ls->n = 0;
+                continue;
+            }
+            check_s10_s11(run, ls, de->name, se->name, &rd);
+            for (size_t yi = 0; yi < rd.n && !ls->map_fail; yi++) {
+                const ck_entry *ye = &rd.v[yi];
+                if (!ye->is_dir)
+                    continue;
+                GROW(pl->syss, pl->nsyss, capy);
+                lg_system *ly = &pl->syss[pl->nsyss++];
+                ly->sys.name = strdup(ye->name);
+                ly->sys.json_rel = ck_fmt("%s/%s/systems/%s.json", de->name, se->name, ye->name);
+                if (!ly->sys.name || !ly->sys.json_rel)
+                    goto oom_rd;
+                char *jabs = ck_join(run->root, ly->sys.json_rel);
+                if (!jabs)
+                    goto oom_rd;
+                ck_check_system(run, &ly->sys, de->name, se->name, jabs);
+                free(jabs);
+                ly->first = pl->nmodels;
+                if (!ly->sys.ok)
+                    continue;
+                char *yabs = ck_join(rabs, ye->name);
+                ck_dir md;
+                if (!yabs || ck_dir_read(&md, yabs)) {
+                    free(yabs);
+                    continue;
+                }
+                int closed = strcmp(de->name, "open") != 0;
+                for (size_t mi = 0; mi < md.n; mi++) {
+                    const ck_entry *me = &md.v[mi];
+                    if (!me->is_dir)
+                        continue;
+                    GROW(pl->models, pl->nmodels, capm);
+                    lg_model *lm = &pl->models[pl->nmodels++];
+                    ly->n++;
+                    lm->dir = strdup(me->name);
+                    if (!lm->dir) {
+                        ck_dir_free(&md);
+                        free(yabs);
+                        goto oom_rd;
+                    }
+                    lm->mlperf = ck_map_model(r, lm->dir, ls->sub.mapping);
+                    lm->first = pl->nscens;
+                    ck_where w = {de->name, se->name, ye->name, me->name, NULL};
+                    char *mrel = ck_fmt("%s/%s/results/%s/%s", de->name, se->name, ye->name,
+                                        me->name);
+                    if (closed && !ck_rlist_has(r, "models", lm->mlperf)) {
+                        ck_report_finding(run, &lm->f, &w, "M2", CK_ERROR, mrel, 0, NULL,
+                                          "a model of the round", me->name,
+                                          "%s has an invalid model %s for closed/network division",
+                                          mrel, me->name);
+                        lm->m2 = 1;
+                        free(mrel);
+                        continue;
+                    }
+                    lm->req = ck_required(r, ly->sys.category, lm->mlperf);
+                    lm->opt = ck_optional(r, ly->sys.category, lm->mlperf);
+                    if (!lm->req) {
+                        ck_report_finding(run, &lm->f, &w, "M3", CK_ERROR, mrel, 0, NULL,
+                                          "a model with scenarios for this system type",
+                                          lm->mlperf, "%s has an invalid model %s, system_type=%s",
+                                          mrel, lm->mlperf, ly->sys.category);
+                        lm->m3 = 1;
+                        free(mrel);
+                        continue;
+                    }
+                    char *mabs = ck_join(yabs, me->name);
+                    ck_dir sd;
+                    if (!mabs || ck_dir_read(&sd, mabs)) {
+                        free(mabs);
+                        free(mrel);
+                        continue;
+                    }
+                    for (size_t ci = 0; ci < sd.n; ci++) {
+                        const ck_entry *ce = &sd.v[ci];
+                        if (!ce->is_dir || in_skip_list(run, ce->name))
+                            continue;
+                        GROW(pl->scens, pl->nscens, capc);
+                        ck_scen *s = &pl->scens[pl->nscens++];
+                        lm->n++;
+                        s->division = ls->sub.division;
+                        s->submitter = ls->sub.name;
+                        s->system = ly->sys.name;
+                        s->model_dir = lm->dir;
+                        s->scen_dir = NULL;
+                        s->rel = ck_fmt("%s/%s", mrel, ce->name);
+                        s->abs = ck_join(mabs, ce->name);
+                        if (!s->rel || !s->abs) {
+                            ck_dir_free(&sd);
+                            free(mabs);
+                            free(mrel);
+                            ck_dir_free(&md);
+                            free(yabs);
+                            goto oom_rd;
+                        }
+                        s->scen_dir = strrchr(s->rel, '/') + 1;
+                        s->mlperf_model = lm->mlperf;
+                        const char *canon = ck_canon_scenario(r, s->scen_dir);
+                        s->scen_fixed = canon ? canon : s->scen_dir;
+                        s->closed = closed;
+                        s->open = !closed;
+                        s->sys = &ly->sys;
+                        s->sub = &ls->sub;
+                        if (closed && !ck_jlist_has(lm->req, s->scen_fixed) &&
+                            !ck_jlist_has(lm->opt, s->scen_fixed)) {
+                            ck_where sw = {de->name, se->name, ye->name, me->name, s->scen_dir};
+                            ck_report_finding(run, &s->f, &sw, "M4", CK_ERROR, s->rel, 0, NULL,
+                                              "a required or optional scenario", s->scen_dir,
+                                              "%s ignoring scenario %s (neither required nor "
+                                              "optional)", s->rel, s->scen_dir);
+                            s->skip_task = 1;
+                        }
+                    }
+                    ck_dir_free(&sd);
+                    free(mabs);
+                    free(mrel);
+                }
+                ck_dir_free(&md);
+                free(yabs);
+            }
+            ck_dir_free(&rd);
+            free(rabs);
+            ls->n = pl->nsyss - ls->first;
+            continue;
+        oom_rd:
+            ck_dir_free(&rd);
+            free(rabs);
+            goto oom;
+        }
+        ld->n = pl->nsubs - ld->first;
+        ck_dir_free(&dd);
+        free(dabs);
+    }
+    ms_buf_free(&bad);
+    ck_dir_free(&root);
+    return MS_OK;
+oom:
+    ms_buf_free(&bad);
+    ck_dir_free(&root);
+    return ms_err_oom(e);
+}
+
+/* pointers into arrays that were reallocated while planning are re-derived here */
+static void fix_pointers(plan *pl)
+{
+    size_t c = 0;
+    for (size_t di = 0; di < pl->ndivs; di++) {
+        lg_div *ld = &pl->divs[di];
+        for (size_t si = ld->first; si < ld->first + ld->n; si++) {
+            lg_sub *ls = &pl->subs[si];
+            for (size_t yi = ls->first; yi < ls->first + ls->n; yi++) {
+                lg_system *ly = &pl->syss[yi];
+                for (size_t mi = ly->first; mi < ly->first + ly->n; mi++) {
+                    lg_model *lm = &pl->models[mi];
+                    for (size_t ci = lm->first; ci < lm->first + lm->n; ci++, c++) {
+                        ck_scen *s = &pl->scens[ci];
+                        s->sys = &ly->sys;
+                        s->sub = &ls->sub;
+                        s->division = ls->sub.division;
+                        s->submitter = ls->sub.name;
+                        s->system = ly->sys.name;
+                        s->model_dir = lm->dir;
+                        s->mlperf_model = lm->mlperf;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------ parallel ---- */
+
+static void task(void *ctx, size_t i)
+{
+    plan *pl = ctx;
+    if (i < pl->nsubs) {
+        lg_sub *ls = &pl->subs[i];
+        if (!ls->map_fail)
+            ck_walk_submitter(pl->run, &ls->sub);
+        return;
+    }
+    ck_scen *s = &pl->scens[i - pl->nsubs];
+    if (!s->skip_task)
+        ck_eval_scenario(pl->run, s);
+}
+
+/* ---------------------------------------------------------------- CSV ---- */
+
+static int put_field(ms_buf *b, const char *text, int quoted, int first)
+{
+    return (!first && ms_buf_putc(b, ',')) || (quoted && ms_buf_putc(b, '"')) ||
+           ms_buf_puts(b, text ? text : "") || (quoted && ms_buf_putc(b, '"'));
+}
+
+static int put_json(ms_buf *b, const json_t *v, int quoted)
+{
+    return ms_buf_putc(b, ',') || (quoted && ms_buf_putc(b, '"')) || ms_py_str_json(b, v) ||
+           (quoted && ms_buf_putc(b, '"'));
+}
+
+static int truthy_power_only(const json_t *v)
+{
+    if (json_is_string(v))
+        return !strcasecmp(json_string_value(v), "true");
+    if (json_is_boolean(v))
+        return json_is_true(v);
+    if (json_is_integer(v))
+        return json_integer_value(v) != 0;
+    return 0;
+}
+
+static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int compliance,
+                        int power_row)
+{
+    const ck_rules *r = &run->rules;
+    const json_t *j = s->sys->j;
+    ms_buf b = MS_BUF_INIT;
+    char status[128];
+    snprintf(status, sizeof status, "%s", json_string_value(json_object_get(j, "status")) ?: "");
+    for (char *p = status; *p; p++)
+        *p = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
+    const char *F = s->scen_fixed;
+    const char *unit = json_string_value(ck_rget3(r, "units", "overrides", s->mlperf_model)
+                                             ? json_object_get(ck_rget3(r, "units", "overrides",
+                                                                        s->mlperf_model), F)
+                                             : NULL);
+    if (!unit)
+        unit = json_string_value(json_object_get(ck_rget2(r, "units", "default"), F));
+    const char *punit = json_string_value(ck_rget2(r, "power_units", F));
+    char result[64];
+    if (power_row)
+        ms_py_float_repr(s->power_metric, result);
+    else
+        snprintf(result, sizeof result, "%s", s->value.text);
+    /* notes */
+    ms_buf notes = MS_BUF_INIT;
+    const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");
+    const char *hws = json_string_value(hw) ? json_string_value(hw) : "";
+    ms_buf_puts(&notes, hws);
+    if (ms_py_truthy(sw)) {
+        if (!*hws) {
+            ms_buf_reset(&notes);
+        } else {
+            ms_buf_puts(&notes, ". ");
+        }
+        ms_buf_puts(&notes, json_string_value(sw) ?: "");
+    }
+    ms_buf wdt = MS_BUF_INIT;
+    ms_py_str_json(&wdt, s->weight_data_types);
+    if (!power_row && wdt.data)
+        for (char *p = wdt.data; *p; p++)
+            if (*p == '"')
+                *p = '\'';
+    char num[32];
+    int rc = put_field(&b, s->submitter, 0, 1) || put_field(&b, status, 0, 0) ||
+             put_field(&b, s->division, 0, 0) ||
+             put_field(&b, json_string_value(json_object_get(j, "system_type")), 1, 0) ||
+             put_field(&b, json_string_value(json_object_get(j, "system_name")), 1, 0) ||
+             put_field(&b, s->system, 0, 0) || put_field(&b, s->model_dir, 0, 0) ||
+             put_field(&b, s->mlperf_model, 0, 0) || put_field(&b, F, 0, 0) ||
+             put_field(&b, result, 0, 0) || put_field(&b, s->acc_str, 0, 0) ||
+             put_json(&b, json_object_get(j, "number_of_nodes"), 0) ||
+             put_field(&b, json_string_value(json_object_get(j, "host_processor_model_name")), 1, 0) ||
+             put_json(&b, json_object_get(j, "host_processors_per_node"), 0) ||
+             put_json(&b, json_object_get(j, "host_processor_core_count"), 0) ||
+             put_field(&b, json_string_value(json_object_get(j, "accelerator_model_name")), 1, 0) ||
+             put_json(&b, json_object_get(j, "accelerators_per_node"), 1) ||
+             put_field(&b, s->rel, 0, 0) ||
+             put_field(&b, json_string_value(json_object_get(j, "framework")), 1, 0) ||
+             put_field(&b, json_string_value(json_object_get(j, "operating_system")), 1, 0) ||
+             put_field(&b, notes.data, 1, 0);
+    snprintf(num, sizeof num, "%d", compliance);
+    rc = rc || put_field(&b, num, 0, 0);
+    snprintf(num, sizeof num, "%d", errors);
+    rc = rc || put_field(&b, num, 0, 0) || put_field(&b, r->version, 0, 0) ||
+         put_field(&b, s->inferred ? "1" : "0", 0, 0) ||
+         put_field(&b, s->power_metric > 0 ? "True" : "False", 0, 0) ||
+         put_field(&b, power_row ? punit : unit, 0, 0) || put_field(&b, wdt.data, 1, 0);
+    ms_buf_free(&notes);
+    ms_buf_free(&wdt);
+    if (rc) {
+        ms_buf_free(&b);
+        return NULL;
+    }
+    return ms_buf_steal(&b);
+}
+
+/* --------------------------------------------------------- bookkeeping ---- */
+
+static void bookkeeping(plan *pl)
+{
+    ck_state *run = pl->run;
+    const ck_rules *r = &run->rules;
+    ck_flist_move(&run->findings, &pl->root_f);
+    for (size_t di = 0; di < pl->ndivs; di++) {
+        lg_div *ld = &pl->divs[di];
+        ck_flist_move(&run->findings, &ld->f);
+        if (ld->s2_stop) {
+            ck_key_set(run, "root", NULL, 0);
+            break;
+        }
+        if (ld->s3) {
+            ck_key_set(run, ld->name, NULL, 0);
+            continue;
+        }
+        for (size_t si = ld->first; si < ld->first + ld->n; si++) {
+            lg_sub *ls = &pl->subs[si];
+            char *subkey = ck_fmt("%s/%s", ls->sub.division, ls->sub.name);
+            int walk_bad = 0;
+            for (size_t i = 0; i < ls->sub.walk.n; i++) {
+                const ck_finding *f = &ls->sub.walk.v[i];
+                if (!f->waived && (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict)))
+                    walk_bad = 1;
+            }
+            ck_flist_move(&run->findings, &ls->sub.walk);
+            if (walk_bad || ls->map_fail) {
+                ck_flist_move(&run->findings, &ls->f);
+                ck_key_set(run, subkey, NULL, 0);
+                free(subkey);
+                continue;
+            }
+            size_t fstart = run->findings.n;
+            ck_flist_move(&run->findings, &ls->f);
+            int results_bad = 0;
+            for (size_t i = fstart; i < run->findings.n; i++) {
+                const ck_finding *f = &run->findings.v[i];
+                if (!f->waived && (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict)))
+                    results_bad = 1;
+            }
+            if (results_bad) {
+                char *k = ck_fmt("%s/results", subkey);
+                if (k)
+                    ck_key_set(run, k, NULL, 0);
+                free(k);
+            }
+            for (size_t yi = ls->first; yi < ls->first + ls->n; yi++) {
+                lg_system *ly = &pl->syss[yi];
+                ck_flist_move(&run->findings, &ly->sys.findings);
+                if (!ly->sys.ok) {
+                    char *k = ck_fmt("%s/results/%s", subkey, ly->sys.name);
+                    if (k)
+                        ck_key_set(run, k, NULL, 0);
+                    free(k);
+                    continue;
+                }
+                for (size_t mi = ly->first; mi < ly->first + ly->n; mi++) {
+                    lg_model *lm = &pl->models[mi];
+                    char *mkey = ck_fmt("%s/results/%s/%s", subkey, ly->sys.name, lm->dir);
+                    ck_flist_move(&run->findings, &lm->f);
+                    if (lm->m2 || lm->m3 || !mkey) {
+                        if (mkey)
+                            ck_key_set(run, mkey, NULL, 0);
+                        free(mkey);
+                        continue;
+                    }
+                    int closed = strcmp(ls->sub.division, "open") != 0;
+                    int errors = 0;
+                    /* remaining required scenarios (minus --scenarios-to-skip) */
+                    const char *need[16];
+                    size_t nneed = 0;
+                    for (size_t i = 0; i < json_array_size(lm->req) && nneed < 16; i++) {
+                        const char *sc = json_string_value(json_array_get(lm->req, i));
+                        if (sc && !in_skip_list(run, sc))
+                            need[nneed++] = sc;
+                    }
+                    int had_server_or_interactive = 0;
+                    long last_key = -1;
+                    for (size_t ci = lm->first; ci < lm->first + lm->n; ci++) {
+                        ck_scen *s = &pl->scens[ci];
+                        long key = ck_key_set(run, s->rel, NULL, 0);
+                        last_key = key;
+                        for (size_t i = 0; i < s->f.n; i++)
+                            s->f.v[i].key = key;
+                        ck_flist_move(&run->findings, &s->f);
+                        if (s->skip_task) { /* M4 */
+                            errors++;
+                            continue;
+                        }
+                        if (s->stage == 1) {
+                            if (s->meas_key)
+                                ck_key_set(run, s->meas_key, NULL, 0);
+                            errors += s->errors;
+                            continue;
+                        }
+                        if (s->stage) {
+                            errors += s->errors;
+                            continue;
+                        }
+                        if (s->perf_ok) {
+                            char text[256];
+                            if (s->has_power)
+                                snprintf(text, sizeof text,
+                                         "%f with power_metric = %f and power_efficiency "
+                                         "(samples/J) = %f",
+                                         s->value.d, s->power_metric, s->power_eff);
+                            else
+                                snprintf(text, sizeof text, "%s", s->value.text);
+                            int truthy = s->has_power || s->value.d != 0;
+                            ck_key_set(run, s->rel, text, truthy);
+                            char *ident = ck_fmt("%s_%s", ls->sub.name, ly->sys.name);
+                            if (ident)
+                                ck_count_add(run, ls->sub.division, ident, s->power_metric > 0);
+                            free(ident);
+                            for (size_t i = 0; i < nneed; i++)
+                                if (!strcmp(need[i], s->scen_fixed)) {
+                                    need[i] = need[--nneed];
+                                    break;
+                                }
+                            if (!strcmp(s->scen_fixed, "Server") ||
+                                !strcmp(s->scen_fixed, "Interactive"))
+                                had_server_or_interactive = 1;
+                            if (!truthy)
+                                ck_report_finding(run, &run->findings,
+                                                  &(ck_where){s->division, s->submitter, s->system,
+                                                              s->model_dir, s->scen_dir},
+                                                  "P8", CK_ERROR, s->rel, 0, NULL, "a non-zero value",
+                                                  "0.0", "the result value is 0, which the "
+                                                  "MLCommons checker counts as no result");
+                        }
+                        int compliance = closed ? 0 : 1;
+                        if (closed && !run->o->skip_compliance) {
+                            if (!s->comp_ok)
+                                ck_key_null(run, key);
+                            else
+                                compliance = 1;
+                        }
+                        if (run->keys && key >= 0 && run->keys[key].truthy) {
+                            if (s->acc_ok) {
+                                const json_t *po = json_object_get(s->sys->j, "system_power_only");
+                                int power = s->power_metric > 0;
+                                if (!(power && truthy_power_only(po)))
+                                    ck_row_add(run, legacy_row(run, s, errors, compliance, 0), key);
+                                if (power)
+                                    ck_row_add(run, legacy_row(run, s, errors, compliance, 1), key);
+                            } else {
+                                ck_key_null(run, key);
+                            }
+                        }
+                        errors += s->errors;
+                    }
+                    ck_where mw = {ls->sub.division, ls->sub.name, ly->sys.name, lm->dir, NULL};
+                    int m5 = 0;
+                    if (nneed) {
+                        ms_buf miss = MS_BUF_INIT;
+                        for (size_t i = 0; i < nneed; i++)
+                            ms_buf_printf(&miss, "%s'%s'", i ? ", " : "", need[i]);
+                        if (closed) {
+                            ck_report_finding(run, &run->findings, &mw, "M5", CK_ERROR, mkey, 0,
+                                              NULL, "every required scenario", miss.data,
+                                              "%s does not have all required scenarios, missing {%s}",
+                                              mkey, miss.data);
+                            ck_key_set(run, mkey, NULL, 0);
+                            m5 = 1;
+                        } else if (run->o->debug) {
+                            ck_report_finding(run, &run->findings, &mw, "M5", CK_INFO, mkey, 0,
+                                              NULL, NULL, miss.data,
+                                              "%s ignoring missing scenarios in open division ({%s})",
+                                              mkey, miss.data);
+                        }
+                        ms_buf_free(&miss);
+                    }
+                    if (closed && ck_jlist_has(lm->opt, "Server") &&
+                        ck_jlist_has(lm->opt, "Interactive") && !had_server_or_interactive) {
+                        ck_report_finding(run, &run->findings, &mw, "M6", CK_ERROR, mkey, 0, NULL,
+                                          "a valid Server or Interactive result", "none",
+                                          "%s does not have all required scenarios, one of "
+                                          "[Server, Interactive] is required", mkey);
+                        if (m5 || last_key < 0)
+                            ck_key_set(run, mkey, NULL, 0);
+                        else
+                            ck_key_null(run, last_key);
+                    }
+                    free(mkey);
+                }
+            }
+            free(subkey);
+        }
+    }
+    (void)r;
+}
+
+static void plan_free(plan *pl)
+{
+    for (size_t i = 0; i < pl->nscens; i++)
+        ck_scen_free(&pl->scens[i]);
+    free(pl->scens);
+    for (size_t i = 0; i < pl->nmodels; i++) {
+        free(pl->models[i].dir);
+        ck_flist_free(&pl->models[i].f);
+    }
+    free(pl->models);
+    for (size_t i = 0; i < pl->nsyss; i++) {
+        ck_system *s = &pl->syss[i].sys;
+        free(s->name);
+        free(s->json_rel);
+        json_decref(s->j);
+        ck_flist_free(&s->findings);
+    }
+    free(pl->syss);
+    for (size_t i = 0; i < pl->nsubs; i++) {
+        ck_submitter *s = &pl->subs[i].sub;
+        free(s->division);
+        free(s->name);
+        free(s->abs);
+        ck_flist_free(&s->walk);
+        json_decref(s->mapping);
+        ck_flist_free(&pl->subs[i].f);
+    }
+    free(pl->subs);
+    for (size_t i = 0; i < pl->ndivs; i++) {
+        free(pl->divs[i].name);
+        ck_flist_free(&pl->divs[i].f);
+    }
+    free(pl->divs);
+    ck_flist_free(&pl->root_f);
+}
+
+int ck_run_legacy(ck_state *run, ms_err *e)
+{
+    plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.run = run;
+    int rc = plan_tree(&pl, e);
+    if (rc == MS_OK) {
+        fix_pointers(&pl);
+        ck_parallel(run->jobs, pl.nsubs + pl.nscens, task, &pl);
+        bookkeeping(&pl);
+    }
+    plan_free(&pl);
+    return rc;
+}

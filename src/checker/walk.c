@@ -1,0 +1,248 @@
+/* Structure checks over everything under <division>/<submitter>/ (S4-S9 of the legacy checker,
+ * plus the stricter S12/S13), with os.walk's semantics: directories are walked top-down
+ * without following symbolic links; a link to a directory counts as a subdirectory of its
+ * parent but is not entered. Iterative (no recursion), so deep trees cannot exhaust the stack;
+ * nothing is kept per file, so memory does not grow with the tree. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checker/internal.h"
+#include "common/pytext.h"
+
+#define MAX_PER_CHECK 50
+
+typedef struct wctx {
+    ck_state *run;
+    ck_submitter *sub;
+    ck_where w;
+    char *root_real;       /* realpath of ROOT */
+    size_t root_real_len;
+    size_t count[16];      /* findings per check (index by check number) */
+    size_t extra[16];      /* beyond MAX_PER_CHECK */
+    int unified;
+} wctx;
+
+static int idx_of(const char *id)
+{
+    return atoi(id + 1) & 15;
+}
+
+static void walk_find(wctx *c, const char *id, int stricter, const char *rel,
+                      const char *expected, const char *found, const char *msg)
+{
+    int k = idx_of(id);
+    if (c->count[k] >= MAX_PER_CHECK) {
+        c->extra[k]++;
+        return;
+    }
+    c->count[k]++;
+    ck_sev sev = (stricter || c->unified) ? CK_WARNING : CK_ERROR;
+    ck_report_finding(c->run, &c->sub->walk, &c->w, id, sev, rel, 0, NULL, expected, found,
+                      "%s%s", msg, c->unified && !stricter ? " (legacy check; not enforced by "
+                                                             "the unified checker)" : "");
+}
+
+static int name_portable(const char *n)
+{
+    size_t off;
+    if (!ms_utf8_valid(n, strlen(n), &off))
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)n; *p; p++)
+        if (*p < 0x20 || *p == 0x7F)
+            return 0;
+    return 1;
+}
+
+/* relative path (to ROOT) of an absolute path under ROOT as given */
+static const char *relof(const wctx *c, const char *abs)
+{
+    size_t n = strlen(c->run->root);
+    const char *p = abs + n;
+    while (*p == '/')
+        p++;
+    return p;
+}
+
+static void check_name(wctx *c, const char *rel, const char *name)
+{
+    if (name[0] == '.')
+        walk_find(c, "S6", 0, rel, "a name not starting with '.'", name,
+                  "file or directory with a git unfriendly name (starts with '.')");
+    if (strchr(name, ' '))
+        walk_find(c, "S7", 0, rel, "a name without spaces", name,
+                  "file or directory with a space in its name");
+    if (!name_portable(name))
+        walk_find(c, "S13", 1, rel, "valid UTF-8 without control characters", NULL,
+                  "file name is not portable (invalid UTF-8 or control characters)");
+}
+
+/* S12: a link whose target resolves outside ROOT, or a directory link that points to one of
+ * its own ancestors (a cycle) */
+static void check_link_target(wctx *c, const char *abs, const char *rel, int is_dir)
+{
+    char real[PATH_MAX];
+    if (!realpath(abs, real))
+        return;
+    size_t n = c->root_real_len;
+    int inside = !strncmp(real, c->root_real, n) && (real[n] == '/' || real[n] == '\0');
+    if (!inside) {
+        walk_find(c, "S12", 1, rel, "a target inside the submission tree", real,
+                  "symbolic link points outside the submission tree");
+        return;
+    }
+    if (is_dir) {
+        char linkdir_real[PATH_MAX];
+        char *parent = strdup(abs);
+        if (!parent)
+            return;
+        char *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = '\0';
+        if (realpath(parent, linkdir_real)) {
+            size_t m = strlen(real);
+            if (!strncmp(linkdir_real, real, m) &&
+                (linkdir_real[m] == '/' || linkdir_real[m] == '\0'))
+                walk_find(c, "S12", 1, rel, "no directory cycle", real,
+                          "symbolic link to an ancestor directory forms a loop");
+        }
+        free(parent);
+    }
+}
+
+void ck_walk_submitter(ck_state *run, ck_submitter *sub)
+{
+    wctx c;
+    memset(&c, 0, sizeof c);
+    c.run = run;
+    c.sub = sub;
+    c.unified = run->rules.unified;
+    c.w = (ck_where){sub->division, sub->name, NULL, NULL, NULL};
+    char rr[PATH_MAX];
+    if (realpath(run->root, rr)) {
+        c.root_real = strdup(rr);
+        c.root_real_len = c.root_real ? strlen(c.root_real) : 0;
+    }
+    long long limit = (long long)json_integer_value(ck_rget(&run->rules, "file_size_limit_bytes"));
+    /* stack of directories to visit */
+    char **stack = NULL;
+    size_t ns = 0, cap = 0;
+    char *top = strdup(sub->abs);
+    if (!top)
+        goto oom;
+    stack = malloc(16 * sizeof *stack);
+    if (!stack) {
+        free(top);
+        goto oom;
+    }
+    cap = 16;
+    stack[ns++] = top;
+    while (ns) {
+        char *dir = stack[--ns];
+        const char *drel = relof(&c, dir);
+        const char *dname = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+        check_name(&c, drel, dname);
+        size_t dl = strlen(dir);
+        if (dl >= 11 && !strcmp(dir + dl - 11, "__pycache__"))
+            walk_find(&c, "S8", 0, drel, NULL, "__pycache__", "__pycache__ directory");
+        ck_dir d;
+        if (ck_dir_read(&d, dir)) {
+            ck_report_finding(run, &sub->walk, &c.w, "R1", CK_ERROR, drel, 0, NULL, NULL, NULL,
+                              "cannot read the directory: %s", strerror(d.err));
+            free(dir);
+            continue;
+        }
+        if (d.n == 0)
+            walk_find(&c, "S9", 0, drel, "files or subdirectories", "an empty directory",
+                      "empty directory");
+        for (size_t i = 0; i < d.n; i++) {
+            ck_entry *en = &d.v[i];
+            char *path = ck_join(dir, en->name);
+            if (!path) {
+                ck_dir_free(&d);
+                free(dir);
+                goto oom;
+            }
+            const char *rel = relof(&c, path);
+            if (en->is_dir) {
+                if (en->is_link) {
+                    /* listed as a subdirectory, not entered: only its name is not checked
+                     * (like os.walk), its target is */
+                    if (c.root_real)
+                        check_link_target(&c, path, rel, 1);
+                    free(path);
+                    continue;
+                }
+                if (ns == cap) {
+                    char **nsk = realloc(stack, cap * 2 * sizeof *nsk);
+                    if (!nsk) {
+                        free(path);
+                        ck_dir_free(&d);
+                        free(dir);
+                        goto oom;
+                    }
+                    stack = nsk;
+                    cap *= 2;
+                }
+                stack[ns++] = path;
+                continue;
+            }
+            /* a file in os.walk's sense: anything that is not a directory */
+            check_name(&c, rel, en->name);
+            if (en->is_link) {
+                char target[PATH_MAX];
+                ssize_t tl = readlink(path, target, sizeof target - 1);
+                if (tl >= 0) {
+                    target[tl] = '\0';
+                    /* the reference tests os.path.exists(os.readlink(f)) with the submission
+                     * root as working directory */
+                    char *as_seen = target[0] == '/' ? strdup(target) : ck_join(run->root, target);
+                    int exists_root = as_seen && ck_pexists(as_seen);
+                    free(as_seen);
+                    if (!exists_root)
+                        walk_find(&c, "S4", 0, rel, "an existing target", target,
+                                  "broken symbolic link (its target does not exist relative to "
+                                  "the submission root)");
+                    else if (!ck_pexists(path))
+                        walk_find(&c, "S4", 0, rel, "an existing target", target,
+                                  "broken symbolic link (the target does not exist relative to "
+                                  "the link's directory)");
+                    else if (c.root_real)
+                        check_link_target(&c, path, rel, 0);
+                }
+            }
+            if (en->size > limit) {
+                char e1[48], e2[48];
+                snprintf(e1, sizeof e1, "<= %lld bytes", limit);
+                snprintf(e2, sizeof e2, "%lld bytes", en->size);
+                walk_find(&c, "S5", 0, rel, e1, e2, "file with size greater than 50 MB");
+            }
+            free(path);
+        }
+        ck_dir_free(&d);
+        free(dir);
+    }
+    free(stack);
+    stack = NULL;
+    static const char *const ids[] = {"S4", "S5", "S6", "S7", "S8", "S9", "S12", "S13"};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        int k = idx_of(ids[i]);
+        if (c.extra[k])
+            ck_report_finding(run, &sub->walk, &c.w, ids[i],
+                              (c.unified || !strcmp(ids[i], "S12") || !strcmp(ids[i], "S13"))
+                                  ? CK_WARNING : CK_ERROR,
+                              NULL, 0, NULL, NULL, NULL, "... and %zu more like this in %s/%s",
+                              c.extra[k], sub->division, sub->name);
+    }
+    free(c.root_real);
+    return;
+oom:
+    while (ns)
+        free(stack[--ns]);
+    free(stack);
+    free(c.root_real);
+    run->oom = 1;
+}
