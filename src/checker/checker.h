@@ -62,6 +62,9 @@ int ck_report_exit_code(const ck_report *r);
 int ck_report_write_text(const ck_report *r, FILE *out, int color);
 /* Machine-readable report (findings, results, counts), written atomically. */
 int ck_report_write_json(const ck_report *r, const char *path, ms_err *e);
+/* One finding per line, tab-separated: severity (ERROR, WARNING, INFO, WAIVED), ID, file,
+ * line, JSON pointer, message. */
+int ck_report_write_tsv(const ck_report *r, const char *path, ms_err *e);
 /* The official summary.csv of the round's profile, written atomically. */
 int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
 

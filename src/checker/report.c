@@ -361,19 +361,41 @@ int ck_report_write_json(const ck_report *rep, const char *path, ms_err *e)
     json_decref(root);
     if (!text)
         return ms_err_oom(e);
-    size_t n = strlen(text);
-    int rc = ms_write_file_atomic(path, text, n, e);
-    if (rc == MS_OK) {
-        /* trailing newline for friendliness */
-        char *withnl = malloc(n + 2);
-        if (withnl) {
-            memcpy(withnl, text, n);
-            withnl[n] = '\n';
-            rc = ms_write_file_atomic(path, withnl, n + 1, e);
-            free(withnl);
+    ms_buf b = MS_BUF_INIT;
+    int rc = ms_buf_puts(&b, text) || ms_buf_putc(&b, '\n') ? ms_err_oom(e)
+                                                             : ms_write_file_atomic(path, b.data, b.len, e);
+    ms_buf_free(&b);
+    free(text);
+    return rc;
+}
+
+/* One finding per line: effective severity, ID, file, line, JSON pointer, message (tabs and
+ * newlines in fields replaced by spaces) -- for shell scripts and grep. */
+static int tsv_field(ms_buf *b, const char *s, int last)
+{
+    for (const char *p = s ? s : ""; *p; p++)
+        if (ms_buf_putc(b, (*p == '\t' || *p == '\n' || *p == '\r') ? ' ' : *p))
+            return -1;
+    return ms_buf_putc(b, last ? '\n' : '\t');
+}
+
+int ck_report_write_tsv(const ck_report *rep, const char *path, ms_err *e)
+{
+    const ck_state *run = ck_report_state(rep);
+    ms_buf b = MS_BUF_INIT;
+    for (size_t i = 0; i < run->findings.n; i++) {
+        const ck_finding *f = &run->findings.v[i];
+        char line[32];
+        snprintf(line, sizeof line, "%ld", f->line);
+        if (tsv_field(&b, sev_name(run, f), 0) || tsv_field(&b, f->id, 0) ||
+            tsv_field(&b, f->file, 0) || tsv_field(&b, f->line ? line : "", 0) ||
+            tsv_field(&b, f->pointer, 0) || tsv_field(&b, f->message, 1)) {
+            ms_buf_free(&b);
+            return ms_err_oom(e);
         }
     }
-    free(text);
+    int rc = ms_write_file_atomic(path, b.data ? b.data : "", b.len, e);
+    ms_buf_free(&b);
     return rc;
 }
 

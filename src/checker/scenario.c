@@ -561,7 +561,9 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                    S, "Result for scenario %s can not be inferred from %s", F, S);
             }
         }
-        if (pair_ss_off) {
+        if (c->unified && !allowed) {
+            /* the unified checker rejects the result before computing a value */
+        } else if (pair_ss_off) {
             *inferred = 1;
             const ck_dval *q = ck_dlog_get(d, "result_qps_without_loadgen_overhead");
             double v;
@@ -1478,9 +1480,13 @@ static int group_measurements(sctx *c, const char *scen_rel)
                     ok = ck_pexists(abs);
                 }
             }
-            if (!ok)
+            if (!ok) {
+                size_t cl = strlen(code_dir);  /* shown without the empty impl's slash */
+                if (cl > 1 && code_dir[cl - 1] == '/')
+                    code_dir[cl - 1] = '\0';
                 FIND(c, "E5", CK_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
                      s->rel, code_dir);
+            }
             free(abs);
         }
         free(impl);

@@ -186,7 +186,9 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     /* Y10 (stricter): the schema, for what Y2-Y9 do not already say */
     if (run->sys_schema) {
         static const char *const done[] = {"status", "system_type", "division", "submitter",
-                                           "is_network", NULL};
+                                           "is_network", "system_name", "host_processor_model_name",
+                                           "accelerator_model_name", "framework",
+                                           "operating_system", "hw_notes", "sw_notes", NULL};
         ms_jschema_errors errs = {0};
         ms_err e;
         if (ms_jschema_validate(run->sys_schema, j, &errs, 40, &e) == 0) {

@@ -22,6 +22,8 @@ static const char usage_text[] =
     "                        directory, like the MLCommons checker)\n"
     "  --no-csv              do not write summary.csv\n"
     "  --json FILE           write the findings, results and counts as JSON\n"
+    "  --tsv FILE            write the findings one per line: severity, ID, file, line,\n"
+    "                        JSON pointer, message (tab-separated)\n"
     "  --strict              warnings of the stricter checks count as errors\n"
     "  --skip ID[,ID...]     ignore failures of these checks (repeatable; see --list-checks)\n"
     "  --waivers FILE        waivers: lines '<CHECK-ID> <path> <justification>'\n"
@@ -123,7 +125,7 @@ int cmd_check(int argc, char **argv)
     }
     ck_options o;
     memset(&o, 0, sizeof o);
-    const char *csv = "summary.csv", *json = NULL, *color = "auto";
+    const char *csv = "summary.csv", *json = NULL, *tsv = NULL, *color = "auto";
     int no_csv = 0, quiet = 0;
     char **skips = NULL, **scen_skip = NULL;
     size_t nskips = 0, nscen = 0;
@@ -167,7 +169,7 @@ int cmd_check(int argc, char **argv)
         static const char *const with_value[] = {
             "--version", "--submitter", "--csv", "--json", "--skip", "--waivers", "--jobs",
             "--profile", "--color", "--input", "--extra-model-benchmark-map",
-            "--scenarios-to-skip"};
+            "--scenarios-to-skip", "--tsv"};
         int wv = -1;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             if (!strcmp(name, with_value[k]))
@@ -223,6 +225,7 @@ int cmd_check(int argc, char **argv)
                     goto done;
                 }
                 break;
+            case 12: tsv = val; break;
             }
             continue;
         }
@@ -269,6 +272,9 @@ int cmd_check(int argc, char **argv)
         rc = cli_fail("check", &e);
     }
     if (json && ck_report_write_json(rep, json, &e)) {
+        rc = cli_fail("check", &e);
+    }
+    if (tsv && ck_report_write_tsv(rep, tsv, &e)) {
         rc = cli_fail("check", &e);
     }
     ck_report_free(rep);

@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# Generates a synthetic, valid MLPerf Inference submission tree for the checker's tests and
+# benchmark (nothing is committed: trees are made at test time).
+#
+#   mkround.sh OUT [--version v5.1|v6.0] [--submitters N] [--systems N] [--big]
+#
+# v5.1 gives the split layout (legacy profile), v6.0 the unified layout. Each submitter gets:
+#   closed: an edge system "edge<i>" with resnet50 SingleStream/MultiStream/Offline (TEST01,
+#           TEST04; Offline with power measurements) and a datacenter system "dc<i>" with
+#           llama3.1-8b Offline/Server (TEST06);
+#   open:   an edge system "opn<i>" with "mobilenet-v2" (mapped to resnet) SingleStream.
+# --big writes realistic-size detail logs (loaded_qsl_set, loadgen_file_sha1: ~100 KB each) and
+# performance-mode accuracy logs of a few hundred KB, for the benchmark.
+set -euo pipefail
+
+OUT=${1:?usage: mkround.sh OUT [--version v5.1|v6.0] [--submitters N] [--systems N] [--big]}
+shift
+VERSION=v5.1 NSUB=1 NSYS=1 BIG=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --version) VERSION=$2; shift 2 ;;
+    --submitters) NSUB=$2; shift 2 ;;
+    --systems) NSYS=$2; shift 2 ;;
+    --big) BIG=1; shift ;;
+    *) echo "mkround.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+case $VERSION in
+  v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split ;;
+  v6.0) SEEDS=(2465351861681999779 14276810075590677512 3936089224930324775); LAYOUT=unified ;;
+  *) echo "mkround.sh: version must be v5.1 or v6.0" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT"
+TPL=$(mktemp -d)
+trap 'rm -rf "$TPL"' EXIT
+
+rec() { # rec KEY JSON-VALUE [is_error]
+  printf ':::MLLOG {"key": "%s", "value": %s, "time_ms": 0.012000, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": %s, "is_warning": false, "file": "loadgen.cc", "line_no": 1, "pid": 100, "tid": 100}}\n' "$1" "$2" "${3:-false}"
+}
+
+# Big values shared by every log in --big mode
+if [ "$BIG" = 1 ]; then
+  {
+    printf '{'
+    for i in $(seq 1 900); do
+      [ "$i" -gt 1 ] && printf ','
+      printf '"/loadgen/src/file_%04d.cc":"%040x"' "$i" "$((i * 2654435761))"
+    done
+    printf '}'
+  } > "$TPL/sha1.json"
+  { printf '['; seq -s, 1 5000 | tr -d '\n'; printf ']'; } > "$TPL/qsl.json"
+else
+  printf '{"/loadgen.cc":"0123456789abcdef0123456789abcdef01234567"}' > "$TPL/sha1.json"
+  printf '[0,1,2,3]' > "$TPL/qsl.json"
+fi
+
+# detail_log FILE SCENARIO MODEL MODE [power]
+detail_log() {
+  local i
+  local f=$1 scen=$2 model=$3 mode=$4 power=${5:-0}
+  local psc=1024 total=50000 spq=1 mq=100 llm=0
+  case $model in
+    resnet) psc=1024; total=50000 ;;
+    llama3.1-8b) psc=13368; total=13368; llm=1 ;;
+  esac
+  case $scen in
+    Offline) if [ "$model" = resnet ]; then spq=24576; else spq=13368; fi; mq=1 ;;
+    MultiStream) spq=8 ;;
+  esac
+  {
+    rec loadgen_version '"5.1.0 @ 0123abcd"'
+    rec loadgen_git_status_message '""'
+    rec loadgen_file_sha1 "$(cat "$TPL/sha1.json")"
+    rec test_datetime '"2025-08-01T13:04:17Z"'
+    rec sut_name '"SynthSUT"'
+    rec qsl_reported_total_count "$total"
+    rec qsl_reported_performance_count "$psc"
+    rec requested_scenario "\"$scen\""
+    rec requested_test_mode "\"$mode\""
+    rec requested_use_token_latencies "$([ $llm = 1 ] && echo true || echo false)"
+    rec effective_scenario "\"$scen\""
+    rec effective_test_mode "\"$mode\""
+    rec effective_samples_per_query "$spq"
+    rec effective_target_latency_ns 0
+    rec effective_min_duration_ms 600000
+    rec effective_min_query_count "$mq"
+    rec effective_qsl_rng_seed "${SEEDS[0]}"
+    rec effective_sample_index_rng_seed "${SEEDS[1]}"
+    rec effective_schedule_rng_seed "${SEEDS[2]}"
+    rec effective_performance_sample_count "$psc"
+    rec effective_sample_concatenate_permutation "$([ $llm = 1 ] && echo true || echo false)"
+    rec loaded_qsl_set "$(cat "$TPL/qsl.json")"
+    if [ "$power" = 1 ]; then
+      rec power_begin '"08-01-2025 17:04:17.291"'
+      rec power_end '"08-01-2025 17:14:17.500"'
+    fi
+    rec result_validity '"VALID"'
+    rec result_perf_constraints_met true
+    rec early_stopping_met true
+    rec result_query_count 453399
+    case $scen in
+      SingleStream)
+        rec early_stopping_latency_ss 1341022
+        rec early_stopping_latency_ms 1382514
+        rec result_qps_without_loadgen_overhead 757.865
+        rec result_90.00_percentile_latency_ns 1340856
+        rec result_99.00_percentile_latency_ns 1381731
+        rec result_mean_latency_ns 1319496 ;;
+      MultiStream)
+        rec early_stopping_latency_ms 11060112
+        rec result_mean_query_latency_ns 10854321
+        rec result_99.00_percentile_per_query_latency_ns 11012345
+        rec result_99.00_percentile_latency_ns 11012345
+        rec result_mean_latency_ns 10854321 ;;
+      Offline)
+        rec result_samples_per_second 757.865
+        rec result_tokens_per_second 5777.08
+        rec result_99.00_percentile_latency_ns 90000000
+        rec result_mean_latency_ns 50000000 ;;
+      Server)
+        rec result_completed_samples_per_sec 39.5
+        rec result_completed_tokens_per_second 5103.99
+        rec result_first_token_99.00_percentile_latency_ns 1911170364
+        rec result_time_per_output_token_99.00_percentile_ns 25128964
+        rec result_99.00_percentile_latency_ns 1911170364
+        rec result_mean_latency_ns 1000000 ;;
+    esac
+    rec num_errors 0
+  } > "$f"
+}
+
+summary_log() { printf '================================================\nMLPerf Results Summary\n================================================\nSUT name : SynthSUT\nScenario : %s\nMode     : PerformanceOnly\nResult is : VALID\n' "$2" > "$1"; }
+
+acc_txt() { # acc_txt FILE MODEL
+  case $2 in
+    resnet) printf 'accuracy=76.064%%, good=38032, total=50000\n' > "$1" ;;
+    llama3.1-8b) printf "{'rouge1': 38.9, 'rouge2': 16.0, 'rougeL': 24.6, 'rougeLsum': 35.9, 'gen_len': 8167644, 'gen_num': 13368}\n" > "$1" ;;
+  esac
+  printf 'hash=%064x\n' 12345 >> "$1"
+}
+
+acc_json() { # small truncated accuracy log; --big: a few hundred KB for perf-mode logs
+  if [ "${2:-0}" = 1 ] && [ "$BIG" = 1 ]; then
+    { printf '[\n'; for i in $(seq 1 2500); do printf '{ "seq_id" : %d, "qsl_idx" : %d, "data" : "%0128x" },\n' "$i" "$i" "$i"; done; printf ']\n'; } > "$1"
+  else
+    printf '[\n{ "seq_id" : 0, "qsl_idx" : 5, "data" : "0A0B" }\n]\n' > "$1"
+  fi
+}
+
+system_json() { # system_json FILE DIVISION SUBMITTER TYPE NAME
+  cat > "$1" <<EOF
+{
+    "division": "$2",
+    "submitter": "$3",
+    "status": "available",
+    "system_type": "$4",
+    "system_type_detail": "N/A",
+    "system_name": "$5",
+    "number_of_nodes": "1",
+    "host_processor_model_name": "Synthetic CPU 64-core",
+    "host_processors_per_node": "2",
+    "host_processor_core_count": "64",
+    "host_processor_frequency": "N/A",
+    "host_processor_caches": "N/A",
+    "host_memory_configuration": "16 x 32 GB DDR5",
+    "host_memory_capacity": "512GB",
+    "host_storage_capacity": "2TB",
+    "host_storage_type": "NVMe SSD",
+    "host_processor_interconnect": "N/A",
+    "host_networking": "Ethernet",
+    "host_networking_topology": "N/A",
+    "host_network_card_count": "1",
+    "accelerators_per_node": "8",
+    "accelerator_model_name": "Synthetic Accelerator 80GB",
+    "accelerator_frequency": "N/A",
+    "accelerator_host_interconnect": "PCIe 5.0",
+    "accelerator_interconnect": "N/A",
+    "accelerator_interconnect_topology": "N/A",
+    "accelerator_memory_capacity": "80GB",
+    "accelerator_memory_configuration": "HBM3",
+    "accelerator_on-chip_memories": "N/A",
+    "cooling": "Air",
+    "hw_notes": "synthetic",
+    "framework": "SynthRT 1.0",
+    "operating_system": "Linux",
+    "other_software_stack": "none",
+    "sw_notes": ""
+}
+EOF
+}
+
+impl_json() { printf '{\n  "input_data_types": "fp16",\n  "retraining": "No",\n  "starting_weights_filename": "weights.bin",\n  "weight_data_types": "fp8",\n  "weight_transformations": "quantization"\n}\n' > "$1"; }
+
+power_files() { # power_files PERF_DIR (run_1 and ranging exist)
+  local p=$1 d f s
+  mkdir -p "$p/power" "$p/ranging"
+  for f in client.json server.json; do
+    printf '{"uuid": "0b6e1c1e-0000-4000-8000-000000000001", "session_name": "synth-session", "timezone": 0}\n' > "$p/power/$f"
+  done
+  for f in client.log server.log ptd_logs.txt; do printf 'synthetic %s\n' "$f" > "$p/power/$f"; done
+  for d in run_1 ranging; do
+    {
+      for s in 18 19 20 21 22 23 24 25; do
+        printf 'Time,08-01-2025 17:%02d:%02d.000,Watts,%s,Volts,230.0,Amps,1.1,PF,0.99,Mark,synthetic\n' $((4 + s / 10)) $((s % 10 * 6)) "$((200 + s)).5"
+      done
+    } > "$p/$d/spl.txt"
+  done
+}
+
+# scenario SUBDIR(relative to submitter) SYSTEM MODEL_DIR MODEL SCEN DIVISION [power]
+scenario() {
+  local sub=$1 sys=$2 mdir=$3 model=$4 scen=$5 div=$6 power=${7:-0}
+  local res="$sub/results/$sys/$mdir/$scen"
+  mkdir -p "$res/accuracy" "$res/performance/run_1"
+  detail_log "$res/accuracy/mlperf_log_detail.txt" "$scen" "$model" AccuracyOnly
+  summary_log "$res/accuracy/mlperf_log_summary.txt" "$scen"
+  acc_txt "$res/accuracy/accuracy.txt" "$model"
+  acc_json "$res/accuracy/mlperf_log_accuracy.json"
+  detail_log "$res/performance/run_1/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly "$power"
+  summary_log "$res/performance/run_1/mlperf_log_summary.txt" "$scen"
+  acc_json "$res/performance/run_1/mlperf_log_accuracy.json" 1
+  local meas comp
+  if [ "$LAYOUT" = split ]; then
+    meas="$sub/measurements/$sys/$mdir/$scen"
+    comp="$sub/compliance/$sys/$mdir/$scen"
+    mkdir -p "$meas"
+    impl_json "$meas/${sys}_$scen.json"
+  else
+    meas=$res
+    comp=$res
+    impl_json "$meas/measurements.json"
+  fi
+  printf '*.%s.target_qps = 100\n' "$scen" > "$meas/user.conf"
+  printf '# %s %s\nSteps to reproduce.\n' "$mdir" "$scen" > "$meas/README.md"
+  if [ "$power" = 1 ]; then
+    power_files "$res/performance"
+    detail_log "$res/performance/ranging/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly 1
+    summary_log "$res/performance/ranging/mlperf_log_summary.txt" "$scen"
+    printf 'analyzer: Yokogawa WT310\n' > "$meas/analyzer_table.md"
+    printf 'power settings: default\n' > "$meas/power_settings.md"
+  fi
+  [ "$div" = open ] && return 0
+  case $model in
+    resnet)
+      for t in TEST01 TEST04; do
+        mkdir -p "$comp/$t/performance/run_1"
+        detail_log "$comp/$t/performance/run_1/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly
+        summary_log "$comp/$t/performance/run_1/mlperf_log_summary.txt" "$scen"
+        printf 'Verifying performance.\nreference score = 745.7\ntest score = 751.6\nTEST PASS\n' > "$comp/$t/verify_performance.txt"
+      done
+      printf 'Verifying accuracy. This might take a while...\nnum_perf_log_data_mismatch = 0\nTEST PASS\n' > "$comp/TEST01/verify_accuracy.txt"
+      mkdir -p "$comp/TEST01/accuracy"
+      acc_json "$comp/TEST01/accuracy/mlperf_log_accuracy.json"
+      printf 'hash=%064x\n' 999 > "$comp/TEST01/accuracy/accuracy.txt" ;;
+    llama3.1-8b)
+      mkdir -p "$comp/TEST06"
+      printf 'First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n' > "$comp/TEST06/verify_accuracy.txt" ;;
+  esac
+}
+
+submitter() { # submitter INDEX
+  local i=$1 name="Org$1"
+  local c="$OUT/closed/$name" o="$OUT/open/$name"
+  mkdir -p "$c/systems" "$c/documentation" "$o/systems" "$o/documentation"
+  printf '# calibration\nNo calibration.\n' > "$c/documentation/calibration.md"
+  printf '# calibration\nNo calibration.\n' > "$o/documentation/calibration.md"
+  local code=code
+  [ "$LAYOUT" = unified ] && code=src
+  mkdir -p "$c/$code/resnet50" "$c/$code/llama3.1-8b" "$o/$code/mobilenet-v2"
+  printf '# code\n' | tee "$c/$code/resnet50/README.md" "$c/$code/llama3.1-8b/README.md" "$o/$code/mobilenet-v2/README.md" >/dev/null
+  local k
+  for k in $(seq 1 "$NSYS"); do
+    local e="edge$k" d="dc$k" p="opn$k"
+    system_json "$c/systems/$e.json" closed "$name" edge "Synthetic edge box $k"
+    system_json "$c/systems/$d.json" closed "$name" datacenter "Synthetic server $k"
+    system_json "$o/systems/$p.json" open "$name" edge "Synthetic open box $k"
+    scenario "$c" "$e" resnet50 resnet SingleStream closed
+    scenario "$c" "$e" resnet50 resnet MultiStream closed
+    scenario "$c" "$e" resnet50 resnet Offline closed 1
+    scenario "$c" "$d" llama3.1-8b llama3.1-8b Offline closed
+    scenario "$c" "$d" llama3.1-8b llama3.1-8b Server closed
+    scenario "$o" "$p" mobilenet-v2 resnet SingleStream open
+  done
+}
+
+printf '# Synthetic MLPerf Inference %s round\n' "$VERSION" > "$OUT/README.md"
+for i in $(seq 1 "$NSUB"); do submitter "$i"; done

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Mutation tests for `mlsubmit check`: generate a valid round (tests/e2e/lib/mkround.sh), copy
+# it, break exactly one thing, and assert that exactly one finding (besides INFO notes) appears,
+# with the expected check ID, severity and file, and the matching exit status (1 for errors,
+# 0 for warnings). Covers the legacy profile (v5.1) and the unified profile (v6.0).
+set -uo pipefail
+: "${MLSUBMIT:?set MLSUBMIT to the mlsubmit binary}"
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+bash "$HERE/lib/mkround.sh" "$TMP/base_v5.1" --version v5.1 || exit 1
+bash "$HERE/lib/mkround.sh" "$TMP/base_v6.0" --version v6.0 || exit 1
+
+fail=0
+declare -A covered=()
+cases=0
+
+# the unmodified trees are clean: no finding at all, exit 0
+for v in v5.1 v6.0; do
+  if ! $TEST_WRAP "$MLSUBMIT" check "$TMP/base_$v" --version "$v" --no-csv --tsv "$TMP/base.tsv" >"$TMP/base.out" 2>&1; then
+    echo "FAIL: the generated $v tree does not pass"; cat "$TMP/base.out"; exit 1
+  fi
+  if [ -s "$TMP/base.tsv" ]; then echo "FAIL: the generated $v tree has findings"; cat "$TMP/base.tsv"; exit 1; fi
+done
+
+# mutate NAME VERSION SEVERITY ID FILE SHELL-SNIPPET (run inside the copied tree)
+mutate() {
+  local name=$1 ver=$2 sev=$3 id=$4 file=$5 snippet=$6
+  local t="$TMP/case"
+  rm -rf "$t"
+  cp -a "$TMP/base_$ver" "$t"
+  if ! (cd "$t" && eval "$snippet"); then
+    echo "FAIL $name: the mutation itself failed"; fail=1; return
+  fi
+  $TEST_WRAP "$MLSUBMIT" check "$t" --version "$ver" --no-csv --tsv "$TMP/out.tsv" >"$TMP/out.txt" 2>&1
+  local rc=$?
+  cases=$((cases + 1))
+  local got n line
+  got=$(grep -av '^INFO' "$TMP/out.tsv" || true)
+  n=$(printf '%s' "$got" | grep -ac . || true)
+  line=$(printf '%s' "$got" | head -1)
+  local want_rc=1
+  [ "$sev" = WARNING ] && want_rc=0
+  if [ "$n" != 1 ] || [ "$(cut -f1 <<<"$line")" != "$sev" ] || [ "$(cut -f2 <<<"$line")" != "$id" ] ||
+     [ "$(cut -f3 <<<"$line")" != "$file" ] || [ "$rc" != "$want_rc" ]; then
+    echo "FAIL $name: expected exactly '$sev $id $file' (exit $want_rc), got exit $rc and:"
+    printf '%s\n' "$got" | sed 's/^/    /'
+    [ "$rc" -gt 1 ] && sed 's/^/    /' "$TMP/out.txt" | tail -5
+    fail=1
+    return
+  fi
+  covered[$id]=1
+}
+
+C=closed/Org1
+O=open/Org1
+E=$C/results/edge1/resnet50
+D=$C/results/dc1/llama3.1-8b
+SSLOG=$E/SingleStream/performance/run_1/mlperf_log_detail.txt
+OFFLOG=$E/Offline/performance/run_1/mlperf_log_detail.txt
+setkey() { # setkey FILE KEY NEW-JSON-VALUE
+  sed -i -E "s/(\"key\": \"$2\", \"value\": )(\"[^\"]*\"|[^,]*)/\1$3/" "$1"
+  grep -q "\"key\": \"$2\", \"value\": $3," "$1"
+}
+delkey() { sed -i "/\"key\": \"$2\"/d" "$1"; }
+addkey() { # addkey FILE KEY JSON-VALUE (appends a record)
+  printf ':::MLLOG {"key": "%s", "value": %s, "time_ms": 1.0, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false}}\n' "$2" "$3" >>"$1"
+}
+add_error() { # add_error FILE: one LoadGen error record and num_errors = 1
+  printf ':::MLLOG {"key": "error_invalid_config", "value": "synthetic failure", "time_ms": 1.0, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": true, "is_warning": false}}\n' >>"$1"
+  setkey "$1" num_errors 1
+}
+export -f setkey delkey addkey add_error
+
+V=v5.1
+# --- structure (S) ---
+mutate S1 $V WARNING S1 bogus 'mkdir bogus && touch bogus/x'
+mutate S2 $V ERROR S2 "" 'echo notes > notes.txt'
+mutate S3 $V ERROR S3 closed 'touch closed/stray.txt'
+mutate S4 $V ERROR S4 $C/documentation/link.md "ln -s does-not-exist $C/documentation/link.md"
+mutate S5 $V ERROR S5 $C/documentation/big.bin "truncate -s 60M $C/documentation/big.bin"
+mutate S6 $V ERROR S6 $C/documentation/.hidden "touch $C/documentation/.hidden"
+mutate S7 $V ERROR S7 "$C/documentation/with space.md" "touch '$C/documentation/with space.md'"
+mutate S8 $V ERROR S8 $C/code/resnet50/__pycache__ "mkdir $C/code/resnet50/__pycache__ && touch $C/code/resnet50/__pycache__/x.pyc"
+mutate S9 $V ERROR S9 $C/documentation/empty "mkdir $C/documentation/empty"
+mutate S10 $V ERROR S10 $C/systems/ghost.json "cp $C/systems/edge1.json $C/systems/ghost.json"
+mutate S11 $V ERROR S11 $C/documentation/calibration.md "mv $C/documentation/calibration.md $C/documentation/calib.md"
+mutate S12 $V WARNING S12 $C/documentation/outside.md "ln -s /bin/sh $C/documentation/outside.md"
+mutate S13 $V WARNING S13 $C/documentation/$'bad\xff.md' "touch $C/documentation/\$'bad\\xff.md'"
+# --- system description (Y) ---
+SYS=$C/systems/edge1.json
+mutate Y1 $V ERROR Y1 $C/systems/dc1.json "rm $C/systems/dc1.json"
+mutate Y2 $V ERROR Y2 $SYS "sed -i 's/\"status\": \"available\"/\"status\": \"bogus\"/' $SYS"
+mutate Y3 $V ERROR Y3 $SYS "sed -i 's/\"system_type\": \"edge\"/\"system_type\": \"edge, datacenter\"/' $SYS"
+NETF='"is_network": "true", "network_type": "Ethernet", "network_media": "copper", "network_rate": "100G", "nic_loadgen": "x", "number_nic_loadgen": "1", "net_software_stack_loadgen": "x", "network_protocol": "TCP", "number_connections": "1", "nic_sut": "x", "number_nic_sut": "1", "net_software_stack_sut": "x", "network_topology": "x",'
+mutate Y4 $V ERROR Y4 $SYS "sed -i 's/^{\$/{ $NETF/' $SYS"
+mutate Y5 $V ERROR Y5 $SYS "sed -i 's/\"cooling\": \"Air\"/\"cooling\": \"\"/' $SYS"
+mutate Y6 $V ERROR Y6 $SYS "sed -i 's/\"submitter\": \"Org1\"/\"submitter\": \"Other\"/' $SYS"
+mutate Y7 $V ERROR Y7 $SYS "sed -i 's/\"division\": \"closed\"/\"division\": \"Closed\"/' $SYS"
+mutate Y8 $V WARNING Y8 $SYS "sed -i 's/^{\$/{ \"extra_field\": \"x\",/' $SYS"
+mutate Y9 $V ERROR Y9 $SYS "sed -i 's/\"system_name\": \"[^\"]*\"/\"system_name\": 42/' $SYS"
+mutate Y10 $V WARNING Y10 $SYS "sed -i 's/\"host_processors_per_node\": \"2\"/\"host_processors_per_node\": 2.5/' $SYS"
+# --- models and scenario sets (M) ---
+mutate M2 $V ERROR M2 $C/results/edge1/resnet51 "mv $E $C/results/edge1/resnet51"
+mutate M3 $V ERROR M3 $E "sed -i 's/\"system_type\": \"edge\"/\"system_type\": \"datacenter\"/' $SYS"
+mutate M4 $V ERROR M4 $E/Server "cp -a $E/SingleStream $E/Server"
+mutate M5 $V ERROR M5 $E "rm -rf $E/MultiStream"
+mutate M6 $V ERROR M6 $D "rm -rf $D/Server"
+mutate M7 $V ERROR M7 $O/model_mapping.json "printf '{\"mobilenet-v2\": ' > $O/model_mapping.json"
+# --- measurements (E) ---
+M=$C/measurements/edge1/resnet50
+mutate E1 $V ERROR E1 $M/SingleStream "rm -rf $M/SingleStream"
+mutate E2 $V ERROR E2 $M/SingleStream/user.conf ": > $M/SingleStream/user.conf"
+mutate E3 $V ERROR E3 $M/Offline "rm $M/Offline/analyzer_table.md"
+mutate E4 $V ERROR E4 $M/SingleStream/edge1_SingleStream.json "sed -i '/retraining/d' $M/SingleStream/edge1_SingleStream.json"
+mutate E5 $V ERROR E5 $O/code/mobilenet-v2 "mv $O/code/mobilenet-v2 $O/code/other"
+mutate E6 $V WARNING E6 $M/SingleStream/edge1_SingleStream.json "sed -i 's/\"weight_data_types\": \"fp8\"/\"weight_data_types\": 8/' $M/SingleStream/edge1_SingleStream.json"
+# --- accuracy (A) ---
+A=$E/SingleStream/accuracy
+mutate A1 $V ERROR A1 $A/accuracy.txt "rm $A/accuracy.txt"
+mutate A2 $V ERROR A2 $A "touch $A/extra.log"
+mutate A3 $V ERROR A3 $A/accuracy.txt "sed -i 's/accuracy=76.064%/accuracy=70.000%/' $A/accuracy.txt"
+mutate A4 $V ERROR A4 $A/accuracy.txt "sed -i '/^hash=/d' $A/accuracy.txt"
+mutate A5 $V ERROR A5 $A/mlperf_log_accuracy.json "head -c 20000 /dev/zero | tr '\\\\0' x > $A/mlperf_log_accuracy.json"
+mutate A6 $V ERROR A6 $A/mlperf_log_detail.txt "add_error $A/mlperf_log_detail.txt"
+mutate A7 $V WARNING A7 $A/mlperf_log_detail.txt "setkey $A/mlperf_log_detail.txt qsl_reported_total_count 49999"
+# --- performance (P) ---
+mutate P0 $V ERROR P0 $E/SingleStream/performance/run_1 "mv $E/SingleStream/performance/run_1 $E/SingleStream/performance/run_2"
+mutate P1 $V ERROR P1 $E/SingleStream/performance/run_1 "touch $E/SingleStream/performance/run_1/extra.txt"
+mutate P2 $V ERROR P2 $SSLOG "setkey $SSLOG result_validity '\"INVALID\"'"
+mutate P3 $V ERROR P3 $D/Server/performance/run_1/mlperf_log_detail.txt "setkey $D/Server/performance/run_1/mlperf_log_detail.txt result_first_token_99.00_percentile_latency_ns 2911170364"
+mutate P4 $V ERROR P4 $D/Offline/performance/run_1/mlperf_log_detail.txt "setkey $D/Offline/performance/run_1/mlperf_log_detail.txt effective_sample_concatenate_permutation false"
+mutate P5 $V ERROR P5 $SSLOG "add_error $SSLOG"
+mutate P6 $V ERROR P6 $SSLOG "setkey $SSLOG effective_performance_sample_count 100"
+mutate P7 $V ERROR P7 $SSLOG "setkey $SSLOG effective_qsl_rng_seed 42"
+mutate P8 $V ERROR P8 $SSLOG "delkey $SSLOG early_stopping_latency_ss"
+mutate P9 $V WARNING P9 $SSLOG "setkey $SSLOG early_stopping_met false"
+mutate P10 $V ERROR P10 $D/Server/performance/run_1/mlperf_log_detail.txt "setkey $D/Server/performance/run_1/mlperf_log_detail.txt effective_target_latency_ns 30000000000"
+mutate P12 $V ERROR P12 $OFFLOG "setkey $OFFLOG effective_min_query_count 0"
+mutate P13 $V ERROR P13 $OFFLOG "setkey $OFFLOG effective_samples_per_query 100"
+mutate P14 $V ERROR P14 $SSLOG "setkey $SSLOG effective_min_duration_ms 60000"
+mutate P17 $V WARNING P17 $SSLOG "setkey $SSLOG effective_test_mode '\"AccuracyOnly\"'"
+mutate L1 $V ERROR L1 $SSLOG "sed -i 's/\"key\": \"sut_name\", \"value\": \"SynthSUT\"/\"key\": \"sut_name\", \"value\": SynthSUT/' $SSLOG"
+mutate I4 $V ERROR I4 $D/Interactive/performance/run_1/mlperf_log_detail.txt \
+  "mv $D/Server $D/Interactive && mv $C/measurements/dc1/llama3.1-8b/Server $C/measurements/dc1/llama3.1-8b/Interactive && mv $C/measurements/dc1/llama3.1-8b/Interactive/dc1_Server.json $C/measurements/dc1/llama3.1-8b/Interactive/dc1_Interactive.json && mv $C/compliance/dc1/llama3.1-8b/Server $C/compliance/dc1/llama3.1-8b/Interactive && I=$D/Interactive/performance/run_1/mlperf_log_detail.txt && setkey \$I effective_scenario '\"Offline\"' && setkey \$I effective_samples_per_query 13368 && setkey \$I effective_min_query_count 1 && setkey \$I result_first_token_99.00_percentile_latency_ns 400000000 && addkey \$I result_tokens_per_second 5103.99"
+# --- power (W) ---
+PW=$E/Offline/performance
+mutate W1 $V ERROR W1 $PW/run_1 "rm $PW/run_1/spl.txt"
+mutate W2 $V ERROR W2 $PW/power "touch $PW/power/extra.txt"
+mutate W3 $V ERROR W3 $PW/ranging/mlperf_log_detail.txt "delkey $PW/ranging/mlperf_log_detail.txt result_samples_per_second"
+mutate W4 $V ERROR W4 $PW/power "sed -i 's/0001/0002/' $PW/power/server.json"
+mutate W5 $V ERROR W5 $PW/run_1/spl.txt "setkey $OFFLOG power_end '\"08-01-2025 17:04:18.000\"'"
+# --- compliance (C) ---
+CP=$C/compliance/edge1/resnet50/SingleStream
+mutate C1 $V ERROR C1 $CP "rm -rf $CP"
+mutate C2 $V ERROR C2 $CP/TEST04 "rm -rf $CP/TEST04"
+mutate C3 $V ERROR C3 $CP/TEST04/performance/run_1/mlperf_log_detail.txt "setkey $CP/TEST04/performance/run_1/mlperf_log_detail.txt effective_schedule_rng_seed 7"
+mutate C4 $V ERROR C4 $CP/TEST04/verify_performance.txt "sed -i 's/TEST PASS/TEST FAIL/' $CP/TEST04/verify_performance.txt"
+mutate C5 $V ERROR C5 $CP/TEST01/accuracy "sed -i 's/TEST PASS/TEST FAIL/' $CP/TEST01/verify_accuracy.txt"
+mutate C6 $V ERROR C6 $C/compliance/dc1/llama3.1-8b/Offline/TEST06/verify_accuracy.txt "sed -i 's/EOS check pass: True/EOS check pass: False/' $C/compliance/dc1/llama3.1-8b/Offline/TEST06/verify_accuracy.txt"
+
+# --- unified profile (v6.0): what differs from the legacy profile ---
+V=v6.0
+SSLOG6=$E/SingleStream/performance/run_1/mlperf_log_detail.txt
+mutate u-P9 $V ERROR P9 $SSLOG6 "setkey $SSLOG6 early_stopping_met false"
+mutate u-A7 $V ERROR A7 $E/SingleStream/accuracy/mlperf_log_detail.txt "setkey $E/SingleStream/accuracy/mlperf_log_detail.txt qsl_reported_total_count 49999"
+mutate u-E1 $V ERROR E1 $E/SingleStream/measurements.json "rm $E/SingleStream/measurements.json"
+mutate u-E2 $V ERROR E2 $E/SingleStream/README.md "rm $E/SingleStream/README.md"
+mutate u-M5 $V ERROR M5 $E "rm -rf $E/MultiStream"
+mutate u-P2 $V WARNING P2 $SSLOG6 "setkey $SSLOG6 result_validity '\"INVALID\"'"
+mutate u-P16 $V ERROR P16 $D/Offline/performance/run_1/mlperf_log_detail.txt "setkey $D/Offline/performance/run_1/mlperf_log_detail.txt effective_scenario '\"SingleStream\"' && addkey $D/Offline/performance/run_1/mlperf_log_detail.txt early_stopping_latency_ss 1000000"
+mutate u-C2 $V ERROR C2 $E/SingleStream/TEST01 "rm -rf $E/SingleStream/TEST01"
+mutate u-S9 $V WARNING S9 $C/documentation/empty "mkdir $C/documentation/empty"
+
+n=${#covered[@]}
+echo "mutation cases: $cases, distinct check IDs asserted: $n"
+echo "IDs: $(printf '%s\n' "${!covered[@]}" | sort -V | tr '\n' ' ')"
+if [ "$n" -lt 40 ]; then echo "FAIL: fewer than 40 check IDs covered"; fail=1; fi
+exit $fail
