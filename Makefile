@@ -16,7 +16,8 @@ CC       ?= cc
 SHELL    := /bin/bash
 
 PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson
-DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev check pkg-config
+DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev check pkg-config \
+             json-schema-test-suite
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 OPT       ?= -O2 -g

@@ -206,7 +206,7 @@ int ck_report_finding(ck_state *run, ck_flist *out, const ck_where *w, const cha
         return 0;
     if (flist_reserve(out, 1)) {
         run->oom = 1;
-        return sev == CK_ERROR;
+        return sev == CK_SEV_ERROR;
     }
     ck_finding *f = &out->v[out->n];
     memset(f, 0, sizeof *f);
@@ -243,9 +243,9 @@ int ck_report_finding(ck_state *run, ck_flist *out, const ck_where *w, const cha
     out->n++;
     if (f->waived)
         return 0;
-    if (sev == CK_ERROR)
+    if (sev == CK_SEV_ERROR)
         return 1;
-    if (sev == CK_WARNING && run->o->strict)
+    if (sev == CK_SEV_WARNING && run->o->strict)
         return 1;
     return 0;
 }

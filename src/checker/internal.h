@@ -60,9 +60,13 @@ const json_t *ck_optional(const ck_rules *r, const char *category, const char *m
 const json_t *ck_targets(const ck_rules *r, const char *key, const char *model,
                          const char *scen_dir);
 
+/* the target lists of an accuracy_targets / accuracy_upper_limits entry: the list itself, or
+ * the per-scenario lists of a scenario-specific entry; returns how many (at most max) */
+size_t ck_target_lists(const json_t *entry, const json_t **lists, size_t max);
+
 /* -------------------------------------------------------------- findings ---- */
 
-typedef enum ck_sev { CK_ERROR = 0, CK_WARNING = 1, CK_INFO = 2 } ck_sev;
+typedef enum ck_sev { CK_SEV_ERROR = 0, CK_SEV_WARNING = 1, CK_SEV_INFO = 2 } ck_sev;
 
 typedef struct ck_finding {
     const char *id;            /* static */
@@ -101,7 +105,7 @@ struct ck_state;
 
 /* Records a finding. Returns 1 if the failure counts against the verdict, 0 if the check is
  * skipped (--skip, official skip flags) or waived (the finding is then kept, marked waived).
- * Severity CK_WARNING/CK_INFO findings always return 0 (unless --strict promotes warnings:
+ * Severity CK_SEV_WARNING/CK_SEV_INFO findings always return 0 (unless --strict promotes warnings:
  * then 1). fmt is the message; file relative to ROOT. */
 int ck_report_finding(struct ck_state *run, ck_flist *out, const ck_where *w, const char *id,
                       ck_sev sev, const char *file, long line, const char *pointer,

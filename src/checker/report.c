@@ -66,9 +66,9 @@ static void compute_totals(const ck_state *run, totals *t)
         const ck_finding *f = &run->findings.v[i];
         if (f->waived)
             t->waived++;
-        else if (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict))
+        else if (f->sev == CK_SEV_ERROR || (f->sev == CK_SEV_WARNING && run->o->strict))
             t->errors++;
-        else if (f->sev == CK_WARNING)
+        else if (f->sev == CK_SEV_WARNING)
             t->warnings++;
         else
             t->infos++;
@@ -79,9 +79,9 @@ static const char *sev_name(const ck_state *run, const ck_finding *f)
 {
     if (f->waived)
         return "WAIVED";
-    if (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict))
+    if (f->sev == CK_SEV_ERROR || (f->sev == CK_SEV_WARNING && run->o->strict))
         return "ERROR";
-    return f->sev == CK_WARNING ? "WARNING" : "INFO";
+    return f->sev == CK_SEV_WARNING ? "WARNING" : "INFO";
 }
 
 static int same(const char *a, const char *b)
@@ -230,7 +230,7 @@ int ck_report_write_text(const ck_report *rep, FILE *out, int color)
             fprintf(out, "              waived: ");
             put_safe(out, f->waiver);
             fputc('\n', out);
-        } else if (ci && f->sev != CK_INFO) {
+        } else if (ci && f->sev != CK_SEV_INFO) {
             fprintf(out, "              hint: %s\n", ci->hint);
         }
     }
@@ -330,10 +330,10 @@ int ck_report_write_json(const ck_report *rep, const char *path, ms_err *e)
             continue;
         json_object_set_new(o, "id", json_string(f->id));
         json_object_set_new(o, "title", ci ? json_string(ci->title) : json_null());
-        json_object_set_new(o, "severity", json_string(f->sev == CK_ERROR ? "error"
-                                                       : f->sev == CK_WARNING ? "warning" : "info"));
-        json_object_set_new(o, "counts", json_boolean(!f->waived && (f->sev == CK_ERROR ||
-                                                      (f->sev == CK_WARNING && run->o->strict))));
+        json_object_set_new(o, "severity", json_string(f->sev == CK_SEV_ERROR ? "error"
+                                                       : f->sev == CK_SEV_WARNING ? "warning" : "info"));
+        json_object_set_new(o, "counts", json_boolean(!f->waived && (f->sev == CK_SEV_ERROR ||
+                                                      (f->sev == CK_SEV_WARNING && run->o->strict))));
         json_object_set_new(o, "waived", json_boolean(f->waived));
         if (f->waived)
             json_object_set_new(o, "waiver", jstr(f->waiver));

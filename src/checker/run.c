@@ -438,7 +438,7 @@ const ck_state *ck_report_state(const ck_report *r)
 
 static int finding_counts(const ck_state *run, const ck_finding *f)
 {
-    return !f->waived && (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict));
+    return !f->waived && (f->sev == CK_SEV_ERROR || (f->sev == CK_SEV_WARNING && run->o->strict));
 }
 
 int ck_report_exit_code(const ck_report *r)

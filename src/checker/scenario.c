@@ -28,7 +28,7 @@ static int counting(const ck_state *run, const ck_finding *f)
 {
     if (f->waived)
         return 0;
-    return f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict);
+    return f->sev == CK_SEV_ERROR || (f->sev == CK_SEV_WARNING && run->o->strict);
 }
 
 /* 1 if a finding from index `from` on counts against the verdict */
@@ -81,7 +81,7 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
     }
     if (ck_read_text(abs, TEXT_MAX, &t->text, &t->len, &e)) {
         if (report)
-            FIND(c, id, CK_ERROR, rel, 0, NULL, NULL, "cannot read the file: %s", e.msg);
+            FIND(c, id, CK_SEV_ERROR, rel, 0, NULL, NULL, "cannot read the file: %s", e.msg);
         free(abs);
         return;
     }
@@ -89,7 +89,7 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
     size_t off;
     if (!ms_utf8_valid(t->text, t->len, &off)) {
         if (report)
-            FIND(c, id, CK_ERROR, rel, 0, "UTF-8 text", "an invalid byte",
+            FIND(c, id, CK_SEV_ERROR, rel, 0, "UTF-8 text", "an invalid byte",
                  "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
                  "decode it", off);
         return;
@@ -148,22 +148,22 @@ static int load_dlog(sctx *c, const char *rel, const char *id, ck_dlog *d)
     int rc = ck_dlog_load(d, abs, &e);
     free(abs);
     if (rc) {
-        FIND(c, id, CK_ERROR, rel, 0, NULL, NULL, "%s", e.msg);
+        FIND(c, id, CK_SEV_ERROR, rel, 0, NULL, NULL, "%s", e.msg);
         return 0;
     }
     if (d->nbad) {
-        FIND(c, "L1", CK_ERROR, rel, (long)d->first_bad_line, "valid JSON after :::MLLOG",
+        FIND(c, "L1", CK_SEV_ERROR, rel, (long)d->first_bad_line, "valid JSON after :::MLLOG",
              d->bad_msg, "malformed :::MLLOG record (%s); %zu such line(s) make the whole log "
              "unparsable", d->bad_msg, d->nbad);
         return 0;
     }
     if (d->bad_utf8) {
-        FIND(c, "L1", CK_ERROR, rel, (long)d->bad_utf8_line, "UTF-8 text", "an invalid byte",
+        FIND(c, "L1", CK_SEV_ERROR, rel, (long)d->bad_utf8_line, "UTF-8 text", "an invalid byte",
              "the detail log is not valid UTF-8");
         return 0;
     }
     if (c->unified && !d->first_line_is_record) {
-        FIND(c, "L1", CK_ERROR, rel, 1, ":::MLLOG record", "another line",
+        FIND(c, "L1", CK_SEV_ERROR, rel, 1, ":::MLLOG record", "another line",
              "the first line must be a :::MLLOG record (the unified checker rejects the log)");
         return 0;
     }
@@ -200,19 +200,19 @@ static void check_log_errors(sctx *c, const ck_dlog *d, const char *rel, const c
         fatal = 1;  /* texts not kept: assume not tolerated */
     if (d->n_error_recs == 0 && nerr)
         fatal = !c->run->o->submission_exceptions;
-    ck_sev sev = CK_ERROR;
+    ck_sev sev = CK_SEV_ERROR;
     if (c->unified && !c->run->o->submission_exceptions)
-        sev = CK_WARNING;  /* unified quirk: not fatal without --submission-exceptions */
-    if (!fatal && sev == CK_ERROR)
-        sev = CK_INFO;
+        sev = CK_SEV_WARNING;  /* unified quirk: not fatal without --submission-exceptions */
+    if (!fatal && sev == CK_SEV_ERROR)
+        sev = CK_SEV_INFO;
     ms_buf b = MS_BUF_INIT;
     for (size_t i = 0; i < d->nerror_texts && i < 5; i++)
         if ((i && ms_buf_puts(&b, " | ")) || ms_buf_puts(&b, d->errors[i]))
             break;
     FIND(c, id, sev, rel, 0, "no LoadGen errors", b.data ? b.data : "",
          "%s%scontains %zu LoadGen error(s): %s%s", tag ? tag : "", tag ? ": " : "", nerr,
-         b.data ? b.data : "", sev == CK_INFO ? " (tolerated by --submission-exceptions)"
-                             : sev == CK_WARNING ? " (not fatal for the unified checker "
+         b.data ? b.data : "", sev == CK_SEV_INFO ? " (tolerated by --submission-exceptions)"
+                             : sev == CK_SEV_WARNING ? " (not fatal for the unified checker "
                                                    "without --submission-exceptions)" : "");
     ms_buf_free(&b);
 }
@@ -267,7 +267,7 @@ static int need_num(pctx *p, const ck_dlog *d, const char *pid, const char *key,
     if (ck_dlog_num(d, key, out) == 0)
         return 1;
     char *t = ck_dlog_text(d, key);
-    pf(p, pid, CK_ERROR, kline(d, key), "a number", t ? t : "None",
+    pf(p, pid, CK_SEV_ERROR, kline(d, key), "a number", t ? t : "None",
        "%s is missing or not a number (the MLCommons checker raises an exception)", key);
     free(t);
     return 0;
@@ -298,14 +298,14 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         ck_dlog_truthy(d, "result_perf_constraints_met"))
         valid_ok = 1;
     if (!valid_ok)
-        pf(p, "P2", c->unified ? CK_WARNING : CK_ERROR, kline(d, "result_validity"), "VALID",
+        pf(p, "P2", c->unified ? CK_SEV_WARNING : CK_SEV_ERROR, kline(d, "result_validity"), "VALID",
            validity ? validity : "None", "result_validity is %s%s", validity ? validity : "missing",
            c->unified ? " (the unified checker does not check it)" : "");
     free(validity);
 
     char *S = ck_dlog_str(d, "effective_scenario");
     if (!S) {
-        pf(p, "P8", CK_ERROR, 0, "a scenario", "None",
+        pf(p, "P8", CK_SEV_ERROR, 0, "a scenario", "None",
            "effective_scenario is missing (the MLCommons checker raises an exception)");
         return 0;
     }
@@ -320,7 +320,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
     double res = NAN;
     int have_res = 0;
     if (!field) {
-        pf(p, "P8", CK_ERROR, kline(d, "effective_scenario"), "a known scenario", S,
+        pf(p, "P8", CK_SEV_ERROR, kline(d, "effective_scenario"), "a known scenario", S,
            "no result field for scenario %s in %s rules", S, r->version);
     } else if (need_num(p, d, "P8", field, &res)) {
         have_res = 1;
@@ -340,7 +340,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
     /* P3: LLM token latencies */
     if (ck_rlist_has(r, "llm_models", model)) {
         if (!ck_dlog_truthy(d, "requested_use_token_latencies")) {
-            pf(p, "P3", CK_ERROR, kline(d, "requested_use_token_latencies"), "true",
+            pf(p, "P3", CK_SEV_ERROR, kline(d, "requested_use_token_latencies"), "true",
                "false", "use_token_latencies flag needs to be enabled for LLM benchmarks");
         } else {
             const char *lim_scen = c->unified ? S : p->fixed;
@@ -348,7 +348,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                 const json_t *lim = ck_rget3(r, "llm_token_latency_limits_ns", model, lim_scen);
                 double ttft, tpot;
                 if (!lim) {
-                    pf(p, "P3", CK_ERROR, 0, "a TTFT/TPOT limit", "none",
+                    pf(p, "P3", CK_SEV_ERROR, 0, "a TTFT/TPOT limit", "none",
                        "no TTFT/TPOT limits for %s %s in %s (the MLCommons checker fails it)",
                        model, lim_scen, r->version);
                 } else if (need_num(p, d, "P3", "result_first_token_99.00_percentile_latency_ns", &ttft) &&
@@ -358,7 +358,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                     if (!(ttft < lt && tpot < lp)) {
                         snprintf(e1, sizeof e1, "TTFT < %.0f, TPOT < %.0f", lt, lp);
                         snprintf(e2, sizeof e2, "TTFT %.0f, TPOT %.0f", ttft, tpot);
-                        pf(p, "P3", CK_ERROR, kline(d, "result_first_token_99.00_percentile_latency_ns"),
+                        pf(p, "P3", CK_SEV_ERROR, kline(d, "result_first_token_99.00_percentile_latency_ns"),
                            e1, e2, "Failed extra check for TTFT and TPOT (%s limits of %s): "
                            "obtained TTFT 99-tile %.4f, TPOT 99-tile %.4f",
                            lim_scen, model, ttft, tpot);
@@ -371,7 +371,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
     /* P4: equal-issue mode (rules list; empty in the unified rounds) */
     if (ck_rlist_has(r, "equal_issue_required_models", model) &&
         !ck_dlog_truthy(d, "effective_sample_concatenate_permutation"))
-        pf(p, "P4", CK_ERROR, kline(d, "effective_sample_concatenate_permutation"), "true",
+        pf(p, "P4", CK_SEV_ERROR, kline(d, "effective_sample_concatenate_permutation"), "true",
            "false", "%s requires equal issue mode (sample_concatenate_permutation)", model);
 
     /* P5 */
@@ -389,13 +389,13 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
     const json_t *psc = ck_rget2(r, "performance_sample_count", model);
     double pscv;
     if (!psc) {
-        pf(p, "P6", CK_ERROR, 0, "a known model", model,
+        pf(p, "P6", CK_SEV_ERROR, 0, "a known model", model,
            "model %s has no performance_sample_count in %s rules", model, r->version);
     } else if (need_num(p, d, "P6", "effective_performance_sample_count", &pscv) &&
                pscv < json_number_value(psc)) {
         snprintf(e1, sizeof e1, ">= %.0f", json_number_value(psc));
         snprintf(e2, sizeof e2, "%.0f", pscv);
-        pf(p, "P6", CK_ERROR, kline(d, "effective_performance_sample_count"), e1, e2,
+        pf(p, "P6", CK_SEV_ERROR, kline(d, "effective_performance_sample_count"), e1, e2,
            "performance_sample_count, found %.0f, needs to be >= %.0f", pscv,
            json_number_value(psc));
     }
@@ -411,12 +411,12 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         snprintf(e1, sizeof e1, "%llu", (unsigned long long)r->seeds[i]);
         if (ck_dlog_u64(d, seed_keys[i], &v) != 0) {
             char *t = ck_dlog_text(d, seed_keys[i]);
-            pf(p, "P7", CK_ERROR, kline(d, seed_keys[i]), e1, t ? t : "None",
+            pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, t ? t : "None",
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, t ? t : "None");
             free(t);
         } else if (v != r->seeds[i]) {
             snprintf(e2, sizeof e2, "%llu", (unsigned long long)v);
-            pf(p, "P7", CK_ERROR, kline(d, seed_keys[i]), e1, e2,
+            pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, e2,
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, e2);
         }
     }
@@ -428,7 +428,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         int met = ck_dlog_truthy(d, "early_stopping_met");
         if (!met && !ignore_es) {
             char *msg = ck_dlog_text(d, "early_stopping_result");
-            pf(p, "P9", c->unified ? CK_ERROR : CK_WARNING, kline(d, "early_stopping_met"),
+            pf(p, "P9", c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, kline(d, "early_stopping_met"),
                "true", "false", "Early stopping condition was not met, msg=%s%s",
                msg ? msg : "None", c->unified ? "" : " (the legacy checker only logs this)");
             free(msg);
@@ -440,7 +440,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
             tl > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", tl);
-            pf(p, "P10", CK_ERROR, kline(d, "effective_target_latency_ns"), e1, e2,
+            pf(p, "P10", CK_SEV_ERROR, kline(d, "effective_target_latency_ns"), e1, e2,
                "Latency constraint with early stopping not met, expected=%.0f, found=%.0f",
                json_number_value(lc), tl);
         }
@@ -452,7 +452,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
             l99 > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", l99);
-            pf(p, "P11", c->unified ? CK_ERROR : CK_WARNING,
+            pf(p, "P11", c->unified ? CK_SEV_ERROR : CK_SEV_WARNING,
                kline(d, "result_99.00_percentile_latency_ns"), e1, e2,
                "Latency constraint not met, expected=%.0f, found=%.0f", json_number_value(lc), l99);
         }
@@ -460,7 +460,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         const json_t *mq = ck_rget2(r, "min_queries", model);
         double mqc;
         if (!mq) {
-            pf(p, "P12", CK_ERROR, 0, "a known model", model,
+            pf(p, "P12", CK_SEV_ERROR, 0, "a known model", model,
                "model %s has no min_queries entry in %s rules (the MLCommons checker raises)",
                model, r->version);
         } else {
@@ -473,7 +473,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                 mqc < need) {
                 snprintf(e1, sizeof e1, ">= %.0f", need);
                 snprintf(e2, sizeof e2, "%.0f", mqc);
-                pf(p, "P12", CK_ERROR, kline(d, "effective_min_query_count"), e1, e2,
+                pf(p, "P12", CK_SEV_ERROR, kline(d, "effective_min_query_count"), e1, e2,
                    "Required minimum Query Count not met by user config, Expected=%.0f, Found=%.0f",
                    need, mqc);
             }
@@ -484,7 +484,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         const json_t *spq = ck_rget2(r, "offline_min_samples_per_query", model);
         double v;
         if (!spq) {
-            pf(p, "P13", CK_ERROR, 0, "a known model", model,
+            pf(p, "P13", CK_SEV_ERROR, 0, "a known model", model,
                "model %s has no Offline minimum samples per query in %s rules (the MLCommons "
                "checker raises)", model, r->version);
         } else if ((!c->unified || !strcmp(s->division, "closed")) &&
@@ -492,7 +492,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                    v < json_number_value(spq)) {
             snprintf(e1, sizeof e1, ">= %.0f", json_number_value(spq));
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P13", CK_ERROR, kline(d, "effective_samples_per_query"), e1, e2,
+            pf(p, "P13", CK_SEV_ERROR, kline(d, "effective_samples_per_query"), e1, e2,
                "Required minimum samples per query not met by user config, Expected=%.0f, Found=%.0f",
                json_number_value(spq), v);
         }
@@ -506,7 +506,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         if (need_num(p, d, "P14", "effective_min_duration_ms", &v) && v < need) {
             snprintf(e1, sizeof e1, ">= %.0f", need);
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P14", CK_ERROR, kline(d, "effective_min_duration_ms"), e1, e2,
+            pf(p, "P14", CK_SEV_ERROR, kline(d, "effective_min_duration_ms"), e1, e2,
                "Test duration less than 600s in user config. expected=%.0f, found=%.0f", need, v);
         }
     }
@@ -515,14 +515,14 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         int net = s->sys->is_network;
         int want = !strcmp(s->division, "network") ? 1 : !strcmp(s->division, "closed") ? 0 : -1;
         if (want >= 0 && want != net)
-            pf(p, "P15", CK_ERROR, 0, want ? "a network system" : "a non-network system",
+            pf(p, "P15", CK_SEV_ERROR, 0, want ? "a network system" : "a non-network system",
                net ? "network" : "not network", "incorrect network mode (=%s) for division '%s'",
                net ? "True" : "False", s->division);
         if (net) {
             char *sut = ck_dlog_str(d, "sut_name");
             const char *sub = json_string_value(ck_rget(r, "network_sut_name_substring"));
             if (!sut || !sub || !strstr(sut, sub))
-                pf(p, "P15", CK_ERROR, kline(d, "sut_name"), sub ? sub : "Network SUT",
+                pf(p, "P15", CK_SEV_ERROR, kline(d, "sut_name"), sub ? sub : "Network SUT",
                    sut ? sut : "None",
                    "invalid sut name for network mode. expecting the substring '%s' got '%s'",
                    sub ? sub : "", sut ? sut : "None");
@@ -533,7 +533,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
     {
         char *mode = ck_dlog_str(d, "effective_test_mode");
         if (mode && strcmp(mode, "PerformanceOnly") && !p->tag)
-            pf(p, "P17", CK_WARNING, kline(d, "effective_test_mode"), "PerformanceOnly", mode,
+            pf(p, "P17", CK_SEV_WARNING, kline(d, "effective_test_mode"), "PerformanceOnly", mode,
                "the performance run was made in %s mode", mode);
         free(mode);
     }
@@ -552,12 +552,12 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         if (c->unified) {
             const char *st = s->sys ? s->sys->category : NULL;
             if (!st || !strstr(st, "edge")) {
-                pf(p, "P16", CK_ERROR, kline(d, "effective_scenario"), "an edge system",
+                pf(p, "P16", CK_SEV_ERROR, kline(d, "effective_scenario"), "an edge system",
                    st ? st : "None", "Result can not be inferred for %s suite. Scenario: %s, "
                    "Scenario fixed: %s", st ? st : "None", S, F);
                 allowed = 0;
             } else if (!allowed) {
-                pf(p, "P16", CK_ERROR, kline(d, "effective_scenario"), "an allowed inference",
+                pf(p, "P16", CK_SEV_ERROR, kline(d, "effective_scenario"), "an allowed inference",
                    S, "Result for scenario %s can not be inferred from %s", F, S);
             }
         }
@@ -568,7 +568,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
             const ck_dval *q = ck_dlog_get(d, "result_qps_without_loadgen_overhead");
             double v;
             if (!q || !q->raw || ck_dlog_num(d, "result_qps_without_loadgen_overhead", &v)) {
-                pf(p, "I1", CK_ERROR, 0, "a number", "None",
+                pf(p, "I1", CK_SEV_ERROR, 0, "a number", "None",
                    "result_qps_without_loadgen_overhead is missing (Offline inferred from "
                    "SingleStream)");
                 val->set = 0;
@@ -596,7 +596,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
             double es;
             if (need_num(p, d, "I3", "early_stopping_latency_ms", &es)) {
                 if (es == 0)
-                    pf(p, "I3", CK_ERROR, kline(d, "early_stopping_latency_ms"), "> 0", "0",
+                    pf(p, "I3", CK_SEV_ERROR, kline(d, "early_stopping_latency_ms"), "> 0", "0",
                        "Not enough samples were processed for early stopping to make an estimate");
                 val->set = 1;
                 val->d = (es * 8) / 1000000.0;
@@ -605,7 +605,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                 val->set = 0;
             }
         } else if (!strcmp(Fc, "Interactive") && strcmp(Scn, "Server")) {
-            pf(p, "I4", CK_ERROR, kline(d, "effective_scenario"), "Server", S,
+            pf(p, "I4", CK_SEV_ERROR, kline(d, "effective_scenario"), "Server", S,
                "an Interactive result needs a Server-scenario log, found %s", S);
         }
     } else if (c->unified && F && strcmp(F, "Interactive") == 0 && strcmp(S, "Server") != 0) {
@@ -630,11 +630,11 @@ static void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, i
     }
     if (!ck_pexists(run_abs)) {
         if (c->unified)
-            FIND(c, "P0", CK_ERROR, log_rel, 0, NULL, NULL,
+            FIND(c, "P0", CK_SEV_ERROR, log_rel, 0, NULL, NULL,
                  "performance log missing (the unified checker crashes on a loadgen submission "
                  "without it)");
         else
-            FIND(c, "P0", CK_ERROR, run_rel, 0, NULL, NULL, "%s is missing", run_rel);
+            FIND(c, "P0", CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s is missing", run_rel);
         goto out;
     }
     if (!c->unified) {
@@ -644,7 +644,7 @@ static void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, i
                           ck_rget(r, "perf_dir_optional_files"), extra, &diff))
             c->run->oom = 1;
         if (diff) {
-            FIND(c, s->has_power && strstr(diff, "spl.txt") ? "W1" : "P1", CK_ERROR, run_rel, 0,
+            FIND(c, s->has_power && strstr(diff, "spl.txt") ? "W1" : "P1", CK_SEV_ERROR, run_rel, 0,
                  NULL, diff, "%s has file list mismatch (%s)", run_rel, diff);
             free(diff);
             goto out;
@@ -721,14 +721,14 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
     char *diff = NULL;
     if (ck_files_diff(r, rng_abs, ck_rget(r, "perf_dir_required_files"),
                       ck_rget(r, "perf_dir_optional_files"), spl, &diff) == 0 && diff) {
-        FIND(c, "W2", CK_ERROR, rng_rel, 0, NULL, diff, "%s has file list mismatch (%s)", rng_rel,
+        FIND(c, "W2", CK_SEV_ERROR, rng_rel, 0, NULL, diff, "%s has file list mismatch (%s)", rng_rel,
              diff);
         free(diff);
         diff = NULL;
     }
     if (ck_files_diff(r, pwr_abs, ck_rget(r, "power_dir_required_files"), NULL, NULL, &diff) == 0 &&
         diff) {
-        FIND(c, "W2", CK_ERROR, pwr_rel, 0, NULL, diff, "%s has file list mismatch (%s)", pwr_rel,
+        FIND(c, "W2", CK_SEV_ERROR, pwr_rel, 0, NULL, diff, "%s has file list mismatch (%s)", pwr_rel,
              diff);
         free(diff);
         diff = NULL;
@@ -747,7 +747,7 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
                 field = json_string_value(ck_rget2(r, "result_field", S));
             double v;
             if (!field || ck_dlog_num(&d, field, &v))
-                FIND(c, "W3", CK_ERROR, rlog, 0, field ? field : "a result field", "None",
+                FIND(c, "W3", CK_SEV_ERROR, rlog, 0, field ? field : "a result field", "None",
                      "%s caused exception in check_ranging_dir: %s is missing", rng_rel,
                      field ? field : "effective_scenario");
             free(S);
@@ -763,7 +763,7 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
         long long b_us, e_us;
         char *run_log_rel = ck_join(run_rel, "mlperf_log_detail.txt");
         if (!pb || !pe || parse_ptd_time(pb, &b_us) || parse_ptd_time(pe, &e_us)) {
-            FIND(c, "W5", CK_ERROR, run_log_rel, kline(run_log, "power_begin"),
+            FIND(c, "W5", CK_SEV_ERROR, run_log_rel, kline(run_log, "power_begin"),
                  "power_begin/power_end as MM-DD-YYYY HH:MM:SS.ffffff",
                  pb ? pb : "None", "power_begin/power_end missing or malformed");
         } else {
@@ -795,7 +795,7 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
                     double w;
                     if (nf < 4 || parse_ptd_time(fields[1], &ts) ||
                         ms_py_float_parse(fields[3], strlen(fields[3]), &w)) {
-                        FIND(c, "W5", CK_ERROR, spl_rel, (long)it.line_no, "Time,<timestamp>,..,<watts>",
+                        FIND(c, "W5", CK_SEV_ERROR, spl_rel, (long)it.line_no, "Time,<timestamp>,..,<watts>",
                              NULL, "malformed power sample line");
                         continue;
                     }
@@ -806,11 +806,11 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
                 }
                 free(lb);
             } else if (t.missing) {
-                FIND(c, "W5", CK_ERROR, spl_rel, 0, NULL, NULL, "%s is missing", spl_rel);
+                FIND(c, "W5", CK_SEV_ERROR, spl_rel, 0, NULL, NULL, "%s is missing", spl_rel);
             }
             free(t.text);
             if (t.ok && nsamp == 0) {
-                FIND(c, "W5", CK_ERROR, spl_rel, 0, "samples between power_begin and power_end",
+                FIND(c, "W5", CK_SEV_ERROR, spl_rel, 0, "samples between power_begin and power_end",
                      "none", "%s has no power samples falling in power range: %s - %s", spl_rel,
                      pb, pe);
             } else if (t.ok) {
@@ -824,7 +824,7 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
                 } else {
                     int64_t nq;
                     if (ck_dlog_i64(run_log, "result_query_count", &nq) || nq == 0) {
-                        FIND(c, "W5", CK_ERROR, run_log_rel, 0, "result_query_count", "None",
+                        FIND(c, "W5", CK_SEV_ERROR, run_log_rel, 0, "result_query_count", "None",
                              "result_query_count is missing or zero");
                     } else if (!strcmp(F, "MultiStream") && !strcmp(S, "SingleStream")) {
                         s->power_metric = avg * dur * 8 * 1000 / (double)nq;
@@ -851,7 +851,7 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
             if (abs && ck_isfile(abs)) {
                 js[i] = json_load_file(abs, 0, &je);
                 if (!js[i])
-                    FIND(c, "W4", CK_ERROR, rel, je.line, "JSON", je.text,
+                    FIND(c, "W4", CK_SEV_ERROR, rel, je.line, "JSON", je.text,
                          "%s is not valid JSON: %s", names[i], je.text);
             }
             free(rel);
@@ -864,7 +864,7 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
                 const json_t *b = json_object_get(js[1], keys[k]);
                 if (a && b && !json_equal((json_t *)a, (json_t *)b)) {
                     char *ta = json_dumps(a, JSON_ENCODE_ANY), *tb = json_dumps(b, JSON_ENCODE_ANY);
-                    FIND(c, "W4", CK_ERROR, pwr_rel, 0, ta, tb,
+                    FIND(c, "W4", CK_SEV_ERROR, pwr_rel, 0, ta, tb,
                          "client and server %s differ (client %s, server %s)", keys[k],
                          ta ? ta : "?", tb ? tb : "?");
                     free(ta);
@@ -944,7 +944,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
         pt[i] = mt[i] ? ck_rules_pattern(r, mt[i]) : NULL;
         if (!pt[i]) {
             if (report)
-                FIND(c, "A3", CK_ERROR, rel, 0, NULL, mt[i] ? mt[i] : "?",
+                FIND(c, "A3", CK_SEV_ERROR, rel, 0, NULL, mt[i] ? mt[i] : "?",
                      "no accuracy pattern for metric %s in %s rules", mt[i] ? mt[i] : "?",
                      r->version);
             broken = 1;
@@ -979,7 +979,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
             out->parsed_any = 1;
             if (ms_py_float_parse(g, gl, &v)) {
                 if (report)
-                    FIND(c, "A3", CK_ERROR, rel, (long)it.line_no, "a number", NULL,
+                    FIND(c, "A3", CK_SEV_ERROR, rel, (long)it.line_no, "a number", NULL,
                          "%s value '%.*s' is not a number (the MLCommons checker raises)", mt[i],
                          (int)gl, g);
                 continue;
@@ -990,7 +990,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, thr[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, "A3", CK_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, "A3", CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
                      "accuracy not met: %s expected=%s, found=%s", mt[i], e1, e2);
             }
         }
@@ -1005,7 +1005,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, lim[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, "A3", CK_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, "A3", CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
                      "accuracy not met: %s upper limit=%s, found=%s", ml[i], e1, e2);
             }
         }
@@ -1025,11 +1025,11 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 for (size_t k = 0; k < out->n; k++)
                     matched |= !strcmp(out->keys[k], mt[i]);
                 if (!matched)
-                    FIND(c, "A3", CK_ERROR, rel, 0, mt[i], "not found",
+                    FIND(c, "A3", CK_SEV_ERROR, rel, 0, mt[i], "not found",
                          "accuracy metric %s not found in accuracy.txt", mt[i]);
             }
         if (!hash)
-            FIND(c, "A4", CK_ERROR, rel, 0, "hash=<sha256>", "no hash line",
+            FIND(c, "A4", CK_SEV_ERROR, rel, 0, "hash=<sha256>", "no hash line",
                  "no hash value for mlperf_log_accuracy.json");
     }
 }
@@ -1068,7 +1068,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
     read_textfile(c, txt_rel, "A3", 1, &t);
     if (!c->unified) {
         if (t.missing) {
-            FIND(c, "A1", CK_ERROR, txt_rel, 0, NULL, NULL,
+            FIND(c, "A1", CK_SEV_ERROR, txt_rel, 0, NULL, NULL,
                  "%s has no accuracy.txt. Generate it with accuracy-imagenet.py or "
                  "accuracy-coco.py or process_accuracy.py", acc_rel);
             s->stage = 2;
@@ -1080,7 +1080,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
         if (ck_files_diff(r, acc_abs, ck_rget(r, "accuracy_dir_required_files"), NULL, NULL, &diff))
             c->run->oom = 1;
         if (diff) {
-            FIND(c, "A2", CK_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)",
+            FIND(c, "A2", CK_SEV_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)",
                  acc_rel, diff);
             free(diff);
             s->stage = 3;
@@ -1093,10 +1093,10 @@ static int group_accuracy(sctx *c, const char *scen_rel)
     const json_t *limits = ck_targets(r, "accuracy_upper_limits", s->mlperf_model, s->scen_dir);
     size_t a3_start = s->f.n;
     if (t.missing) {
-        FIND(c, "A3", CK_ERROR, txt_rel, 0, NULL, NULL, "accuracy.txt is missing");
+        FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, NULL, NULL, "accuracy.txt is missing");
     } else if (t.ok) {
         if (!targets)
-            FIND(c, "A3", CK_ERROR, txt_rel, 0, "a model with accuracy targets",
+            FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, "a model with accuracy targets",
                  s->mlperf_model, "model %s has no accuracy target in %s rules (the MLCommons "
                  "checker raises)", s->mlperf_model, r->version);
         else
@@ -1107,8 +1107,8 @@ static int group_accuracy(sctx *c, const char *scen_rel)
         /* unified: open-division accuracy always passes when accuracy.txt exists */
         for (size_t i = a3_start; i < s->f.n; i++)
             if (!strcmp(s->f.v[i].id, "A3") || !strcmp(s->f.v[i].id, "A4"))
-                if (s->f.v[i].sev == CK_ERROR)
-                    s->f.v[i].sev = CK_WARNING;
+                if (s->f.v[i].sev == CK_SEV_ERROR)
+                    s->f.v[i].sev = CK_SEV_WARNING;
     }
     /* A5 */
     {
@@ -1116,12 +1116,12 @@ static int group_accuracy(sctx *c, const char *scen_rel)
         long long sz = ck_fsize(abs);
         long long max = (long long)json_integer_value(ck_rget(r, "max_truncated_accuracy_log_bytes"));
         if (sz < 0) {
-            FIND(c, "A5", CK_ERROR, json_rel, 0, NULL, NULL, "%s is missing", json_rel);
+            FIND(c, "A5", CK_SEV_ERROR, json_rel, 0, NULL, NULL, "%s is missing", json_rel);
         } else if (sz > max) {
             char e1[32], e2[32];
             snprintf(e1, sizeof e1, "<= %lld bytes", max);
             snprintf(e2, sizeof e2, "%lld bytes", sz);
-            FIND(c, "A5", CK_ERROR, json_rel, 0, e1, e2, "%s is not truncated", json_rel);
+            FIND(c, "A5", CK_SEV_ERROR, json_rel, 0, e1, e2, "%s is not truncated", json_rel);
         }
         free(abs);
     }
@@ -1131,7 +1131,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
         memset(&d, 0, sizeof d);
         char *abs = absof(c, det_rel);
         if (!ck_isfile(abs)) {
-            FIND(c, "A6", CK_ERROR, det_rel, 0, NULL, NULL, "%s is missing", det_rel);
+            FIND(c, "A6", CK_SEV_ERROR, det_rel, 0, NULL, NULL, "%s is missing", det_rel);
         } else if (load_dlog(c, det_rel, "A6", &d)) {
             check_log_errors(c, &d, det_rel, "A6", 0, NULL);
             /* A7: dataset coverage */
@@ -1163,21 +1163,21 @@ static int group_accuracy(sctx *c, const char *scen_rel)
                     char e1[32], e2[32];
                     snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
                     snprintf(e2, sizeof e2, "%.0f", have);
-                    FIND(c, "A7", c->unified ? CK_ERROR : CK_WARNING, det_rel,
+                    FIND(c, "A7", c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, det_rel,
                          (long)(ck_dlog_get(&d, key) ? ck_dlog_get(&d, key)->line : 0), e1, e2,
                          "accuracy run does not cover all dataset, accuracy samples: %s, dataset "
                          "size: %s%s", e2, e1, c->unified ? "" : " (the legacy checker only logs this)");
                 } else if (json_is_number(want) && ck_dlog_num(&d, key, &have) != 0 && c->unified) {
                     char e1[32];
                     snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
-                    FIND(c, "A7", CK_ERROR, det_rel, 0, e1, "None",
+                    FIND(c, "A7", CK_SEV_ERROR, det_rel, 0, e1, "None",
                          "%s is missing from the accuracy run's detail log", key);
                 }
             }
             /* P17-like stricter check for the accuracy run's mode */
             char *mode = ck_dlog_str(&d, "effective_test_mode");
             if (mode && strcmp(mode, "AccuracyOnly"))
-                FIND(c, "P17", CK_WARNING, det_rel, 0, "AccuracyOnly", mode,
+                FIND(c, "P17", CK_SEV_WARNING, det_rel, 0, "AccuracyOnly", mode,
                      "the accuracy run was made in %s mode", mode);
             free(mode);
         }
@@ -1223,7 +1223,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
             free(dabs);
         }
         if (miss)
-            FIND(c, "A8", CK_ERROR, acc_rel, 0, NULL, missing.data,
+            FIND(c, "A8", CK_SEV_ERROR, acc_rel, 0, NULL, missing.data,
                  "%s expected to have the following extra files ([%s])", acc_rel, missing.data);
         ms_buf_free(&missing);
     }
@@ -1231,9 +1231,9 @@ static int group_accuracy(sctx *c, const char *scen_rel)
     /* A9: open-division leniency (legacy) */
     if (!c->unified && !s->acc_ok && s->open && a.parsed_any) {
         for (size_t i = start; i < s->f.n; i++)
-            if (s->f.v[i].sev == CK_ERROR)
-                s->f.v[i].sev = CK_WARNING;
-        FIND(c, "A9", CK_INFO, acc_rel, 0, NULL, NULL,
+            if (s->f.v[i].sev == CK_SEV_ERROR)
+                s->f.v[i].sev = CK_SEV_WARNING;
+        FIND(c, "A9", CK_SEV_INFO, acc_rel, 0, NULL, NULL,
              "%s, accuracy not valid but taken for open", acc_rel);
         s->acc_ok = !any_counting(c->run, &s->f, start);
     }
@@ -1260,12 +1260,12 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
     json_t *j = abs ? json_load_file(abs, 0, &je) : NULL;
     free(abs);
     if (!j) {
-        FIND(c, "E4", CK_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,
+        FIND(c, "E4", CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,
              "cannot parse the implementation JSON: %s (the MLCommons checker raises)", je.text);
         return;
     }
     if (!json_is_object(j)) {
-        FIND(c, "E4", CK_ERROR, rel, 0, "a JSON object", "another JSON value",
+        FIND(c, "E4", CK_SEV_ERROR, rel, 0, "a JSON object", "another JSON value",
              "the implementation JSON must be an object");
         json_decref(j);
         return;
@@ -1276,10 +1276,10 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
         const json_t *v = json_object_get(j, k);
         char *ptr = ms_json_pointer_append("", k);
         if (!v)
-            ck_report_finding(c->run, &s->f, &c->w, "E4", CK_ERROR, rel, 0, ptr, "present",
+            ck_report_finding(c->run, &s->f, &c->w, "E4", CK_SEV_ERROR, rel, 0, ptr, "present",
                               "missing", "field %s is missing", k);
         else if (!c->run->o->skip_meaningful_fields_emptiness_check && !ms_py_truthy(v))
-            ck_report_finding(c->run, &s->f, &c->w, "E4", CK_ERROR, rel, 0, ptr,
+            ck_report_finding(c->run, &s->f, &c->w, "E4", CK_SEV_ERROR, rel, 0, ptr,
                               "a meaningful value", "empty", "field %s is missing meaningful value",
                               k);
         free(ptr);
@@ -1301,7 +1301,7 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
                 const json_t *fv = ptr[0] == '/' ? json_object_get(j, ptr + 1) : NULL;
                 if (fv && !ms_py_truthy(fv))
                     continue;
-                ck_report_finding(c->run, &s->f, &c->w, "E6", CK_WARNING, rel, 0, ptr, NULL,
+                ck_report_finding(c->run, &s->f, &c->w, "E6", CK_SEV_WARNING, rel, 0, ptr, NULL,
                                   NULL, "%s (%s)", errs.v[i].message, errs.v[i].keyword);
             }
         }
@@ -1318,9 +1318,9 @@ static void need_nonempty_file(sctx *c, const char *dir_rel, const char *name, c
     if (!abs) {
         c->run->oom = 1;
     } else if (!ck_isfile(abs)) {
-        FIND(c, id, CK_ERROR, rel, 0, NULL, NULL, "%s is missing %s", dir_rel, name);
+        FIND(c, id, CK_SEV_ERROR, rel, 0, NULL, NULL, "%s is missing %s", dir_rel, name);
     } else if (!c->run->o->skip_empty_files_check && ck_fsize(abs) == 0) {
-        FIND(c, id, CK_ERROR, rel, 0, "a non-empty file", "0 bytes", "%s is having empty %s",
+        FIND(c, id, CK_SEV_ERROR, rel, 0, "a non-empty file", "0 bytes", "%s is having empty %s",
              dir_rel, name);
     }
     free(rel);
@@ -1360,11 +1360,11 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
         }
         free(dir);
         if (!found_rel) {
-            FIND(c, "E3", CK_ERROR, mdir_rel, 0, pat, NULL, "%s is missing %s", mdir_rel, pat);
+            FIND(c, "E3", CK_SEV_ERROR, mdir_rel, 0, pat, NULL, "%s is missing %s", mdir_rel, pat);
         } else if (!c->run->o->skip_empty_files_check) {
             char *abs = absof(c, found_rel);
             if (ck_fsize(abs) == 0)
-                FIND(c, "E3", CK_ERROR, found_rel, 0, "a non-empty file", "0 bytes",
+                FIND(c, "E3", CK_SEV_ERROR, found_rel, 0, "a non-empty file", "0 bytes",
                      "%s is having empty %s", mdir_rel, pat);
             free(abs);
         }
@@ -1389,7 +1389,7 @@ static int group_measurements(sctx *c, const char *scen_rel)
         goto out;
     }
     if (split && !ck_pexists(mdir_abs)) {
-        FIND(c, "E1", CK_ERROR, mdir_rel, 0, NULL, NULL, "no measurement_dir for %s", mdir_rel);
+        FIND(c, "E1", CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "no measurement_dir for %s", mdir_rel);
         goto out;
     }
     /* E2 */
@@ -1426,7 +1426,7 @@ static int group_measurements(sctx *c, const char *scen_rel)
         free(suffix);
         ck_dir_free(&d);
         if (!impl_name) {
-            FIND(c, "E4", CK_ERROR, mdir_rel, 0, NULL, NULL, "%s is missing %s*.json", s->rel,
+            FIND(c, "E4", CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "%s is missing %s*.json", s->rel,
                  s->system);
         }
     } else {
@@ -1435,7 +1435,7 @@ static int group_measurements(sctx *c, const char *scen_rel)
         char *rel = ck_join(mdir_rel, impl_name);
         char *abs = rel ? absof(c, rel) : NULL;
         if (!ck_isfile(abs)) {
-            FIND(c, "E1", CK_ERROR, rel, 0, NULL, NULL, "%s measurements json file not found",
+            FIND(c, "E1", CK_SEV_ERROR, rel, 0, NULL, NULL, "%s measurements json file not found",
                  s->rel);
             free(impl_name);
             impl_name = NULL;
@@ -1484,7 +1484,7 @@ static int group_measurements(sctx *c, const char *scen_rel)
                 size_t cl = strlen(code_dir);  /* shown without the empty impl's slash */
                 if (cl > 1 && code_dir[cl - 1] == '/')
                     code_dir[cl - 1] = '\0';
-                FIND(c, "E5", CK_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
+                FIND(c, "E5", CK_SEV_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
                      s->rel, code_dir);
             }
             free(abs);
@@ -1497,7 +1497,7 @@ static int group_measurements(sctx *c, const char *scen_rel)
         char *src = ck_join(sub_rel, "src");
         char *abs = src ? absof(c, src) : NULL;
         if (!ck_pexists(abs))
-            FIND(c, "E5", CK_ERROR, src, 0, NULL, NULL, "%s src directory does not exist", src);
+            FIND(c, "E5", CK_SEV_ERROR, src, 0, NULL, NULL, "%s src directory does not exist", src);
         free(src);
         free(abs);
     }
@@ -1567,7 +1567,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
     }
     read_textfile(c, v_rel, "C5", 1, &t);
     if (t.missing) {
-        FIND(c, "C5", CK_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s", v_rel, tdir_rel);
+        FIND(c, "C5", CK_SEV_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s", v_rel, tdir_rel);
         goto out;
     }
     if (!t.ok)
@@ -1577,7 +1577,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
     if (passed && c->unified)
         goto out;
     if (!ck_pexists(acc_abs)) {
-        FIND(c, "C5", CK_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", tdir_rel);
+        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", tdir_rel);
         goto out;
     }
     char *diff = NULL;
@@ -1586,7 +1586,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
                                        : "test01_accuracy_dir_files_when_fail"),
                   NULL, NULL, &diff);
     if (diff) {
-        FIND(c, "C5", CK_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)", acc_rel,
+        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)", acc_rel,
              diff);
         free(diff);
         goto out;
@@ -1608,12 +1608,12 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
     if (tc.ok)
         last_values(c, &tc, targets, comp);
     if (!targets)
-        FIND(c, "C5", CK_ERROR, acc_rel, 0, NULL, s->mlperf_model,
+        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, s->mlperf_model,
              "model %s has no accuracy targets", s->mlperf_model);
     for (size_t i = 0; targets && i < json_array_size(targets) && i < 32; i++) {
         const char *m = json_string_value(json_object_get(json_array_get(targets, i), "metric"));
         if (base[i] == 0 || comp[i] == 0) {
-            FIND(c, "C5", CK_ERROR, acc_rel, 0, m, "0 or missing",
+            FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, m, "0 or missing",
                  "Compliance test accuracy check (non-deterministic mode) in %s failed: %s "
                  "missing in baseline or compliance accuracy", tdir_rel, m ? m : "?");
             break;
@@ -1624,7 +1624,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
             char e1[48], e2[48];
             snprintf(e1, sizeof e1, "<= %g%%", allowed);
             snprintf(e2, sizeof e2, "%g%%", delta);
-            FIND(c, "C5", CK_ERROR, acc_rel, 0, e1, e2,
+            FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, e1, e2,
                  "Compliance test accuracy check (non-deterministic mode) in %s failed: %s "
                  "differs by %g%% between baseline and compliance runs", tdir_rel, m, delta);
             break;
@@ -1648,10 +1648,10 @@ static void check_verify_file(sctx *c, const char *tdir_rel, const char *name, c
     textfile t;
     read_textfile(c, rel, id, 1, &t);
     if (t.missing)
-        FIND(c, id, CK_ERROR, rel, 0, NULL, NULL, "%s is missing in %s", name, tdir_rel);
+        FIND(c, id, CK_SEV_ERROR, rel, 0, NULL, NULL, "%s is missing in %s", name, tdir_rel);
     else if (t.ok && !(stripped_line ? text_has_stripped_line(&t, "TEST PASS")
                                      : text_has_substring_line(&t, "TEST PASS")))
-        FIND(c, id, CK_ERROR, rel, 0, "TEST PASS", NULL, "%s check in %s failed", test, tdir_rel);
+        FIND(c, id, CK_SEV_ERROR, rel, 0, "TEST PASS", NULL, "%s check in %s failed", test, tdir_rel);
     free(t.text);
     free(rel);
 }
@@ -1662,7 +1662,7 @@ static void check_test06(sctx *c, const char *tdir_rel)
     textfile t;
     read_textfile(c, rel, "C6", 1, &t);
     if (t.missing) {
-        FIND(c, "C6", CK_ERROR, rel, 0, NULL, NULL, "verify_accuracy.txt is missing in %s",
+        FIND(c, "C6", CK_SEV_ERROR, rel, 0, NULL, NULL, "verify_accuracy.txt is missing in %s",
              tdir_rel);
     } else if (t.ok) {
         const json_t *req = ck_rget(c->r, "test06_required_lines");
@@ -1675,7 +1675,7 @@ static void check_test06(sctx *c, const char *tdir_rel)
         int eos = eos_l && text_has_stripped_line(&t, eos_l);
         int len = len_l && text_has_stripped_line(&t, len_l);
         if (!first || !eos || !len)
-            FIND(c, "C6", CK_ERROR, rel, 0, "first token, EOS and sample length checks pass", NULL,
+            FIND(c, "C6", CK_SEV_ERROR, rel, 0, "first token, EOS and sample length checks pass", NULL,
                  "TEST06 accuracy check failed. first_token_check: %s eos_check: %s "
                  "length_check: %s", first ? "True" : "False", eos ? "True" : "False",
                  len ? "True" : "False");
@@ -1707,7 +1707,7 @@ static void group_compliance(sctx *c, const char *scen_rel)
     const json_t *tests = ck_rget2(r, "compliance_tests", s->mlperf_model);
     int has06 = ck_jlist_has(tests, "TEST06");
     if (json_array_size(tests) && !ck_pexists(cdir_abs)) {
-        FIND(c, "C1", CK_ERROR, cdir_rel, 0, NULL, NULL, "no compliance dir for %s: %s", s->rel,
+        FIND(c, "C1", CK_SEV_ERROR, cdir_rel, 0, NULL, NULL, "no compliance dir for %s: %s", s->rel,
              cdir_rel);
         goto out;
     }
@@ -1723,7 +1723,7 @@ static void group_compliance(sctx *c, const char *scen_rel)
             break;
         }
         if (!ck_pexists(tdir_abs)) {
-            FIND(c, "C2", CK_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
+            FIND(c, "C2", CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
                  test, cdir_rel);
         } else {
             int perf_test = !strcmp(test, "TEST01") || !strcmp(test, "TEST04");
@@ -1735,14 +1735,14 @@ static void group_compliance(sctx *c, const char *scen_rel)
                 char *run_abs = run_rel ? absof(c, run_rel) : NULL;
                 char *log_rel = run_rel ? ck_join(run_rel, "mlperf_log_detail.txt") : NULL;
                 if (!run_abs || !ck_pexists(run_abs)) {
-                    FIND(c, "C4", CK_ERROR, run_rel, 0, NULL, NULL,
+                    FIND(c, "C4", CK_SEV_ERROR, run_rel, 0, NULL, NULL,
                          "%s has no performance/run_1 directory", tdir_rel);
                 } else {
                     char *diff = NULL;
                     ck_files_diff(r, run_abs, ck_rget(r, "compliance_perf_dir_required_files"),
                                   ck_rget(r, "perf_dir_optional_files"), NULL, &diff);
                     if (diff && !c->unified) {
-                        FIND(c, "C4", CK_ERROR, run_rel, 0, NULL, diff,
+                        FIND(c, "C4", CK_SEV_ERROR, run_rel, 0, NULL, diff,
                              "%s has file list mismatch (%s)", run_rel, diff);
                     }
                     free(diff);
@@ -1763,7 +1763,7 @@ static void group_compliance(sctx *c, const char *scen_rel)
                         }
                         ck_dlog_free(&d);
                     } else if (c->unified) {
-                        FIND(c, "C4", CK_ERROR, log_rel, 0, NULL, NULL, "%s is missing", log_rel);
+                        FIND(c, "C4", CK_SEV_ERROR, log_rel, 0, NULL, NULL, "%s is missing", log_rel);
                     }
                     free(log_abs);
                 }

@@ -31,20 +31,20 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     int unified = r->unified;
     sys->ok = 0;
     if (!ck_isfile(abs)) {
-        YF("Y1", CK_ERROR, NULL, NULL, NULL, "no system_desc for %s/%s/%s%s", division, submitter,
+        YF("Y1", CK_SEV_ERROR, NULL, NULL, NULL, "no system_desc for %s/%s/%s%s", division, submitter,
            sys->name, unified ? " (the unified checker crashes on this)" : "");
         return;
     }
     json_error_t je;
     sys->j = json_load_file(abs, JSON_ALLOW_NUL, &je);
     if (!sys->j) {
-        ck_report_finding(run, &sys->findings, &w, "Y9", CK_ERROR, rel, je.line > 0 ? je.line : 0,
+        ck_report_finding(run, &sys->findings, &w, "Y9", CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0,
                           NULL, "a JSON object", je.text, "cannot parse the system description: %s",
                           je.text);
         return;
     }
     if (!json_is_object(sys->j)) {
-        YF("Y9", CK_ERROR, NULL, "a JSON object", "another JSON value",
+        YF("Y9", CK_SEV_ERROR, NULL, "a JSON object", "another JSON value",
            "the system description must be a JSON object");
         return;
     }
@@ -53,7 +53,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     /* Y2 */
     const json_t *status = json_object_get(j, "status");
     if (!json_is_string(status)) {
-        YF("Y9", CK_ERROR, "/status", "a string", status ? "another JSON value" : "missing",
+        YF("Y9", CK_SEV_ERROR, "/status", "a string", status ? "another JSON value" : "missing",
            "status must be a string (the MLCommons checker crashes otherwise)");
     } else {
         char low[64];
@@ -61,7 +61,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         for (char *p = low; *p; p++)
             *p = (char)tolower((unsigned char)*p);
         if (!ck_rlist_has(r, "valid_availabilities", low))
-            YF("Y2", CK_ERROR, "/status", "available, preview or rdi", json_string_value(status),
+            YF("Y2", CK_SEV_ERROR, "/status", "available, preview or rdi", json_string_value(status),
                "%s has invalid status (%s)", rel, low);
     }
     /* Y3 */
@@ -74,7 +74,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         ms_buf b = MS_BUF_INIT;
         if (ms_py_str_json(&b, st) == 0)
             t = ms_buf_steal(&b);
-        YF("Y3", CK_ERROR, "/system_type", "datacenter, edge, datacenter,edge or edge,datacenter",
+        YF("Y3", CK_SEV_ERROR, "/system_type", "datacenter, edge, datacenter,edge or edge,datacenter",
            t ? t : "None", "%s has invalid system type (%s)", rel, t ? t : "None");
         free(t);
         ms_buf_free(&b);
@@ -83,7 +83,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     const json_t *isn = json_object_get(j, "is_network");
     int net_str = 0, net_truthy = ms_py_truthy(isn);
     if (isn && !json_is_string(isn) && !json_is_null(isn)) {
-        YF("Y9", CK_ERROR, "/is_network", "the string \"true\" or \"false\"", "a non-string value",
+        YF("Y9", CK_SEV_ERROR, "/is_network", "the string \"true\" or \"false\"", "a non-string value",
            "is_network must be a string (the MLCommons checker crashes on a JSON boolean)");
     } else if (json_is_string(isn)) {
         net_str = lower_eq(json_string_value(isn), "true");
@@ -91,7 +91,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     sys->is_network = net_str;
     int want = !strcmp(division, "network") ? 1 : !strcmp(division, "closed") ? 0 : -1;
     if (want >= 0 && want != net_str)
-        YF("Y4", CK_ERROR, "/is_network", want ? "\"true\"" : "absent or \"false\"",
+        YF("Y4", CK_SEV_ERROR, "/is_network", want ? "\"true\"" : "absent or \"false\"",
            net_str ? "true" : "false", "%s incorrect network mode (=%s) for division '%s'", rel,
            net_str ? "True" : "False", division);
     /* Y5: required and meaningful fields */
@@ -108,10 +108,10 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             const json_t *v = json_object_get(j, k);
             char *ptr = ms_json_pointer_append("", k);
             if (!v)
-                YF("Y5", CK_ERROR, ptr, "present", "missing", "%s, field %s is missing", rel, k);
+                YF("Y5", CK_SEV_ERROR, ptr, "present", "missing", "%s, field %s is missing", rel, k);
             else if (!run->o->skip_meaningful_fields_emptiness_check && ck_jlist_has(mean, k) &&
                      !ms_py_truthy(v))
-                YF("Y5", CK_ERROR, ptr, "a meaningful response", "empty",
+                YF("Y5", CK_SEV_ERROR, ptr, "a meaningful response", "empty",
                    "%s, field %s requires a meaningful response but is empty%s", rel, k,
                    json_is_integer(v) ? " (the integer 0 counts as empty; write \"0\")" : "");
             free(ptr);
@@ -127,17 +127,17 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
                 !strcmp(k, "system_power_capacity"))
                 continue;
             char *ptr = ms_json_pointer_append("", k);
-            YF("Y8", CK_WARNING, ptr, NULL, k, "%s, field %s is unknown", rel, k);
+            YF("Y8", CK_SEV_WARNING, ptr, NULL, k, "%s, field %s is unknown", rel, k);
             free(ptr);
         }
     }
     /* Y6 */
     const json_t *sub = json_object_get(j, "submitter");
     if (!json_is_string(sub))
-        YF("Y9", CK_ERROR, "/submitter", "a string", sub ? "another JSON value" : "missing",
+        YF("Y9", CK_SEV_ERROR, "/submitter", "a string", sub ? "another JSON value" : "missing",
            "submitter must be a string (the MLCommons checker crashes otherwise)");
     else if (!lower_eq(json_string_value(sub), submitter))
-        YF("Y6", CK_ERROR, "/submitter", submitter, json_string_value(sub),
+        YF("Y6", CK_SEV_ERROR, "/submitter", submitter, json_string_value(sub),
            "%s has submitter %s, directory has %s", rel, json_string_value(sub), submitter);
     /* Y7 */
     const char *div = json_string_value(json_object_get(j, "division"));
@@ -146,7 +146,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         ms_buf b = MS_BUF_INIT;
         if (ms_py_str_json(&b, json_object_get(j, "division")) == 0)
             t = ms_buf_steal(&b);
-        YF("Y7", CK_ERROR, "/division", division, t ? t : "None",
+        YF("Y7", CK_SEV_ERROR, "/division", division, t ? t : "None",
            "%s has division %s, division has %s", rel, t ? t : "None", division);
         free(t);
         ms_buf_free(&b);
@@ -159,7 +159,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             const json_t *v = json_object_get(j, strs[i]);
             if (v && !json_is_string(v)) {
                 char *ptr = ms_json_pointer_append("", strs[i]);
-                YF("Y9", CK_ERROR, ptr, "a string", "another JSON value",
+                YF("Y9", CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
                    strs[i]);
                 free(ptr);
@@ -170,7 +170,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             const json_t *v = json_object_get(j, opt[i]);
             if (v && !json_is_string(v)) {
                 char *ptr = ms_json_pointer_append("", opt[i]);
-                YF("Y9", CK_ERROR, ptr, "a string", "another JSON value",
+                YF("Y9", CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
                    opt[i]);
                 free(ptr);
@@ -179,7 +179,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");
         if ((hw && !json_is_string(hw) && !ms_py_truthy(sw)) ||
             (sw && ms_py_truthy(sw) && !json_is_string(sw)))
-            YF("Y9", CK_ERROR, "/hw_notes", "strings", "another JSON value",
+            YF("Y9", CK_SEV_ERROR, "/hw_notes", "strings", "another JSON value",
                "hw_notes/sw_notes must be strings (the MLCommons checker crashes writing "
                "summary.csv)");
     }
@@ -197,7 +197,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
                 if (!strcmp(x->keyword, "required") || !strcmp(x->keyword, "additionalProperties") ||
                     !strcmp(x->keyword, "not") || covered(x->pointer, done))
                     continue;
-                ck_report_finding(run, &sys->findings, &w, "Y10", CK_WARNING, rel, 0, x->pointer,
+                ck_report_finding(run, &sys->findings, &w, "Y10", CK_SEV_WARNING, rel, 0, x->pointer,
                                   NULL, NULL, "%s (%s)", x->message, x->keyword);
             }
         }
@@ -206,7 +206,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     sys->ok = 1;
     for (size_t i = start; i < sys->findings.n; i++) {
         const ck_finding *f = &sys->findings.v[i];
-        if (!f->waived && (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict)))
+        if (!f->waived && (f->sev == CK_SEV_ERROR || (f->sev == CK_SEV_WARNING && run->o->strict)))
             sys->ok = 0;
     }
 }

@@ -75,7 +75,7 @@ static void check_scenario_set(ck_state *run, uf_model *m, const ck_system *sys,
     char *mrel = ck_fmt("%s/%s/results/%s/%s", div, sub, sys->name, m->dir);
     m->ok = 1;
     if (!sys->category) {
-        ck_report_finding(run, &m->f, &w, "M3", CK_ERROR, mrel, 0, NULL, "a valid system_type",
+        ck_report_finding(run, &m->f, &w, "M3", CK_SEV_ERROR, mrel, 0, NULL, "a valid system_type",
                           "invalid", "cannot compute the scenario set: invalid system_type (the "
                           "unified checker crashes)");
         m->ok = 0;
@@ -85,7 +85,7 @@ static void check_scenario_set(ck_state *run, uf_model *m, const ck_system *sys,
     const json_t *req = ck_required(r, sys->category, m->mlperf);
     const json_t *opt = ck_optional(r, sys->category, m->mlperf);
     if (!req) {
-        ck_report_finding(run, &m->f, &w, "M3", CK_ERROR, mrel, 0, NULL,
+        ck_report_finding(run, &m->f, &w, "M3", CK_SEV_ERROR, mrel, 0, NULL,
                           "a model with scenarios for this system type", m->mlperf,
                           "%s has an invalid model %s, system_type=%s (the unified checker "
                           "crashes)", mrel, m->mlperf, sys->category);
@@ -115,7 +115,7 @@ static void check_scenario_set(ck_state *run, uf_model *m, const ck_system *sys,
             have |= scens->v[k].is_dir && (!strcasecmp(scens->v[k].name, "server") ||
                                            !strcasecmp(scens->v[k].name, "interactive"));
         if (!have) {
-            ck_report_finding(run, &m->f, &w, "M6", CK_ERROR, mrel, 0, NULL,
+            ck_report_finding(run, &m->f, &w, "M6", CK_SEV_ERROR, mrel, 0, NULL,
                               "a Server or Interactive directory", "none",
                               "%s does not have all required scenarios, missing ['(one of) "
                               "Interactive or Server']; every scenario of the model fails", mrel);
@@ -123,13 +123,13 @@ static void check_scenario_set(ck_state *run, uf_model *m, const ck_system *sys,
         }
     }
     if (nmiss) {
-        ck_report_finding(run, &m->f, &w, "M5", CK_ERROR, mrel, 0, NULL, "every required scenario",
+        ck_report_finding(run, &m->f, &w, "M5", CK_SEV_ERROR, mrel, 0, NULL, "every required scenario",
                           miss.data, "%s does not have all required scenarios, missing [%s]; "
                           "every scenario of the model fails", mrel, miss.data);
         m->ok = 0;
     }
     if (nunk) {
-        ck_report_finding(run, &m->f, &w, "M4", CK_ERROR, mrel, 0, NULL,
+        ck_report_finding(run, &m->f, &w, "M4", CK_SEV_ERROR, mrel, 0, NULL,
                           "required or optional scenarios", unk.data,
                           "%s has all unknown scenarios for this benchmark [%s]; every scenario "
                           "of the model fails", mrel, unk.data);
@@ -176,7 +176,7 @@ static int plan_tree(uplan *pl, ms_err *e)
             char *rabs = ck_join(us->sub.abs, "results");
             if (!rabs || !ck_isdir(rabs)) {
                 char *rel = ck_fmt("%s/%s/results", div, se->name);
-                ck_report_finding(run, &us->f, &w, "R1", CK_ERROR, rel, 0, NULL, "a results/ "
+                ck_report_finding(run, &us->f, &w, "R1", CK_SEV_ERROR, rel, 0, NULL, "a results/ "
                                   "directory", "missing", "the submitter has no results/ "
                                   "directory (the unified checker crashes)");
                 free(rel);
@@ -191,7 +191,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                     json_t *j = json_load_file(mabs, 0, &je);
                     char *rel = ck_fmt("%s/%s/model_mapping.json", div, se->name);
                     if (!json_is_object(j)) {
-                        ck_report_finding(run, &us->f, &w, "M7", CK_ERROR, rel, j ? 0 : je.line,
+                        ck_report_finding(run, &us->f, &w, "M7", CK_SEV_ERROR, rel, j ? 0 : je.line,
                                           NULL, "a JSON object", j ? "another JSON value" : je.text,
                                           "cannot use the model mapping (the unified checker "
                                           "crashes)");
@@ -204,7 +204,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                         if (run->map_schema &&
                             ms_jschema_validate(run->map_schema, j, &errs, 20, &e2) == 0)
                             for (size_t i = 0; i < errs.n; i++)
-                                ck_report_finding(run, &us->f, &w, "M7", CK_WARNING, rel, 0,
+                                ck_report_finding(run, &us->f, &w, "M7", CK_SEV_WARNING, rel, 0,
                                                   errs.v[i].pointer, NULL, NULL, "%s (%s)",
                                                   errs.v[i].message, errs.v[i].keyword);
                         ms_jschema_errors_free(&errs);
@@ -475,7 +475,7 @@ static int counting(const ck_state *run, const ck_flist *l)
 {
     for (size_t i = 0; i < l->n; i++) {
         const ck_finding *f = &l->v[i];
-        if (!f->waived && (f->sev == CK_ERROR || (f->sev == CK_WARNING && run->o->strict)))
+        if (!f->waived && (f->sev == CK_SEV_ERROR || (f->sev == CK_SEV_WARNING && run->o->strict)))
             return 1;
     }
     return 0;
@@ -526,7 +526,7 @@ static void bookkeeping(uplan *pl)
                             ck_report_finding(run, &s->f,
                                               &(ck_where){s->division, s->submitter, s->system,
                                                           s->model_dir, s->scen_dir},
-                                              "Y9", CK_ERROR, s->sys->json_rel, 0, NULL,
+                                              "Y9", CK_SEV_ERROR, s->sys->json_rel, 0, NULL,
                                               "integers (or integer strings)", "another value",
                                               "number_of_nodes and accelerators_per_node must be "
                                               "integers for total_accelerators (the unified "

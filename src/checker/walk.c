@@ -40,7 +40,7 @@ static void walk_find(wctx *c, const char *id, int stricter, const char *rel,
         return;
     }
     c->count[k]++;
-    ck_sev sev = (stricter || c->unified) ? CK_WARNING : CK_ERROR;
+    ck_sev sev = (stricter || c->unified) ? CK_SEV_WARNING : CK_SEV_ERROR;
     ck_report_finding(c->run, &c->sub->walk, &c->w, id, sev, rel, 0, NULL, expected, found,
                       "%s%s", msg, c->unified && !stricter ? " (legacy check; not enforced by "
                                                              "the unified checker)" : "");
@@ -150,7 +150,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
             walk_find(&c, "S8", 0, drel, NULL, "__pycache__", "__pycache__ directory");
         ck_dir d;
         if (ck_dir_read(&d, dir)) {
-            ck_report_finding(run, &sub->walk, &c.w, "R1", CK_ERROR, drel, 0, NULL, NULL, NULL,
+            ck_report_finding(run, &sub->walk, &c.w, "R1", CK_SEV_ERROR, drel, 0, NULL, NULL, NULL,
                               "cannot read the directory: %s", strerror(d.err));
             free(dir);
             continue;
@@ -233,7 +233,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         if (c.extra[k])
             ck_report_finding(run, &sub->walk, &c.w, ids[i],
                               (c.unified || !strcmp(ids[i], "S12") || !strcmp(ids[i], "S13"))
-                                  ? CK_WARNING : CK_ERROR,
+                                  ? CK_SEV_WARNING : CK_SEV_ERROR,
                               NULL, 0, NULL, NULL, NULL, "... and %zu more like this in %s/%s",
                               c.extra[k], sub->division, sub->name);
     }

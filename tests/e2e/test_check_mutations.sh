@@ -4,14 +4,11 @@
 # with the expected check ID, severity and file, and the matching exit status (1 for errors,
 # 0 for warnings). Covers the legacy profile (v5.1) and the unified profile (v6.0).
 set -uo pipefail
-: "${MLSUBMIT:?set MLSUBMIT to the mlsubmit binary}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$HERE/lib/common.sh"
 bash "$HERE/lib/mkround.sh" "$TMP/base_v5.1" --version v5.1 || exit 1
 bash "$HERE/lib/mkround.sh" "$TMP/base_v6.0" --version v6.0 || exit 1
 
-fail=0
 declare -A covered=()
 cases=0
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The command line of `mlsubmit check`: usage errors, exit statuses, outputs (default
+# summary.csv, --json, --tsv), --strict, --skip, --waivers, --profile smoke, --submitter,
+# --scenarios-to-skip, the MLCommons option names, colour, the default round, and a new round
+# added as a data file only.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib/common.sh"
+M() { $TEST_WRAP "$MLSUBMIT" "$@"; }
+expect() { # expect RC DESCRIPTION -- command...
+  local want=$1 what=$2; shift 3
+  "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
+  local rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL $what: exit $rc, expected $want"; tail -5 "$TMP/o.txt" "$TMP/e.txt"; fail=1; return 1
+  fi
+  return 0
+}
+bash "$HERE/lib/mkround.sh" "$TMP/t" --version v5.1 || exit 1
+T=$TMP/t
+C=closed/Org1
+SSLOG=$C/results/edge1/resnet50/SingleStream/performance/run_1/mlperf_log_detail.txt
+
+# --- usage errors: exit 2 ---
+expect 2 "no root" -- M check
+expect 2 "unknown option" -- M check "$T" --bogus
+expect 2 "two roots" -- M check "$T" "$T"
+expect 2 "--jobs 0" -- M check "$T" --jobs 0
+expect 2 "--version missing value" -- M check "$T" --version
+expect 2 "unknown round" -- M check "$T" --version v9.9 --no-csv
+expect 2 "unknown --skip ID" -- M check "$T" --skip Q42 --no-csv
+expect 2 "unknown profile" -- M check "$T" --version v5.1 --profile nope --no-csv
+expect 2 "bad --color" -- M check "$T" --color purple
+# --- unreadable input: exit 3 ---
+expect 3 "missing root" -- M check "$TMP/nope" --no-csv
+printf 'P7 only-two-fields\n' >"$TMP/bad.waivers"
+expect 3 "waiver without justification" -- M check "$T" --version v5.1 --waivers "$TMP/bad.waivers" --no-csv
+grep -q "bad.waivers:1" "$TMP/e.txt" || { echo "FAIL: waiver error does not name file:line"; fail=1; }
+# --- help and catalogue ---
+expect 0 "--help" -- M check --help && grep -q -- "--skip-power-check" "$TMP/o.txt" || { echo "FAIL: help lacks the MLCommons options"; fail=1; }
+expect 0 "help check" -- M help check
+expect 0 "--list-checks" -- M check --list-checks
+for id in S1 S11 Y1 Y9 M1 M6 E1 E5 A1 A9 P0 P16 I1 I4 W1 W6 C1 C9 L1; do
+  grep -q "^$id " "$TMP/o.txt" || { echo "FAIL: --list-checks lacks $id"; fail=1; }
+done
+# --- default round is the newest rules file; default CSV in the working directory ---
+(cd "$TMP" && M check "$T" >"$TMP/o.txt" 2>&1)
+grep -q "rules v6.1" "$TMP/o.txt" || { echo "FAIL: the default round is not v6.1"; head -2 "$TMP/o.txt"; fail=1; }
+[ -f "$TMP/summary.csv" ] || { echo "FAIL: no default summary.csv in the working directory"; fail=1; }
+# --- clean tree: exit 0, outputs ---
+expect 0 "clean tree" -- M check "$T" --version v5.1 --csv "$TMP/a.csv" --json "$TMP/a.json" --tsv "$TMP/a.tsv"
+[ "$(wc -l <"$TMP/a.csv")" = 8 ] || { echo "FAIL: expected 6 results + 1 power row + header"; fail=1; }
+grep -q '"verdict": "submission looks OK"' "$TMP/a.json" || { echo "FAIL: JSON verdict"; fail=1; }
+grep -q '^SUMMARY: submission looks OK$' "$TMP/o.txt" || { echo "FAIL: summary line"; fail=1; }
+if grep -q $'\033\\[' "$TMP/o.txt"; then echo "FAIL: colour when stdout is not a terminal"; fail=1; fi
+M check "$T" --version v5.1 --no-csv --color always >"$TMP/o.txt" 2>&1
+grep -q $'\033\\[' "$TMP/o.txt" || { echo "FAIL: --color always has no colour"; fail=1; }
+# --- official option names are accepted ---
+for f in --skip_compliance --debug --submission-exceptions --skip-power-check \
+         --skip-meaningful-fields-emptiness-check --skip-check-power-measure-files \
+         --skip-empty-files-check --skip-extra-files-in-root-check --skip-extra-accuracy-files-check \
+         --skip-all-systems-have-results-check --skip-calibration-check --skip-dataset-size-check; do
+  expect 0 "$f" -- M check "$T" --version v5.1 --no-csv "$f"
+done
+expect 0 "--input" -- M check --input "$T" --version v5.1 --no-csv --extra-model-benchmark-map model_mapping.json
+expect 0 "--skip_compliance CSV" -- M check "$T" --version v5.1 --skip_compliance --csv "$TMP/nc.csv"
+grep -q '^Org1,available,closed,.*,0,0,v5.1,' "$TMP/nc.csv" || { echo "FAIL: --skip_compliance should write compliance=0 for closed rows"; fail=1; }
+expect 0 "--submitter" -- M check "$T" --version v5.1 --submitter Org1 --csv "$TMP/sub.csv"
+expect 0 "--submitter other" -- M check "$T" --version v5.1 --submitter Nobody --csv "$TMP/none.csv"
+[ "$(wc -l <"$TMP/none.csv")" = 1 ] || { echo "FAIL: --submitter filter"; fail=1; }
+# --scenarios-to-skip drops the scenario and its requirement
+rm -rf "$TMP/u" && cp -a "$T" "$TMP/u" && rm -rf "$TMP/u/$C/results/edge1/resnet50/MultiStream"
+expect 1 "missing MultiStream" -- M check "$TMP/u" --version v5.1 --no-csv
+expect 0 "--scenarios-to-skip MultiStream" -- M check "$TMP/u" --version v5.1 --no-csv --scenarios-to-skip MultiStream
+
+# --- a broken seed: --skip, waivers, strict ---
+rm -rf "$TMP/p7" && cp -a "$T" "$TMP/p7"
+sed -i -E 's/("key": "effective_qsl_rng_seed", "value": )[0-9]+/\142/' "$TMP/p7/$SSLOG"
+expect 1 "wrong seed" -- M check "$TMP/p7" --version v5.1 --no-csv
+expect 0 "--skip P7" -- M check "$TMP/p7" --version v5.1 --csv "$TMP/p7.csv" --skip P7
+grep -q ',SingleStream,1.341022,' "$TMP/p7.csv" || { echo "FAIL: --skip P7 should keep the row"; fail=1; }
+printf '# reviewed with the committee\nP7 %s seeds approved by the WG (ticket 42)\n' "$SSLOG" >"$TMP/w.txt"
+expect 0 "waived seed" -- M check "$TMP/p7" --version v5.1 --no-csv --waivers "$TMP/w.txt" --tsv "$TMP/w.tsv"
+grep -q "^WAIVED	P7	$SSLOG" "$TMP/w.tsv" || { echo "FAIL: waived finding not shown as WAIVED"; fail=1; }
+grep -q "waived: seeds approved by the WG" "$TMP/o.txt" || { echo "FAIL: waiver justification not shown"; fail=1; }
+printf 'P7 closed/Org1/results/dc1 not this one\n' >"$TMP/w2.txt"
+expect 1 "waiver for another path" -- M check "$TMP/p7" --version v5.1 --no-csv --waivers "$TMP/w2.txt"
+grep -q "matched no finding" "$TMP/o.txt" || { echo "FAIL: unused waiver not reported"; fail=1; }
+# a warning (unknown system field) passes, and fails under --strict
+rm -rf "$TMP/y8" && cp -a "$T" "$TMP/y8"
+sed -i 's/^{$/{ "extra_field": "x",/' "$TMP/y8/$C/systems/edge1.json"
+expect 0 "warning only" -- M check "$TMP/y8" --version v5.1 --no-csv
+grep -q "WARNING Y8" "$TMP/o.txt" || { echo "FAIL: Y8 warning not shown"; fail=1; }
+expect 1 "--strict" -- M check "$TMP/y8" --version v5.1 --csv "$TMP/y8.csv" --strict
+grep -q '^SUMMARY: submission has errors$' "$TMP/o.txt" || { echo "FAIL: --strict summary"; fail=1; }
+# --- smoke profile: short runs pass, and the output says so ---
+rm -rf "$TMP/sm" && cp -a "$T" "$TMP/sm"
+for f in $(grep -rl effective_min_duration_ms "$TMP/sm"); do
+  sed -i -E 's/("key": "effective_min_duration_ms", "value": )[0-9]+/\110000/; s/("key": "result_validity", "value": )"VALID"/\1"INVALID"/; s/("key": "early_stopping_met", "value": )true/\1false/' "$f"
+done
+expect 1 "short runs" -- M check "$TMP/sm" --version v5.1 --no-csv
+expect 0 "--profile smoke" -- M check "$TMP/sm" --version v5.1 --no-csv --profile smoke --json "$TMP/sm.json"
+grep -q "PROFILE smoke" "$TMP/o.txt" || { echo "FAIL: the smoke profile is not printed"; fail=1; }
+grep -q '"smoke_profile": "smoke"' "$TMP/sm.json" || { echo "FAIL: the smoke profile is not in the JSON"; fail=1; }
+
+# --- a new round is a data file: copy v6.1 as v9.0 ---
+D=$TMP/data
+mkdir -p "$D" && cp -r rules schemas "$D/"
+sed 's/"version": "v6.1"/"version": "v9.0"/' rules/v6.1.json >"$D/rules/v9.0.json"
+bash "$HERE/lib/mkround.sh" "$TMP/t6" --version v6.0 >/dev/null || exit 1
+MLSUBMIT_DATA_DIR=$D M check "$TMP/t6" --no-csv >"$TMP/o.txt" 2>&1
+grep -q "rules v9.0" "$TMP/o.txt" || { echo "FAIL: MLSUBMIT_DATA_DIR round v9.0 not the default"; fail=1; }
+grep -q "qsl_rng_seed is wrong, expected=2085463073848966840" "$TMP/o.txt" || { echo "FAIL: v9.0 rules not applied"; fail=1; }
+MLSUBMIT_DATA_DIR=$TMP/nowhere M check "$TMP/t6" --no-csv >/dev/null 2>"$TMP/e.txt"
+[ $? = 3 ] || { echo "FAIL: a bad MLSUBMIT_DATA_DIR is not exit 3"; fail=1; }
+exit $fail

@@ -1,0 +1,288 @@
+/* Checker internals: the streaming detail-log reader, rules lookups (model mapping, scenario
+ * aliases, scenario-specific targets, thresholds as IEEE products), files_diff, data-directory
+ * discovery. End-to-end behaviour is covered by tests/e2e/test_check_*.sh. */
+#include <fcntl.h>
+#include <math.h>
+
+#include "checker/internal.h"
+#include "testutil.h"
+
+static char tmpdir[256];
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+#define REC(k, v) ":::MLLOG {\"key\": \"" k "\", \"value\": " v ", \"time_ms\": 1.5, \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": false, \"is_warning\": false}}"
+#define ERR(k, v) ":::MLLOG {\"key\": \"" k "\", \"value\": " v ", \"time_ms\": 1.5, \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, \"is_warning\": false}}"
+
+START_TEST(dlog_values_exact_and_first_wins)
+{
+    ms_test_tmpdir(tmpdir, sizeof tmpdir);
+    char path[300];
+    snprintf(path, sizeof path, "%s/log.txt", tmpdir);
+    const char text[] =
+        REC("effective_scenario", "\"Offline\"") "\n"
+        "garbage line that is ignored\n"
+        REC("effective_sample_index_rng_seed", "14771362308971278857") "\r\n"
+        REC("result_samples_per_second", "757.865") "\r"
+        REC("result_samples_per_second", "1.0") "\n"
+        REC("nan_value", "NaN") "\n"
+        REC("big", "123456789012345678901234567890") "\n"
+        ERR("error_invalid_config", "\"bad \\u00e9 thing\"") "\n"
+        REC("result_validity", "\"VALID\"");
+    write_file(path, text, sizeof text - 1);
+    ck_dlog d;
+    ms_err e;
+    ck_assert_int_eq(ck_dlog_load(&d, path, &e), MS_OK);
+    ck_assert_uint_eq(d.nbad, 0);
+    ck_assert(d.first_line_is_record);
+    uint64_t seed;
+    ck_assert_int_eq(ck_dlog_u64(&d, "effective_sample_index_rng_seed", &seed), 0);
+    ck_assert(seed == 14771362308971278857ULL);
+    double v;
+    ck_assert_int_eq(ck_dlog_num(&d, "result_samples_per_second", &v), 0);
+    ck_assert(v == 757.865);  /* the \r-terminated record is separate and the first wins */
+    ck_assert_int_eq(ck_dlog_get(&d, "result_samples_per_second")->line, 4);
+    ck_assert_int_eq(ck_dlog_num(&d, "nan_value", &v), 0);
+    ck_assert(isnan(v));
+    char *t = ck_dlog_text(&d, "big");
+    ck_assert_str_eq(t, "123456789012345678901234567890");
+    free(t);
+    t = ck_dlog_text(&d, "absent");
+    ck_assert_str_eq(t, "None");
+    free(t);
+    ck_assert_uint_eq(d.n_error_recs, 1);
+    ck_assert_str_eq(d.errors[0], "bad \xc3\xa9 thing");
+    char *s = ck_dlog_str(&d, "result_validity");
+    ck_assert_str_eq(s, "VALID");
+    free(s);
+    ck_assert(ck_dlog_truthy(&d, "effective_scenario"));
+    ck_assert(!ck_dlog_truthy(&d, "absent"));
+    ck_dlog_free(&d);
+}
+END_TEST
+
+START_TEST(dlog_malformed_long_and_huge_lines)
+{
+    ms_test_tmpdir(tmpdir, sizeof tmpdir);
+    char path[300];
+    snprintf(path, sizeof path, "%s/log.txt", tmpdir);
+    /* a 600 KB record (longer than the read block) parses; a malformed record is counted */
+    size_t big = 600 * 1024;
+    ms_buf b = MS_BUF_INIT;
+    ck_assert_int_eq(ms_buf_puts(&b, ":::MLLOG {\"key\": \"loaded_qsl_set\", \"value\": [0"), 0);
+    while (b.len < big)
+        ck_assert_int_eq(ms_buf_puts(&b, ",12345"), 0);
+    ck_assert_int_eq(ms_buf_puts(&b, "], \"time_ms\": 1}\n" REC("after", "7") "\n"
+                                     ":::MLLOG {\"key\": \"bad\", \"value\": tru}\n"), 0);
+    write_file(path, b.data, b.len);
+    ms_buf_free(&b);
+    ck_dlog d;
+    ms_err e;
+    ck_assert_int_eq(ck_dlog_load(&d, path, &e), MS_OK);
+    ck_assert_uint_eq(d.nbad, 1);
+    ck_assert_uint_eq(d.first_bad_line, 3);
+    int64_t x;
+    ck_assert_int_eq(ck_dlog_i64(&d, "after", &x), 0);
+    ck_assert_int_eq(x, 7);
+    ck_assert_ptr_nonnull(ck_dlog_get(&d, "loaded_qsl_set"));
+    ck_assert_ptr_null(ck_dlog_get(&d, "loaded_qsl_set")->raw); /* too large to keep */
+    ck_dlog_free(&d);
+
+    /* a 20 MB line without a newline: skipped with bounded memory, reported if a record */
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, ":::MLLOG ", 9), 9);
+    char chunk[65536];
+    memset(chunk, 'a', sizeof chunk);
+    for (int i = 0; i < 320; i++)
+        ck_assert_int_eq(write(fd, chunk, sizeof chunk), (ssize_t)sizeof chunk);
+    const char tail[] = "\n" REC("effective_scenario", "\"Server\"") "\n";
+    ck_assert_int_eq(write(fd, tail, sizeof tail - 1), (ssize_t)(sizeof tail - 1));
+    close(fd);
+    ck_assert_int_eq(ck_dlog_load(&d, path, &e), MS_OK);
+    ck_assert_uint_eq(d.nbad, 1);
+    ck_assert_uint_eq(d.first_bad_line, 1);
+    char *s = ck_dlog_str(&d, "effective_scenario");
+    ck_assert_str_eq(s, "Server");
+    free(s);
+    ck_dlog_free(&d);
+    /* missing file: an input error naming the path */
+    ck_assert_int_eq(ck_dlog_load(&d, "/nonexistent/log", &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/log"));
+}
+END_TEST
+
+static void load_rules(ck_rules *r, const char *version)
+{
+    char path[64];
+    ms_err e;
+    snprintf(path, sizeof path, "rules/%s.json", version);
+    ck_assert_msg(ck_rules_load(r, path, NULL, &e) == MS_OK, "%s", e.msg);
+}
+
+START_TEST(rules_model_mapping_and_scenarios)
+{
+    ck_rules r;
+    load_rules(&r, "v5.1");
+    ck_assert(!r.unified);
+    ck_assert_str_eq(ck_map_model(&r, "resnet", NULL), "resnet");
+    ck_assert_str_eq(ck_map_model(&r, "resnet50", NULL), "resnet");
+    ck_assert_str_eq(ck_map_model(&r, "llama3_1-405b", NULL), "llama3.1-405b");
+    ck_assert_str_eq(ck_map_model(&r, "mobilenet-v2-precision_uint8-0.75-224", NULL), "resnet");
+    ck_assert_str_eq(ck_map_model(&r, "bert-99.9-large", NULL), "bert-99.9");
+    ck_assert_str_eq(ck_map_model(&r, "my-bert-99", NULL), "bert-99");
+    /* the legacy checker has no llama3_1-405b substring guess */
+    ck_assert_str_eq(ck_map_model(&r, "llama3_1-405b-fp4", NULL), "llama3_1-405b-fp4");
+    json_error_t je;
+    json_t *map = json_loads("{\"llama3_1-70b-fp8_dyn\": \"llama2-70b-99.9\"}", 0, &je);
+    ck_assert_str_eq(ck_map_model(&r, "llama3_1-70b-fp8_dyn", map), "llama2-70b-99.9");
+    json_decref(map);
+    ck_assert_str_eq(ck_canon_scenario(&r, "offline"), "Offline");
+    ck_assert_str_eq(ck_canon_scenario(&r, "MultiStream"), "MultiStream");
+    ck_assert_ptr_null(ck_canon_scenario(&r, "OFFLINE"));
+    ck_assert_ptr_nonnull(ck_required(&r, "edge", "resnet"));
+    ck_assert_ptr_null(ck_required(&r, "datacenter", "resnet"));
+    ck_assert_ptr_nonnull(ck_required(&r, "edge,datacenter", "resnet"));
+    ck_assert(r.seeds[1] == 14771362308971278857ULL);
+    ck_rules_free(&r);
+
+    load_rules(&r, "v6.1");
+    ck_assert(r.unified);
+    ck_assert_str_eq(ck_map_model(&r, "llama3_1-405b-fp4", NULL), "llama3.1-405b");
+    /* scenario-specific targets: dir name, then default, Offline, Server */
+    const json_t *t = ck_targets(&r, "accuracy_targets", "qwen3-vl-235b-a22b", "Interactive");
+    ck_assert(json_number_value(json_object_get(json_array_get(t, 0), "value")) == 0.7878 * 0.99);
+    t = ck_targets(&r, "accuracy_targets", "qwen3-vl-235b-a22b", "interactive");
+    ck_assert(json_number_value(json_object_get(json_array_get(t, 0), "value")) == 0.7903 * 0.99);
+    ck_assert_ptr_nonnull(ck_rules_pattern(&r, "E2E_ACCURACY"));
+    ck_rules_free(&r);
+}
+END_TEST
+
+/* The thresholds in the rules are the IEEE products of the spec's expressions. */
+START_TEST(rules_thresholds_are_ieee_products)
+{
+    const char *rounds[] = {"v5.0", "v5.1", "v6.0", "v6.1"};
+    int checked = 0;
+    for (int i = 0; i < 4; i++) {
+        ck_rules r;
+        load_rules(&r, rounds[i]);
+        const char *tables[] = {"accuracy_targets", "accuracy_upper_limits"};
+        for (int t = 0; t < 2; t++) {
+            const char *model;
+            json_t *v;
+            json_object_foreach((json_t *)ck_rget(&r, tables[t]), model, v) {
+                const json_t *lists[8];
+                size_t nl = ck_target_lists(v, lists, 8);
+                for (size_t l = 0; l < nl; l++)
+                    for (size_t k = 0; k < json_array_size(lists[l]); k++) {
+                        const json_t *x = json_array_get(lists[l], k);
+                        const json_t *ref = json_object_get(x, "reference");
+                        const json_t *fr = json_object_get(x, "fraction");
+                        double val = json_number_value(json_object_get(x, "value"));
+                        if (!json_is_number(ref))
+                            continue;
+                        double want = json_is_number(fr) ? json_number_value(ref) * json_number_value(fr)
+                                                         : json_number_value(ref);
+                        ck_assert_msg(val == want, "%s %s %s: %.17g != %.17g", rounds[i], tables[t],
+                                      model, val, want);
+                        checked++;
+                    }
+            }
+        }
+        ck_rules_free(&r);
+    }
+    ck_assert_int_gt(checked, 150);
+}
+END_TEST
+
+START_TEST(files_diff_like_python)
+{
+    ms_test_tmpdir(tmpdir, sizeof tmpdir);
+    ck_rules r;
+    load_rules(&r, "v5.1");
+    char p[400];
+    const char *files[] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt", "zz.log",
+                           "mlperf_log_trace.json", ".gitkeep"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s", tmpdir, files[i]);
+        write_file(p, "x", 1);
+    }
+    snprintf(p, sizeof p, "%s/subdir", tmpdir);
+    ck_assert_int_eq(mkdir(p, 0777), 0);
+    char *diff = NULL;
+    ck_assert_int_eq(ck_files_diff(&r, tmpdir, ck_rget(&r, "accuracy_dir_required_files"), NULL,
+                                   NULL, &diff), 0);
+    ck_assert_str_eq(diff, "{'zz.log', 'accuracy.txt', 'mlperf_log_accuracy.json'}");
+    free(diff);
+    const char *extra[] = {"zz.log", NULL};
+    ck_assert_int_eq(ck_files_diff(&r, tmpdir, ck_rget(&r, "perf_dir_required_files"),
+                                   ck_rget(&r, "perf_dir_optional_files"), extra, &diff), 0);
+    ck_assert_ptr_null(diff);
+    ck_rules_free(&r);
+}
+END_TEST
+
+START_TEST(data_dir_and_newest_round)
+{
+    ms_err e;
+    setenv("MLSUBMIT_DATA_DIR", ".", 1);
+    char *d = ck_find_data_dir(NULL, &e);
+    ck_assert_ptr_nonnull(d);
+    char *v = ck_newest_version(d, &e);
+    ck_assert_str_eq(v, "v6.1");
+    free(v);
+    free(d);
+    setenv("MLSUBMIT_DATA_DIR", "/nonexistent", 1);
+    ck_assert_ptr_null(ck_find_data_dir(NULL, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "MLSUBMIT_DATA_DIR"));
+    unsetenv("MLSUBMIT_DATA_DIR");
+    /* next to the binary's parent: <repo>/build/x -> <repo>/rules */
+    d = ck_find_data_dir("build/libmlsubmit.a", &e);
+    ck_assert_ptr_nonnull(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(check_catalogue_complete)
+{
+    const char *ids[] = {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11",
+                         "Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7", "Y8", "M1", "M2", "M3",
+                         "M4", "M5", "M6", "E1", "E2", "E3", "E4", "E5", "A1", "A2", "A3", "A4",
+                         "A5", "A6", "A7", "A8", "A9", "P0", "P1", "P2", "P3", "P4", "P5", "P6",
+                         "P7", "P8", "P9", "P10", "P11", "P12", "P13", "P14", "P15", "P16",
+                         "I1", "I2", "I3", "I4", "W1", "W2", "W3", "W4", "W5", "W6", "C1", "C2",
+                         "C3", "C4", "C5", "C6", "C7", "C8", "C9"};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        const ck_check_info *c = ck_check_find(ids[i]);
+        ck_assert_msg(c != NULL, "%s missing from the catalogue", ids[i]);
+        ck_assert(c->title[0] && c->hint[0]);
+        ck_assert_int_eq(c->stricter, 0);
+    }
+    ck_assert_ptr_null(ck_check_find("Z9"));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("checker");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, dlog_values_exact_and_first_wins);
+    tcase_add_test(tc, dlog_malformed_long_and_huge_lines);
+    tcase_add_test(tc, rules_model_mapping_and_scenarios);
+    tcase_add_test(tc, rules_thresholds_are_ieee_products);
+    tcase_add_test(tc, files_diff_like_python);
+    tcase_add_test(tc, data_dir_and_newest_round);
+    tcase_add_test(tc, check_catalogue_complete);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MS_TEST_MAIN(suite)
