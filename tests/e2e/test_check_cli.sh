@@ -113,4 +113,11 @@ grep -q "rules v9.0" "$TMP/o.txt" || { echo "FAIL: MLSUBMIT_DATA_DIR round v9.0 
 grep -q "qsl_rng_seed is wrong, expected=2085463073848966840" "$TMP/o.txt" || { echo "FAIL: v9.0 rules not applied"; fail=1; }
 MLSUBMIT_DATA_DIR=$TMP/nowhere M check "$TMP/t6" --no-csv >/dev/null 2>"$TMP/e.txt"
 [ $? = 3 ] || { echo "FAIL: a bad MLSUBMIT_DATA_DIR is not exit 3"; fail=1; }
+
+# --- an installed binary finds rules/ and schemas/ in <prefix>/share/mlsubmit ---
+if command -v make >/dev/null && make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1; then
+  (unset MLSUBMIT_DATA_DIR; cd "$TMP" && "$TMP/prefix/bin/mlsubmit" rules list) >"$TMP/o.txt" 2>&1
+  [ "$(tr '\n' ' ' <"$TMP/o.txt")" = "v5.0 v5.1 v6.0 v6.1 " ] || { echo "FAIL: installed binary does not find its rules"; cat "$TMP/o.txt"; fail=1; }
+  [ -f "$TMP/prefix/share/mlsubmit/schemas/rules.schema.json" ] || { echo "FAIL: schemas not installed"; fail=1; }
+fi
 exit $fail
