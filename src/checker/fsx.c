@@ -114,7 +114,8 @@ int ck_dir_read(ck_dir *d, const char *path)
         d->n++;
     }
     closedir(dir);
-    qsort(d->v, d->n, sizeof *d->v, cmp_entry);
+    if (d->n > 1)
+        qsort(d->v, d->n, sizeof *d->v, cmp_entry);
     return 0;
 oom:
     closedir(dir);

@@ -29,9 +29,16 @@ mutate() {
   if ! (cd "$t" && eval "$snippet"); then
     echo "FAIL $name: the mutation itself failed"; fail=1; return
   fi
-  $TEST_WRAP "$MLSUBMIT" check "$t" --version "$ver" --no-csv --tsv "$TMP/out.tsv" >"$TMP/out.txt" 2>&1
+  rm -f "$TMP/out.tsv"
+  $TEST_WRAP "$MLSUBMIT" check "$t" --version "$ver" --no-csv --tsv "$TMP/out.tsv" >"$TMP/out.txt" 2>"$TMP/err.txt"
   local rc=$?
   cases=$((cases + 1))
+  if [ ! -f "$TMP/out.tsv" ] || [ -s "$TMP/err.txt" ]; then
+    echo "FAIL $name: exit $rc without a findings file, or with messages on stderr:"
+    head -20 "$TMP/err.txt" | sed 's/^/    /'
+    fail=1
+    return
+  fi
   local got n line
   got=$(grep -av '^INFO' "$TMP/out.tsv" || true)
   n=$(printf '%s' "$got" | grep -ac . || true)
