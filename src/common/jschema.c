@@ -121,6 +121,39 @@ oom:
     return NULL;
 }
 
+/* Child JSON pointer base + "/" + escaped key, written into buf (cap bytes) when it fits, else
+ * into a malloc'd string returned in *heap (the caller frees it). NULL on allocation failure. */
+static const char *child_ptr(char *buf, size_t cap, const char *base, const char *key, char **heap)
+{
+    *heap = NULL;
+    size_t bl = strlen(base), kl = strlen(key), extra = 0;
+    for (const char *p = key; *p; p++)
+        extra += *p == '~' || *p == '/';
+    size_t need = bl + 1 + kl + extra + 1;
+    char *out = buf;
+    if (need > cap) {
+        out = *heap = malloc(need);
+        if (!out)
+            return NULL;
+    }
+    memcpy(out, base, bl);
+    char *o = out + bl;
+    *o++ = '/';
+    for (const char *p = key; *p; p++) {
+        if (*p == '~') {
+            *o++ = '~';
+            *o++ = '0';
+        } else if (*p == '/') {
+            *o++ = '~';
+            *o++ = '1';
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 /* Follows a JSON pointer (already percent-decoded) from node. */
 static const json_t *pointer_get(const json_t *node, const char *ptr)
 {
@@ -722,14 +755,14 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
         if (json_is_array(items)) {
             covered = json_array_size(items);
             for (size_t i = 0; i < n && i < covered; i++) {
-                char idx[32];
+                char idx[32], pbuf[256], *heap;
                 snprintf(idx, sizeof idx, "%zu", i);
-                char *p = ms_json_pointer_append(ptr, idx);
+                const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
                 if (!p)
                     return c->oom = 1, -1;
                 int r = validate(c, json_array_get(items, i), json_array_get(inst, i), p, base,
                                  depth + 1);
-                free(p);
+                free(heap);
                 if (r < 0)
                     return -1;
                 if (!r) {
@@ -741,13 +774,13 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
         } else {
             covered = n;
             for (size_t i = 0; i < n; i++) {
-                char idx[32];
+                char idx[32], pbuf[256], *heap;
                 snprintf(idx, sizeof idx, "%zu", i);
-                char *p = ms_json_pointer_append(ptr, idx);
+                const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
                 if (!p)
                     return c->oom = 1, -1;
                 int r = validate(c, items, json_array_get(inst, i), p, base, depth + 1);
-                free(p);
+                free(heap);
                 if (r < 0)
                     return -1;
                 if (!r) {
@@ -761,13 +794,13 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
     const json_t *addl = json_object_get(sch, "additionalItems");
     if (addl && json_is_array(items)) {
         for (size_t i = covered; i < n; i++) {
-            char idx[32];
+            char idx[32], pbuf[256], *heap;
             snprintf(idx, sizeof idx, "%zu", i);
-            char *p = ms_json_pointer_append(ptr, idx);
+            const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
             if (!p)
                 return c->oom = 1, -1;
             int r = validate(c, addl, json_array_get(inst, i), p, base, depth + 1);
-            free(p);
+            free(heap);
             if (r < 0)
                 return -1;
             if (!r) {
@@ -830,7 +863,8 @@ static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char 
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)inst, key, val) {
-        char *p = ms_json_pointer_append(ptr, key);
+        char pbuf[256], *heap;
+        const char *p = child_ptr(pbuf, sizeof pbuf, ptr, key, &heap);
         if (!p)
             return c->oom = 1, -1;
         int matched = 0, r;
@@ -875,7 +909,7 @@ static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char 
         if (pnames) {
             json_t *ks = json_string(key);
             if (!ks) {
-                free(p);
+                free(heap);
                 return c->oom = 1, -1;
             }
             r = validate(c, pnames, ks, p, base, depth + 1);
@@ -904,12 +938,12 @@ static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char 
                     ok = 0;
             }
         }
-        free(p);
+        free(heap);
         if (!ok && !c->collect)
             return 0;
         continue;
     fail:
-        free(p);
+        free(heap);
         return -1;
     }
     return ok;
