@@ -45,6 +45,8 @@ def main():
         out["result_extra_divisor"] = {"wan-2.2-t2v-a14b": 1000} if unified else {}
         out["min_duration_exempt_models"] = ["e2e-rag-qna", "e2e-rag-db"] if unified else []
         out["profiles"] = {"smoke": SMOKE}
+        # summary.csv column design_power_watts: filled (W6) from v6.1 on, empty before
+        out["csv_design_power"] = version == "v6.1"
         with open(f"{outdir}/{version}.json", "w") as f:
             json.dump(out, f, indent=1)
             f.write("\n")

@@ -58,8 +58,10 @@ void ck_report_free(ck_report *r);
 int ck_report_exit_code(const ck_report *r);
 
 /* Human-readable report: findings grouped by division/submitter, system, benchmark and
- * scenario, then the official summary lines. color: ANSI colours. */
-int ck_report_write_text(const ck_report *r, FILE *out, int color);
+ * scenario, then the official summary lines. flags: CK_TEXT_COLOR (ANSI colours),
+ * CK_TEXT_QUIET (only the findings that count against the verdict, and the summary). */
+enum { CK_TEXT_COLOR = 1, CK_TEXT_QUIET = 2 };
+int ck_report_write_text(const ck_report *r, FILE *out, unsigned flags);
 /* Machine-readable report (findings, results, counts), written atomically. */
 int ck_report_write_json(const ck_report *r, const char *path, ms_err *e);
 /* One finding per line, tab-separated: severity (ERROR, WARNING, INFO, WAIVED), ID, file,

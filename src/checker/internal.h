@@ -241,8 +241,6 @@ typedef struct ck_scen {
     int wdt_present;
     char *meas_key;            /* legacy: measurement dir key to null on E failure */
     int unified_ok;            /* unified: every group passed */
-    double design_power;
-    int design_power_set;
 } ck_scen;
 
 typedef struct ck_submitter {

@@ -141,9 +141,10 @@ static void summary_lines(const ck_state *run, const totals *t, FILE *out, int c
                 color ? "\033[0m" : "");
 }
 
-int ck_report_write_text(const ck_report *rep, FILE *out, int color)
+int ck_report_write_text(const ck_report *rep, FILE *out, unsigned flags)
 {
     const ck_state *run = ck_report_state(rep);
+    int color = (flags & CK_TEXT_COLOR) != 0, quiet = (flags & CK_TEXT_QUIET) != 0;
     totals t;
     compute_totals(run, &t);
     fprintf(out, "mlsubmit check ");
@@ -160,6 +161,8 @@ int ck_report_write_text(const ck_report *rep, FILE *out, int color)
     int first = 1;
     for (size_t i = 0; i < run->findings.n; i++) {
         const ck_finding *f = &run->findings.v[i];
+        if (quiet && strcmp(sev_name(run, f), "ERROR"))
+            continue;
         int changed = first;
         for (int k = 0; k < 5; k++)
             if (!same(g[k], f->group[k]))
@@ -234,7 +237,7 @@ int ck_report_write_text(const ck_report *rep, FILE *out, int color)
             fprintf(out, "              hint: %s\n", ci->hint);
         }
     }
-    for (size_t i = 0; i < run->nwaivers; i++) {
+    for (size_t i = 0; i < run->nwaivers && !quiet; i++) {
         int used = 0;
         for (size_t k = 0; k < run->findings.n && !used; k++)
             used = run->findings.v[k].waived && run->findings.v[k].waiver &&
@@ -243,7 +246,7 @@ int ck_report_write_text(const ck_report *rep, FILE *out, int color)
             fprintf(out, "\nnote: waiver at line %ld (%s %s) matched no finding\n",
                     run->waivers[i].line, run->waivers[i].id, run->waivers[i].path);
     }
-    for (size_t i = 0; i < run->nnotes; i++)
+    for (size_t i = 0; i < run->nnotes && !quiet; i++)
         fprintf(out, "\nnote: %s\n", run->notes[i]);
     fprintf(out, "\n%zu error(s), %zu warning(s), %zu waived", t.errors, t.warnings, t.waived);
     if (run->o->nskip || run->o->skip_power_check || run->o->skip_compliance)

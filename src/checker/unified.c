@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "checker/internal.h"
+#include "common/fsutil.h"
+#include "common/hash.h"
 #include "common/pyfmt.h"
 
 typedef struct uf_model {
@@ -404,7 +406,7 @@ static int py_int(const json_t *v, long long *out)
 }
 
 static char *unified_row(ck_state *run, const ck_scen *s, const char *location, int power_row,
-                         long long total_acc)
+                         long long total_acc, const char *design, const char *pid)
 {
     const ck_rules *r = &run->rules;
     const json_t *j = s->sys->j;
@@ -436,13 +438,6 @@ static char *unified_row(ck_state *run, const ck_scen *s, const char *location, 
         ms_py_str_json(&notes, sw);
     }
     int inferred = s->effective_scenario && strcmp(s->scen_dir, s->effective_scenario) != 0;
-    char design[64] = "";
-    if (!strcmp(r->version, "v6.1") || ck_rget2(r, "profiles", "design_power")) {
-        if (s->has_power && s->design_power_set)
-            ms_py_float_repr(s->design_power, design);
-        else
-            snprintf(design, sizeof design, "None");
-    }
     ms_buf b = MS_BUF_INIT;
     int rc = qf(&b, s->submitter, 1) || qj(&b, json_object_get(j, "status")) ||
              qf(&b, s->division, 0) || qj(&b, json_object_get(j, "system_type")) ||
@@ -460,13 +455,86 @@ static char *unified_row(ck_state *run, const ck_scen *s, const char *location, 
              qf(&b, s->division, 0) || qf(&b, "0", 0) || qf(&b, r->version, 0) ||
              qf(&b, inferred ? "1" : "0", 0) || qf(&b, s->has_power ? "True" : "False", 0) ||
              qf(&b, power_row ? punit : unit, 0) || qj(&b, s->weight_data_types) ||
-             qf(&b, design, 0) || qf(&b, "", 0);
+             qf(&b, design, 0) || qf(&b, pid ? pid : "", 0);
     ms_buf_free(&notes);
     if (rc) {
         ms_buf_free(&b);
         return NULL;
     }
     return ms_buf_steal(&b);
+}
+
+/* W6 (v6.1): the design (nameplate) power of a system with power results: system_power_capacity
+ * from the system JSON. systems/<sys>_power.yaml is not read (no YAML parser): a warning says
+ * so, as does a missing nameplate. Returns 1 and sets *watts when known. */
+static int design_power(ck_state *run, const ck_scen *s, double *watts)
+{
+    const json_t *cap = json_object_get(s->sys->j, "system_power_capacity");
+    ck_where w = {s->division, s->submitter, s->system, NULL, NULL};
+    if (json_is_number(cap)) {
+        *watts = json_number_value(cap);
+        return 1;
+    }
+    if (json_is_string(cap) && ms_py_float_parse(json_string_value(cap),
+                                                 json_string_length(cap), watts) == 0)
+        return 1;
+    char *yrel = ck_fmt("%s/%s/systems/%s_power.yaml", s->division, s->submitter, s->system);
+    char *yabs = yrel ? ck_join(run->root, yrel) : NULL;
+    if (yabs && ck_isfile(yabs))
+        ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_WARNING, yrel, 0, NULL,
+                          "system_power_capacity", "a YAML nameplate",
+                          "the nameplate power is in a YAML file, which mlsubmit does not read; "
+                          "design_power_watts is left as None (set system_power_capacity)");
+    else
+        ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_WARNING, s->sys->json_rel, 0,
+                          "/system_power_capacity", "system_power_capacity or a _power.yaml",
+                          "none", "no nameplate power for a system with power results");
+    free(yrel);
+    free(yabs);
+    return 0;
+}
+
+/* --private-ids: results/<sys>/privateid.json ({"<sys>": "<id>"}), else an ID derived from the
+ * SHA-256 of the system name (adjective-noun-xxxx), written into the tree like the reference. */
+static char *private_id(ck_state *run, const ck_scen *s)
+{
+    char *rel = ck_fmt("%s/%s/results/%s/privateid.json", s->division, s->submitter, s->system);
+    char *abs = rel ? ck_join(run->root, rel) : NULL;
+    char *id = NULL;
+    if (!abs)
+        goto out;
+    json_error_t je;
+    json_t *j = json_load_file(abs, 0, &je);
+    const char *v = json_string_value(json_object_get(j, s->system));
+    if (v)
+        id = strdup(v);
+    json_decref(j);
+    if (id)
+        goto out;
+    char hex[MS_HASH_HEX_MAX];
+    ms_err e;
+    if (ms_hash_mem("sha256", s->system, strlen(s->system), hex, &e))
+        goto out;
+    unsigned b[4];
+    for (int i = 0; i < 4; i++)
+        sscanf(hex + 2 * i, "%2x", &b[i]);
+    const json_t *words = ck_rget(&run->rules, "private_id_words");
+    const char *adj = json_string_value(json_array_get(json_object_get(words, "adjectives"), b[0] % 64));
+    const char *noun = json_string_value(json_array_get(json_object_get(words, "nouns"), b[1] % 64));
+    id = ck_fmt("%s-%s-%02x%02x", adj ? adj : "x", noun ? noun : "x", b[2], b[3]);
+    if (id) {
+        /* like json.dump(..., indent=4) */
+        json_t *o = json_pack("{s:s}", s->system, id);
+        char *txt = o ? json_dumps(o, JSON_INDENT(4)) : NULL;
+        if (txt && ms_write_file_atomic(abs, txt, strlen(txt), &e) == 0)
+            ck_add_note(run, "%s: private ID %s generated and saved (--private-ids)", rel, id);
+        free(txt);
+        json_decref(o);
+    }
+out:
+    free(rel);
+    free(abs);
+    return id;
 }
 
 /* ------------------------------------------------------------ bookkeeping ---- */
@@ -536,11 +604,21 @@ static void bookkeeping(uplan *pl)
                     }
                     ck_flist_move(&run->findings, &s->f);
                     if (ok) {
+                        char design[64] = "";
+                        if (json_is_true(ck_rget(&run->rules, "csv_design_power"))) {
+                            double watts;
+                            if (s->has_power && design_power(run, s, &watts))
+                                ms_py_float_repr(watts, design);
+                            else
+                                snprintf(design, sizeof design, "None");
+                        }
+                        char *pid = run->o->private_ids ? private_id(run, s) : NULL;
                         ck_key_set(run, key, s->value.text, s->value.d != 0);
                         ck_count_add(run, s->division, s->system, s->has_power);
-                        ck_row_add(run, unified_row(run, s, loc, 0, na * npn), kidx);
+                        ck_row_add(run, unified_row(run, s, loc, 0, na * npn, design, pid), kidx);
                         if (s->has_power)
-                            ck_row_add(run, unified_row(run, s, loc, 1, na * npn), kidx);
+                            ck_row_add(run, unified_row(run, s, loc, 1, na * npn, design, pid), kidx);
+                        free(pid);
                     }
                     free(key);
                     free(loc);

@@ -264,8 +264,7 @@ int cmd_check(int argc, char **argv)
     }
     int use_color = !strcmp(color, "always") ||
                     (!strcmp(color, "auto") && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
-    (void)quiet;
-    ck_report_write_text(rep, stdout, use_color);
+    ck_report_write_text(rep, stdout, (use_color ? CK_TEXT_COLOR : 0) | (quiet ? CK_TEXT_QUIET : 0));
     fflush(stdout);
     rc = ck_report_exit_code(rep);
     if (!no_csv && csv && ck_report_write_csv(rep, csv, &e)) {

@@ -114,6 +114,20 @@ grep -q "qsl_rng_seed is wrong, expected=2085463073848966840" "$TMP/o.txt" || { 
 MLSUBMIT_DATA_DIR=$TMP/nowhere M check "$TMP/t6" --no-csv >/dev/null 2>"$TMP/e.txt"
 [ $? = 3 ] || { echo "FAIL: a bad MLSUBMIT_DATA_DIR is not exit 3"; fail=1; }
 
+# --- v6.1: private IDs (generated once, written into the tree, then read back) and the W6
+# design power column ---
+bash "$HERE/lib/mkround.sh" "$TMP/t61" --version v6.1 >/dev/null || exit 1
+expect 0 "v6.1 --private-ids" -- M check "$TMP/t61" --version v6.1 --private-ids --csv "$TMP/p1.csv"
+P=$TMP/t61/closed/Org1/results/edge1/privateid.json
+id=$(sed -n 's/^    "edge1": "\(.*\)"$/\1/p' "$P")
+[[ "$id" =~ ^[a-z]+-[a-z]+-[0-9a-f]{4}$ ]] || { echo "FAIL: private ID '$id' in $P"; fail=1; }
+grep -q "\"$id\"\$" "$TMP/p1.csv" || { echo "FAIL: PrivateID column lacks $id"; fail=1; }
+grep -q 'Watts","fp8","None","' "$TMP/p1.csv" || { echo "FAIL: design_power_watts without a nameplate should be None"; fail=1; }
+grep -q "W6" "$TMP/o.txt" || { echo "FAIL: no W6 warning without a nameplate"; fail=1; }
+sed -i 's/^{$/{ "system_power_capacity": 1234.5,/' "$TMP/t61/closed/Org1/systems/edge1.json"
+expect 0 "v6.1 nameplate" -- M check "$TMP/t61" --version v6.1 --private-ids --csv "$TMP/p2.csv"
+grep -q "Watts\",\"fp8\",\"1234.5\",\"$id\"" "$TMP/p2.csv" || { echo "FAIL: design power / private ID on the second run"; fail=1; }
+
 # --- an installed binary finds rules/ and schemas/ in <prefix>/share/mlsubmit ---
 if command -v make >/dev/null && make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1; then
   (unset MLSUBMIT_DATA_DIR; cd "$TMP" && "$TMP/prefix/bin/mlsubmit" rules list) >"$TMP/o.txt" 2>&1

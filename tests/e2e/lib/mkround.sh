@@ -2,9 +2,9 @@
 # Generates a synthetic, valid MLPerf Inference submission tree for the checker's tests and
 # benchmark (nothing is committed: trees are made at test time).
 #
-#   mkround.sh OUT [--version v5.1|v6.0] [--submitters N] [--systems N] [--big]
+#   mkround.sh OUT [--version v5.1|v6.0|v6.1] [--submitters N] [--systems N] [--big]
 #
-# v5.1 gives the split layout (legacy profile), v6.0 the unified layout. Each submitter gets:
+# v5.1 gives the split layout (legacy profile), v6.0 and v6.1 the unified layout. Each submitter gets:
 #   closed: an edge system "edge<i>" with resnet50 SingleStream/MultiStream/Offline (TEST01,
 #           TEST04; Offline with power measurements) and a datacenter system "dc<i>" with
 #           llama3.1-8b Offline/Server (TEST06);
@@ -28,7 +28,8 @@ done
 case $VERSION in
   v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split ;;
   v6.0) SEEDS=(2465351861681999779 14276810075590677512 3936089224930324775); LAYOUT=unified ;;
-  *) echo "mkround.sh: version must be v5.1 or v6.0" >&2; exit 2 ;;
+  v6.1) SEEDS=(2085463073848966840 2747215439041700203 16159082839903944936); LAYOUT=unified ;;
+  *) echo "mkround.sh: version must be v5.1, v6.0 or v6.1" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
 TPL=$(mktemp -d)
