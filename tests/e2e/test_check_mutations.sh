@@ -144,6 +144,12 @@ mutate P12 $V ERROR P12 $OFFLOG "setkey $OFFLOG effective_min_query_count 0"
 mutate P13 $V ERROR P13 $OFFLOG "setkey $OFFLOG effective_samples_per_query 100"
 mutate P14 $V ERROR P14 $SSLOG "setkey $SSLOG effective_min_duration_ms 60000"
 mutate P17 $V WARNING P17 $SSLOG "setkey $SSLOG effective_test_mode '\"AccuracyOnly\"'"
+# P15: the closed division turned into a valid network one, then one run's SUT without "Network SUT"
+TO_NET="mv closed network && for f in network/Org1/systems/*.json; do sed -i \"s/^{\\\$/{ \$NETF/; s/\\\"division\\\": \\\"closed\\\"/\\\"division\\\": \\\"network\\\"/\" \$f; done && grep -rl SynthSUT network | xargs sed -i 's/\"SynthSUT\"/\"Network SUT synth\"/'"
+mutate P15 $V ERROR P15 network/Org1/results/edge1/resnet50/Offline/performance/run_1/mlperf_log_detail.txt \
+  "$TO_NET && sed -i 's/\"Network SUT synth\"/\"SynthSUT\"/' network/Org1/results/edge1/resnet50/Offline/performance/run_1/mlperf_log_detail.txt"
+MSLOG=$E/MultiStream/performance/run_1/mlperf_log_detail.txt
+mutate I3 $V ERROR I3 $MSLOG "setkey $MSLOG effective_scenario '\"SingleStream\"' && setkey $MSLOG early_stopping_latency_ms 0 && addkey $MSLOG early_stopping_latency_ss 1341022"
 mutate L1 $V ERROR L1 $SSLOG "sed -i 's/\"key\": \"sut_name\", \"value\": \"SynthSUT\"/\"key\": \"sut_name\", \"value\": SynthSUT/' $SSLOG"
 mutate I4 $V ERROR I4 $D/Interactive/performance/run_1/mlperf_log_detail.txt \
   "mv $D/Server $D/Interactive && mv $C/measurements/dc1/llama3.1-8b/Server $C/measurements/dc1/llama3.1-8b/Interactive && mv $C/measurements/dc1/llama3.1-8b/Interactive/dc1_Server.json $C/measurements/dc1/llama3.1-8b/Interactive/dc1_Interactive.json && mv $C/compliance/dc1/llama3.1-8b/Server $C/compliance/dc1/llama3.1-8b/Interactive && I=$D/Interactive/performance/run_1/mlperf_log_detail.txt && setkey \$I effective_scenario '\"Offline\"' && setkey \$I effective_samples_per_query 13368 && setkey \$I effective_min_query_count 1 && setkey \$I result_first_token_99.00_percentile_latency_ns 400000000 && addkey \$I result_tokens_per_second 5103.99"

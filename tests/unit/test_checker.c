@@ -64,6 +64,8 @@ START_TEST(dlog_values_exact_and_first_wins)
     ck_assert(ck_dlog_truthy(&d, "effective_scenario"));
     ck_assert(!ck_dlog_truthy(&d, "absent"));
     ck_dlog_free(&d);
+    unlink(path);
+    rmdir(tmpdir);
 }
 END_TEST
 
@@ -115,6 +117,8 @@ START_TEST(dlog_malformed_long_and_huge_lines)
     /* missing file: an input error naming the path */
     ck_assert_int_eq(ck_dlog_load(&d, "/nonexistent/log", &e), MS_EINPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/log"));
+    unlink(path);
+    rmdir(tmpdir);
 }
 END_TEST
 
@@ -226,6 +230,13 @@ START_TEST(files_diff_like_python)
                                    ck_rget(&r, "perf_dir_optional_files"), extra, &diff), 0);
     ck_assert_ptr_null(diff);
     ck_rules_free(&r);
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s", tmpdir, files[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/subdir", tmpdir);
+    rmdir(p);
+    rmdir(tmpdir);
 }
 END_TEST
 
