@@ -153,12 +153,12 @@ static int load_mapping(ck_state *run, lg_sub *ls, const char *div, const char *
         json_error_t je;
         json_t *j = json_load_file(abs, 0, &je);
         if (!j || !json_is_object(j)) {
-            ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_ERROR, rel, j ? 0 : je.line, NULL,
-                              "a JSON object", j ? "another JSON value" : je.text,
-                              "cannot use the model mapping: %s (the MLCommons checker crashes)",
-                              j ? "not a JSON object" : je.text);
+            if (ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_ERROR, rel, j ? 0 : je.line, NULL,
+                                  "a JSON object", j ? "another JSON value" : je.text,
+                                  "cannot use the model mapping: %s (the MLCommons checker "
+                                  "crashes)", j ? "not a JSON object" : je.text))
+                ok = 0;
             json_decref(j);
-            ok = 0;
         } else {
             ls->sub.mapping = j;
             ms_jschema_errors errs = {0};
@@ -222,15 +222,15 @@ static int plan_tree(plan *pl, ms_err *e)
         if (!ld->name)
             goto oom;
         ld->first = pl->nsubs;
-        if (nbad && !ck_skipped(run, "S2")) {
-            ck_report_finding(run, &ld->f, NULL, "S2", CK_SEV_ERROR, NULL, 0, NULL,
-                              "only *.md and *.pdf files at the root", bad.data,
-                              "Root contains files outside division folder: [%s]; nothing is "
-                              "checked", bad.data);
+        if (nbad && ck_report_finding(run, &ld->f, NULL, "S2", CK_SEV_ERROR, NULL, 0, NULL,
+                                      "only *.md and *.pdf files at the root", bad.data,
+                                      "Root contains files outside division folder: [%s]; "
+                                      "nothing is checked", bad.data)) {
             ld->s2_stop = 1;
             stopped = 1;
             break;
         }
+        nbad = 0;  /* reported (waived) once */
         char *dabs = ck_join(run->root, de->name);
         ck_dir dd;
         if (!dabs || ck_dir_read(&dd, dabs)) {
@@ -244,11 +244,10 @@ static int plan_tree(plan *pl, ms_err *e)
                 ms_buf_printf(&files, "%s'%s'", nf++ ? ", " : "", dd.v[i].name);
         if (nf) {
             ck_where w = {de->name, NULL, NULL, NULL, NULL};
-            ck_report_finding(run, &ld->f, &w, "S3", CK_SEV_ERROR, de->name, 0, NULL,
-                              "only submitter directories", files.data,
-                              "%s contains files outside submitter folder [%s]", de->name,
-                              files.data);
-            ld->s3 = 1;
+            ld->s3 = ck_report_finding(run, &ld->f, &w, "S3", CK_SEV_ERROR, de->name, 0, NULL,
+                                       "only submitter directories", files.data,
+                                       "%s contains files outside submitter folder [%s]",
+                                       de->name, files.data);
         }
         ms_buf_free(&files);
         for (size_t si = 0; si < dd.n && !ld->s3; si++) {
@@ -326,11 +325,11 @@ static int plan_tree(plan *pl, ms_err *e)
                     ck_where w = {de->name, se->name, ye->name, me->name, NULL};
                     char *mrel = ck_fmt("%s/%s/results/%s/%s", de->name, se->name, ye->name,
                                         me->name);
-                    if (closed && !ck_rlist_has(r, "models", lm->mlperf)) {
+                    if (closed && !ck_rlist_has(r, "models", lm->mlperf) &&
                         ck_report_finding(run, &lm->f, &w, "M2", CK_SEV_ERROR, mrel, 0, NULL,
                                           "a model of the round", me->name,
                                           "%s has an invalid model %s for closed/network division",
-                                          mrel, me->name);
+                                          mrel, me->name)) {
                         lm->m2 = 1;
                         free(mrel);
                         continue;
@@ -338,6 +337,7 @@ static int plan_tree(plan *pl, ms_err *e)
                     lm->req = ck_required(r, ly->sys.category, lm->mlperf);
                     lm->opt = ck_optional(r, ly->sys.category, lm->mlperf);
                     if (!lm->req) {
+                        /* even waived, there is no scenario table to check against */
                         ck_report_finding(run, &lm->f, &w, "M3", CK_SEV_ERROR, mrel, 0, NULL,
                                           "a model with scenarios for this system type",
                                           lm->mlperf, "%s has an invalid model %s, system_type=%s",
@@ -386,11 +386,11 @@ static int plan_tree(plan *pl, ms_err *e)
                         if (closed && !ck_jlist_has(lm->req, s->scen_fixed) &&
                             !ck_jlist_has(lm->opt, s->scen_fixed)) {
                             ck_where sw = {de->name, se->name, ye->name, me->name, s->scen_dir};
-                            ck_report_finding(run, &s->f, &sw, "M4", CK_SEV_ERROR, s->rel, 0, NULL,
-                                              "a required or optional scenario", s->scen_dir,
-                                              "%s ignoring scenario %s (neither required nor "
-                                              "optional)", s->rel, s->scen_dir);
-                            s->skip_task = 1;
+                            s->skip_task = ck_report_finding(
+                                run, &s->f, &sw, "M4", CK_SEV_ERROR, s->rel, 0, NULL,
+                                "a required or optional scenario", s->scen_dir,
+                                "%s ignoring scenario %s (neither required nor optional)", s->rel,
+                                s->scen_dir);
                         }
                     }
                     ck_dir_free(&sd);
@@ -742,13 +742,16 @@ static void bookkeeping(plan *pl)
                             all_present &= present;
                         }
                         if (closed) {
-                            ck_report_finding(run, &run->findings, &mw, "M5",
-                                              all_present ? CK_SEV_INFO : CK_SEV_ERROR, mkey, 0,
-                                              NULL, "every required scenario", miss.data,
-                                              "%s does not have all required scenarios, missing {%s}",
-                                              mkey, miss.data);
-                            ck_key_set(run, mkey, NULL, 0);
-                            m5 = 1;
+                            int counts = ck_report_finding(
+                                run, &run->findings, &mw, "M5",
+                                all_present ? CK_SEV_INFO : CK_SEV_ERROR, mkey, 0, NULL,
+                                "every required scenario", miss.data,
+                                "%s does not have all required scenarios, missing {%s}", mkey,
+                                miss.data);
+                            if (counts || all_present) {
+                                ck_key_set(run, mkey, NULL, 0);
+                                m5 = 1;
+                            }
                         } else if (run->o->debug) {
                             ck_report_finding(run, &run->findings, &mw, "M5", CK_SEV_INFO, mkey, 0,
                                               NULL, NULL, miss.data,
@@ -759,12 +762,15 @@ static void bookkeeping(plan *pl)
                     }
                     if (closed && ck_jlist_has(lm->opt, "Server") &&
                         ck_jlist_has(lm->opt, "Interactive") && !had_server_or_interactive) {
-                        ck_report_finding(run, &run->findings, &mw, "M6",
-                                          saw_si_dir ? CK_SEV_INFO : CK_SEV_ERROR, mkey, 0, NULL,
-                                          "a valid Server or Interactive result", "none",
-                                          "%s does not have all required scenarios, one of "
-                                          "[Server, Interactive] is required", mkey);
-                        if (m5 || last_key < 0)
+                        int counts = ck_report_finding(
+                            run, &run->findings, &mw, "M6",
+                            saw_si_dir ? CK_SEV_INFO : CK_SEV_ERROR, mkey, 0, NULL,
+                            "a valid Server or Interactive result", "none",
+                            "%s does not have all required scenarios, one of [Server, "
+                            "Interactive] is required", mkey);
+                        if (!counts && !saw_si_dir)
+                            ; /* waived or skipped */
+                        else if (m5 || last_key < 0)
                             ck_key_set(run, mkey, NULL, 0);
                         else
                             ck_key_null(run, last_key);

@@ -117,25 +117,27 @@ static void check_scenario_set(ck_state *run, uf_model *m, const ck_system *sys,
             have |= scens->v[k].is_dir && (!strcasecmp(scens->v[k].name, "server") ||
                                            !strcasecmp(scens->v[k].name, "interactive"));
         if (!have) {
-            ck_report_finding(run, &m->f, &w, "M6", CK_SEV_ERROR, mrel, 0, NULL,
-                              "a Server or Interactive directory", "none",
-                              "%s does not have all required scenarios, missing ['(one of) "
-                              "Interactive or Server']; every scenario of the model fails", mrel);
-            m->ok = 0;
+            if (ck_report_finding(run, &m->f, &w, "M6", CK_SEV_ERROR, mrel, 0, NULL,
+                                  "a Server or Interactive directory", "none",
+                                  "%s does not have all required scenarios, missing ['(one of) "
+                                  "Interactive or Server']; every scenario of the model fails",
+                                  mrel))
+                m->ok = 0;
         }
     }
     if (nmiss) {
-        ck_report_finding(run, &m->f, &w, "M5", CK_SEV_ERROR, mrel, 0, NULL, "every required scenario",
-                          miss.data, "%s does not have all required scenarios, missing [%s]; "
-                          "every scenario of the model fails", mrel, miss.data);
-        m->ok = 0;
+        if (ck_report_finding(run, &m->f, &w, "M5", CK_SEV_ERROR, mrel, 0, NULL,
+                              "every required scenario", miss.data,
+                              "%s does not have all required scenarios, missing [%s]; every "
+                              "scenario of the model fails", mrel, miss.data))
+            m->ok = 0;
     }
     if (nunk) {
-        ck_report_finding(run, &m->f, &w, "M4", CK_SEV_ERROR, mrel, 0, NULL,
-                          "required or optional scenarios", unk.data,
-                          "%s has all unknown scenarios for this benchmark [%s]; every scenario "
-                          "of the model fails", mrel, unk.data);
-        m->ok = 0;
+        if (ck_report_finding(run, &m->f, &w, "M4", CK_SEV_ERROR, mrel, 0, NULL,
+                              "required or optional scenarios", unk.data,
+                              "%s has all unknown scenarios for this benchmark [%s]; every "
+                              "scenario of the model fails", mrel, unk.data))
+            m->ok = 0;
     }
     ms_buf_free(&miss);
     ms_buf_free(&unk);

@@ -86,6 +86,12 @@ grep -q "waived: seeds approved by the WG" "$TMP/o.txt" || { echo "FAIL: waiver 
 printf 'P7 closed/Org1/results/dc1 not this one\n' >"$TMP/w2.txt"
 expect 1 "waiver for another path" -- M check "$TMP/p7" --version v5.1 --no-csv --waivers "$TMP/w2.txt"
 grep -q "matched no finding" "$TMP/o.txt" || { echo "FAIL: unused waiver not reported"; fail=1; }
+# a waived structure failure does not stop the traversal (S2 would skip everything)
+rm -rf "$TMP/s2" && cp -a "$T" "$TMP/s2" && echo notes >"$TMP/s2/notes.txt"
+expect 1 "file at the root" -- M check "$TMP/s2" --version v5.1 --no-csv
+printf 'S2 * release notes are part of the package\n' >"$TMP/w3.txt"
+expect 0 "waived S2" -- M check "$TMP/s2" --version v5.1 --csv "$TMP/s2.csv" --waivers "$TMP/w3.txt"
+[ "$(wc -l <"$TMP/s2.csv")" = 8 ] || { echo "FAIL: waived S2 should still check every result"; fail=1; }
 # a warning (unknown system field) passes, and fails under --strict
 rm -rf "$TMP/y8" && cp -a "$T" "$TMP/y8"
 sed -i 's/^{$/{ "extra_field": "x",/' "$TMP/y8/$C/systems/edge1.json"
