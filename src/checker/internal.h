@@ -290,7 +290,7 @@ typedef struct ck_state {
     ck_row *rows;
     size_t nrows, caprows;
     ck_counts counts;
-    int oom;
+    _Atomic int oom;           /* set by any thread on allocation failure */
     char **notes;              /* run-level notes printed in the text report */
     size_t nnotes;
 } ck_state;

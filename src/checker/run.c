@@ -162,8 +162,10 @@ oom:
 int ck_add_note(ck_state *run, const char *fmt, ...)
 {
     char **nn = realloc(run->notes, (run->nnotes + 1) * sizeof *nn);
-    if (!nn)
-        return run->oom = 1, -1;
+    if (!nn) {
+        run->oom = 1;
+        return -1;
+    }
     run->notes = nn;
     va_list ap;
     va_start(ap, fmt);
@@ -171,8 +173,10 @@ int ck_add_note(ck_state *run, const char *fmt, ...)
     if (vasprintf(&s, fmt, ap) < 0)
         s = NULL;
     va_end(ap);
-    if (!s)
-        return run->oom = 1, -1;
+    if (!s) {
+        run->oom = 1;
+        return -1;
+    }
     run->notes[run->nnotes++] = s;
     return 0;
 }
