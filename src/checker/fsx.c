@@ -143,6 +143,11 @@ static int in_list(const json_t *l, const char *const *extra, const char *s)
     return 0;
 }
 
+static int diff_add(ms_buf *b, int *count, const char *name)
+{
+    return ms_buf_puts(b, (*count)++ ? ", '" : "{'") || ms_buf_puts(b, name) || ms_buf_putc(b, '\'');
+}
+
 int ck_files_diff(const ck_rules *r, const char *dir, const json_t *required,
                   const json_t *optional, const char *const *extra_required, char **diff)
 {
@@ -152,25 +157,14 @@ int ck_files_diff(const ck_rules *r, const char *dir, const json_t *required,
     const json_t *ignored = ck_rget(r, "always_ignored_in_file_set_comparison");
     ms_buf b = MS_BUF_INIT;
     int count = 0, rc = 0;
-    /* names present but not required, and required but absent: sorted for stable output */
-    const char **names = NULL;
-    size_t nn = 0, cap = 0;
+    /* names present but not required (sorted), then required but absent (in rules order) */
     for (size_t i = 0; i < d.n; i++) {
         const ck_entry *en = &d.v[i];
-        if (!en->is_file)
+        if (!en->is_file || in_list(required, extra_required, en->name) ||
+            ck_jlist_has(optional, en->name) || ck_jlist_has(ignored, en->name))
             continue;
-        if (in_list(required, extra_required, en->name) || ck_jlist_has(optional, en->name) ||
-            ck_jlist_has(ignored, en->name))
-            continue;
-        if (nn == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            const char **nv = realloc(names, nc * sizeof *nv);
-            if (!nv)
-                goto oom;
-            names = nv;
-            cap = nc;
-        }
-        names[nn++] = en->name;
+        if (diff_add(&b, &count, en->name))
+            goto oom;
     }
     const char *req_all[64];
     size_t nreq = 0;
@@ -185,19 +179,7 @@ int ck_files_diff(const ck_rules *r, const char *dir, const json_t *required,
             present = d.v[k].is_file && !strcmp(d.v[k].name, want);
         if (present || ck_jlist_has(optional, want) || ck_jlist_has(ignored, want))
             continue;
-        if (nn == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            const char **nv = realloc(names, nc * sizeof *nv);
-            if (!nv)
-                goto oom;
-            names = nv;
-            cap = nc;
-        }
-        names[nn++] = want;
-    }
-    for (size_t i = 0; i < nn; i++) {
-        if (ms_buf_puts(&b, count++ ? ", '" : "{'") || ms_buf_puts(&b, names[i]) ||
-            ms_buf_putc(&b, '\''))
+        if (diff_add(&b, &count, want))
             goto oom;
     }
     if (count) {
@@ -210,7 +192,6 @@ oom:
     rc = -1;
     ms_buf_free(&b);
 done:
-    free(names);
     ck_dir_free(&d);
     return rc;
 }

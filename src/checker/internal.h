@@ -317,6 +317,9 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub);
 void ck_check_system(ck_state *run, ck_system *sys, const char *division, const char *submitter,
                      const char *sys_json_abs);
 void ck_scen_free(ck_scen *s);
+void ck_scens_free(ck_scen *v, size_t n);  /* each, then the array */
+void ck_system_free(ck_system *s);
+void ck_submitter_free(ck_submitter *s);
 
 /* legacy.c / unified.c: traversal and bookkeeping */
 int ck_run_legacy(ck_state *run, ms_err *e);

@@ -786,29 +786,17 @@ static void bookkeeping(plan *pl)
 
 static void plan_free(plan *pl)
 {
-    for (size_t i = 0; i < pl->nscens; i++)
-        ck_scen_free(&pl->scens[i]);
-    free(pl->scens);
+    ck_scens_free(pl->scens, pl->nscens);
     for (size_t i = 0; i < pl->nmodels; i++) {
         free(pl->models[i].dir);
         ck_flist_free(&pl->models[i].f);
     }
     free(pl->models);
-    for (size_t i = 0; i < pl->nsyss; i++) {
-        ck_system *s = &pl->syss[i].sys;
-        free(s->name);
-        free(s->json_rel);
-        json_decref(s->j);
-        ck_flist_free(&s->findings);
-    }
+    for (size_t i = 0; i < pl->nsyss; i++)
+        ck_system_free(&pl->syss[i].sys);
     free(pl->syss);
     for (size_t i = 0; i < pl->nsubs; i++) {
-        ck_submitter *s = &pl->subs[i].sub;
-        free(s->division);
-        free(s->name);
-        free(s->abs);
-        ck_flist_free(&s->walk);
-        json_decref(s->mapping);
+        ck_submitter_free(&pl->subs[i].sub);
         ck_flist_free(&pl->subs[i].f);
     }
     free(pl->subs);

@@ -1868,3 +1868,10 @@ void ck_scen_free(ck_scen *s)
     free(s->rel);
     free(s->abs);
 }
+
+void ck_scens_free(ck_scen *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_scen_free(&v[i]);
+    free(v);
+}

@@ -210,3 +210,11 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             sys->ok = 0;
     }
 }
+
+void ck_system_free(ck_system *s)
+{
+    free(s->name);
+    free(s->json_rel);
+    json_decref(s->j);
+    ck_flist_free(&s->findings);
+}

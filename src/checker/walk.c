@@ -246,3 +246,12 @@ oom:
     free(c.root_real);
     run->oom = 1;
 }
+
+void ck_submitter_free(ck_submitter *s)
+{
+    free(s->division);
+    free(s->name);
+    free(s->abs);
+    ck_flist_free(&s->walk);
+    json_decref(s->mapping);
+}

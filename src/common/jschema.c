@@ -723,6 +723,42 @@ static int kw_string(vctx *c, const json_t *sch, const json_t *inst, const char 
     return ok;
 }
 
+/* Folds a sub-result r into *ok: -1 internal failure, 0 stop (invalid and not collecting
+ * errors), 1 go on. */
+static int fold(const vctx *c, int r, int *ok)
+{
+    if (r < 0)
+        return -1;
+    if (!r) {
+        *ok = 0;
+        if (!c->collect)
+            return 0;
+    }
+    return 1;
+}
+
+/* Validates the items from..to of the array inst against sch, or, when per_index, each against
+ * the schema at the same index of the array sch. 1 valid, 0 invalid, -1 internal failure. */
+static int validate_range(vctx *c, const json_t *sch, int per_index, const json_t *inst,
+                          size_t from, size_t to, const char *ptr, const char *base, int depth)
+{
+    int ok = 1;
+    for (size_t i = from; i < to; i++) {
+        char idx[32], pbuf[256], *heap;
+        snprintf(idx, sizeof idx, "%zu", i);
+        const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
+        if (!p)
+            return c->oom = 1, -1;
+        int r = validate(c, per_index ? json_array_get(sch, i) : sch, json_array_get(inst, i), p,
+                         base, depth + 1);
+        free(heap);
+        int f = fold(c, r, &ok);
+        if (f <= 0)
+            return f;
+    }
+    return ok;
+}
+
 static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
                     const char *base, int depth)
 {
@@ -752,72 +788,27 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
     const json_t *items = json_object_get(sch, "items");
     size_t covered = 0;
     if (items) {
-        if (json_is_array(items)) {
-            covered = json_array_size(items);
-            for (size_t i = 0; i < n && i < covered; i++) {
-                char idx[32], pbuf[256], *heap;
-                snprintf(idx, sizeof idx, "%zu", i);
-                const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
-                if (!p)
-                    return c->oom = 1, -1;
-                int r = validate(c, json_array_get(items, i), json_array_get(inst, i), p, base,
-                                 depth + 1);
-                free(heap);
-                if (r < 0)
-                    return -1;
-                if (!r) {
-                    ok = 0;
-                    if (!c->collect)
-                        return 0;
-                }
-            }
-        } else {
-            covered = n;
-            for (size_t i = 0; i < n; i++) {
-                char idx[32], pbuf[256], *heap;
-                snprintf(idx, sizeof idx, "%zu", i);
-                const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
-                if (!p)
-                    return c->oom = 1, -1;
-                int r = validate(c, items, json_array_get(inst, i), p, base, depth + 1);
-                free(heap);
-                if (r < 0)
-                    return -1;
-                if (!r) {
-                    ok = 0;
-                    if (!c->collect)
-                        return 0;
-                }
-            }
-        }
+        int per_index = json_is_array(items);
+        covered = per_index && json_array_size(items) < n ? json_array_size(items) : n;
+        int f = fold(c, validate_range(c, items, per_index, inst, 0, covered, ptr, base, depth),
+                     &ok);
+        if (f <= 0)
+            return f;
     }
     const json_t *addl = json_object_get(sch, "additionalItems");
     if (addl && json_is_array(items)) {
-        for (size_t i = covered; i < n; i++) {
-            char idx[32], pbuf[256], *heap;
-            snprintf(idx, sizeof idx, "%zu", i);
-            const char *p = child_ptr(pbuf, sizeof pbuf, ptr, idx, &heap);
-            if (!p)
-                return c->oom = 1, -1;
-            int r = validate(c, addl, json_array_get(inst, i), p, base, depth + 1);
-            free(heap);
-            if (r < 0)
-                return -1;
-            if (!r) {
-                ok = 0;
-                if (!c->collect)
-                    return 0;
-            }
-        }
+        int f = fold(c, validate_range(c, addl, 0, inst, covered, n, ptr, base, depth), &ok);
+        if (f <= 0)
+            return f;
     }
     const json_t *contains = json_object_get(sch, "contains");
     if (contains) {
         int found = 0;
         for (size_t i = 0; i < n && !found; i++) {
-            int r = probe(c, contains, json_array_get(inst, i), ptr, base, depth + 1);
-            if (r < 0)
+            int pr = probe(c, contains, json_array_get(inst, i), ptr, base, depth + 1);
+            if (pr < 0)
                 return -1;
-            found = r;
+            found = pr;
         }
         if (!found) {
             add_err(c, ptr, "contains", "no item matches the 'contains' schema");
