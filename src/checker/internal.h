@@ -251,6 +251,52 @@ typedef struct ck_submitter {
     json_t *mapping;           /* open-division model_mapping.json */
 } ck_submitter;
 
+/* ------------------------------------------------------------------ plan ---- */
+
+/* The directory skeleton of a run, in traversal order: submitters own a range of systems,
+ * systems a range of models, models a range of scenarios (index ranges into flat arrays). */
+typedef struct ck_pmodel {
+    char *dir;
+    const char *mlperf;        /* canonical model (M1) */
+    int m2, m3;                /* legacy: model-level failures */
+    int ok;                    /* unified: the scenario set passed */
+    const json_t *req, *opt;   /* legacy: required / optional scenarios */
+    size_t first, n;           /* scenarios */
+    ck_flist f;
+} ck_pmodel;
+
+typedef struct ck_psystem {
+    ck_system sys;
+    size_t first, n;           /* models */
+} ck_psystem;
+
+typedef struct ck_psub {
+    ck_submitter sub;
+    size_t first, n;           /* systems */
+    int skip;                  /* not walked, nothing below it evaluated */
+    ck_flist f;                /* submitter-level findings (S10, S11, M7, R1) */
+} ck_psub;
+
+struct ck_state;
+
+typedef struct ck_plan {
+    struct ck_state *run;
+    ck_psub *subs;
+    size_t nsubs, capsubs;
+    ck_psystem *syss;
+    size_t nsyss, capsyss;
+    ck_pmodel *models;
+    size_t nmodels, capmodels;
+    ck_scen *scens;
+    size_t nscens, capscens;
+} ck_plan;
+
+/* After planning: point every scenario at its submitter, system and model (the arrays may
+ * have moved while they grew), then run the submitter walks and the scenario tasks in
+ * parallel. */
+void ck_plan_run_tasks(ck_plan *pl);
+void ck_plan_free(ck_plan *pl);
+
 /* ------------------------------------------------------------------- run ---- */
 
 typedef struct ck_key {
@@ -327,6 +373,21 @@ int ck_run_unified(ck_state *run, ms_err *e);
 
 /* csv fields */
 int ck_csv_py(ms_buf *b, const json_t *v);  /* str(v) */
+
+/* Appends a zeroed element to a growable array (doubling); jumps to the caller's `oom` label
+ * when realloc fails. */
+#define CK_GROW(arr, n, cap)                                                                 \
+    do {                                                                                     \
+        if ((n) == (cap)) {                                                                  \
+            size_t nc_ = (cap) ? (cap) * 2 : 16;                                             \
+            void *np_ = realloc((arr), nc_ * sizeof *(arr));                                 \
+            if (!np_)                                                                        \
+                goto oom;                                                                    \
+            (arr) = np_;                                                                     \
+            (cap) = nc_;                                                                     \
+        }                                                                                    \
+        memset(&(arr)[(n)], 0, sizeof *(arr));                                               \
+    } while (0)
 
 #define CK_DIV_INDEX(d) (!strcmp((d), "closed") ? 0 : !strcmp((d), "open") ? 1 : 2)
 

@@ -10,28 +10,6 @@
 #include "checker/internal.h"
 #include "common/pyfmt.h"
 
-typedef struct lg_model {
-    char *dir;
-    const char *mlperf;
-    int m2, m3;                 /* failures */
-    const json_t *req, *opt;
-    size_t first, n;            /* scenarios */
-    ck_flist f;
-} lg_model;
-
-typedef struct lg_system {
-    ck_system sys;
-    size_t first, n;            /* models */
-} lg_system;
-
-typedef struct lg_sub {
-    ck_submitter sub;
-    size_t first, n;            /* systems */
-    int map_fail;
-    ck_flist f;                 /* S10, S11, M7 */
-    int results_fail;           /* S10/S11 */
-} lg_sub;
-
 typedef struct lg_div {
     char *name;
     int s2_stop;                /* S2 fired here: stop the traversal */
@@ -40,33 +18,15 @@ typedef struct lg_div {
     ck_flist f;
 } lg_div;
 
+/* the shared plan, with the legacy divisions (and root findings) above the submitters */
 typedef struct plan {
+    ck_plan p;
     ck_state *run;
     lg_div *divs;
     size_t ndivs;
-    lg_sub *subs;
-    size_t nsubs;
-    lg_system *syss;
-    size_t nsyss;
-    lg_model *models;
-    size_t nmodels;
-    ck_scen *scens;
-    size_t nscens;
     ck_flist root_f;
 } plan;
 
-#define GROW(arr, n, cap)                                                                    \
-    do {                                                                                     \
-        if ((n) == (cap)) {                                                                  \
-            size_t nc_ = (cap) ? (cap) * 2 : 16;                                             \
-            void *np_ = realloc((arr), nc_ * sizeof *(arr));                                 \
-            if (!np_)                                                                        \
-                goto oom;                                                                    \
-            (arr) = np_;                                                                     \
-            (cap) = nc_;                                                                     \
-        }                                                                                    \
-        memset(&(arr)[(n)], 0, sizeof *(arr));                                               \
-    } while (0)
 
 static int in_skip_list(const ck_state *run, const char *scen)
 {
@@ -83,7 +43,7 @@ static int ends_with(const char *s, const char *suf)
 }
 
 /* S10 and S11 for a submitter (cheap: directory listings) */
-static void check_s10_s11(ck_state *run, lg_sub *ls, const char *div, const char *sub,
+static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const char *sub,
                           const ck_dir *results)
 {
     ck_where w = {div, sub, NULL, NULL, NULL};
@@ -141,7 +101,7 @@ static void check_s10_s11(ck_state *run, lg_sub *ls, const char *div, const char
 }
 
 /* model_mapping.json (open division) */
-static int load_mapping(ck_state *run, lg_sub *ls, const char *div, const char *sub)
+static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char *sub)
 {
     const char *name = run->o->extra_model_benchmark_map ? run->o->extra_model_benchmark_map
                                                           : "model_mapping.json";
@@ -193,7 +153,7 @@ static int plan_tree(plan *pl, ms_err *e)
 {
     ck_state *run = pl->run;
     const ck_rules *r = &run->rules;
-    size_t capd = 0, caps = 0, capy = 0, capm = 0, capc = 0;
+    size_t capd = 0;
     ck_dir root;
     if (ck_dir_read(&root, run->root))
         return ms_err_errno(e, MS_EINPUT, root.err, "%s: cannot read", run->root);
@@ -216,12 +176,12 @@ static int plan_tree(plan *pl, ms_err *e)
                                   "invalid division in input dir %s", de->name);
             continue;
         }
-        GROW(pl->divs, pl->ndivs, capd);
+        CK_GROW(pl->divs, pl->ndivs, capd);
         lg_div *ld = &pl->divs[pl->ndivs++];
         ld->name = strdup(de->name);
         if (!ld->name)
             goto oom;
-        ld->first = pl->nsubs;
+        ld->first = pl->p.nsubs;
         if (nbad && ck_report_finding(run, &ld->f, NULL, "S2", CK_SEV_ERROR, NULL, 0, NULL,
                                       "only *.md and *.pdf files at the root", bad.data,
                                       "Root contains files outside division folder: [%s]; "
@@ -263,18 +223,18 @@ static int plan_tree(plan *pl, ms_err *e)
                 free(rabs);
                 continue;
             }
-            GROW(pl->subs, pl->nsubs, caps);
-            lg_sub *ls = &pl->subs[pl->nsubs++];
+            CK_GROW(pl->p.subs, pl->p.nsubs, pl->p.capsubs);
+            ck_psub *ls = &pl->p.subs[pl->p.nsubs++];
             ls->sub.division = strdup(de->name);
             ls->sub.name = strdup(se->name);
             ls->sub.abs = sabs;
-            ls->first = pl->nsyss;
+            ls->first = pl->p.nsyss;
             if (!ls->sub.division || !ls->sub.name) {
                 free(rabs);
                 goto oom;
             }
             if (!strcmp(de->name, "open") && !load_mapping(run, ls, de->name, se->name))
-                ls->map_fail = 1;
+                ls->skip = 1;
             ck_dir rd;
             if (ck_dir_read(&rd, rabs)) {
                 free(rabs);
@@ -282,12 +242,12 @@ static int plan_tree(plan *pl, ms_err *e)
                 continue;
             }
             check_s10_s11(run, ls, de->name, se->name, &rd);
-            for (size_t yi = 0; yi < rd.n && !ls->map_fail; yi++) {
+            for (size_t yi = 0; yi < rd.n && !ls->skip; yi++) {
                 const ck_entry *ye = &rd.v[yi];
                 if (!ye->is_dir)
                     continue;
-                GROW(pl->syss, pl->nsyss, capy);
-                lg_system *ly = &pl->syss[pl->nsyss++];
+                CK_GROW(pl->p.syss, pl->p.nsyss, pl->p.capsyss);
+                ck_psystem *ly = &pl->p.syss[pl->p.nsyss++];
                 ly->sys.name = strdup(ye->name);
                 ly->sys.json_rel = ck_fmt("%s/%s/systems/%s.json", de->name, se->name, ye->name);
                 if (!ly->sys.name || !ly->sys.json_rel)
@@ -297,7 +257,7 @@ static int plan_tree(plan *pl, ms_err *e)
                     goto oom_rd;
                 ck_check_system(run, &ly->sys, de->name, se->name, jabs);
                 free(jabs);
-                ly->first = pl->nmodels;
+                ly->first = pl->p.nmodels;
                 if (!ly->sys.ok)
                     continue;
                 char *yabs = ck_join(rabs, ye->name);
@@ -311,8 +271,8 @@ static int plan_tree(plan *pl, ms_err *e)
                     const ck_entry *me = &md.v[mi];
                     if (!me->is_dir)
                         continue;
-                    GROW(pl->models, pl->nmodels, capm);
-                    lg_model *lm = &pl->models[pl->nmodels++];
+                    CK_GROW(pl->p.models, pl->p.nmodels, pl->p.capmodels);
+                    ck_pmodel *lm = &pl->p.models[pl->p.nmodels++];
                     ly->n++;
                     lm->dir = strdup(me->name);
                     if (!lm->dir) {
@@ -321,7 +281,7 @@ static int plan_tree(plan *pl, ms_err *e)
                         goto oom_rd;
                     }
                     lm->mlperf = ck_map_model(r, lm->dir, ls->sub.mapping);
-                    lm->first = pl->nscens;
+                    lm->first = pl->p.nscens;
                     ck_where w = {de->name, se->name, ye->name, me->name, NULL};
                     char *mrel = ck_fmt("%s/%s/results/%s/%s", de->name, se->name, ye->name,
                                         me->name);
@@ -357,8 +317,8 @@ static int plan_tree(plan *pl, ms_err *e)
                         const ck_entry *ce = &sd.v[ci];
                         if (!ce->is_dir || in_skip_list(run, ce->name))
                             continue;
-                        GROW(pl->scens, pl->nscens, capc);
-                        ck_scen *s = &pl->scens[pl->nscens++];
+                        CK_GROW(pl->p.scens, pl->p.nscens, pl->p.capscens);
+                        ck_scen *s = &pl->p.scens[pl->p.nscens++];
                         lm->n++;
                         s->division = ls->sub.division;
                         s->submitter = ls->sub.name;
@@ -402,14 +362,14 @@ static int plan_tree(plan *pl, ms_err *e)
             }
             ck_dir_free(&rd);
             free(rabs);
-            ls->n = pl->nsyss - ls->first;
+            ls->n = pl->p.nsyss - ls->first;
             continue;
         oom_rd:
             ck_dir_free(&rd);
             free(rabs);
             goto oom;
         }
-        ld->n = pl->nsubs - ld->first;
+        ld->n = pl->p.nsubs - ld->first;
         ck_dir_free(&dd);
         free(dabs);
     }
@@ -420,50 +380,6 @@ oom:
     ms_buf_free(&bad);
     ck_dir_free(&root);
     return ms_err_oom(e);
-}
-
-/* pointers into arrays that were reallocated while planning are re-derived here */
-static void fix_pointers(plan *pl)
-{
-    size_t c = 0;
-    for (size_t di = 0; di < pl->ndivs; di++) {
-        lg_div *ld = &pl->divs[di];
-        for (size_t si = ld->first; si < ld->first + ld->n; si++) {
-            lg_sub *ls = &pl->subs[si];
-            for (size_t yi = ls->first; yi < ls->first + ls->n; yi++) {
-                lg_system *ly = &pl->syss[yi];
-                for (size_t mi = ly->first; mi < ly->first + ly->n; mi++) {
-                    lg_model *lm = &pl->models[mi];
-                    for (size_t ci = lm->first; ci < lm->first + lm->n; ci++, c++) {
-                        ck_scen *s = &pl->scens[ci];
-                        s->sys = &ly->sys;
-                        s->sub = &ls->sub;
-                        s->division = ls->sub.division;
-                        s->submitter = ls->sub.name;
-                        s->system = ly->sys.name;
-                        s->model_dir = lm->dir;
-                        s->mlperf_model = lm->mlperf;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/* ------------------------------------------------------------ parallel ---- */
-
-static void task(void *ctx, size_t i)
-{
-    plan *pl = ctx;
-    if (i < pl->nsubs) {
-        lg_sub *ls = &pl->subs[i];
-        if (!ls->map_fail)
-            ck_walk_submitter(pl->run, &ls->sub);
-        return;
-    }
-    ck_scen *s = &pl->scens[i - pl->nsubs];
-    if (!s->skip_task)
-        ck_eval_scenario(pl->run, s);
 }
 
 /* ---------------------------------------------------------------- CSV ---- */
@@ -586,7 +502,7 @@ static void bookkeeping(plan *pl)
             continue;
         }
         for (size_t si = ld->first; si < ld->first + ld->n; si++) {
-            lg_sub *ls = &pl->subs[si];
+            ck_psub *ls = &pl->p.subs[si];
             char *subkey = ck_fmt("%s/%s", ls->sub.division, ls->sub.name);
             int walk_bad = 0;
             for (size_t i = 0; i < ls->sub.walk.n; i++) {
@@ -595,7 +511,7 @@ static void bookkeeping(plan *pl)
                     walk_bad = 1;
             }
             ck_flist_move(&run->findings, &ls->sub.walk);
-            if (walk_bad || ls->map_fail) {
+            if (walk_bad || ls->skip) {
                 ck_flist_move(&run->findings, &ls->f);
                 ck_key_set(run, subkey, NULL, 0);
                 free(subkey);
@@ -616,7 +532,7 @@ static void bookkeeping(plan *pl)
                 free(k);
             }
             for (size_t yi = ls->first; yi < ls->first + ls->n; yi++) {
-                lg_system *ly = &pl->syss[yi];
+                ck_psystem *ly = &pl->p.syss[yi];
                 ck_flist_move(&run->findings, &ly->sys.findings);
                 if (!ly->sys.ok) {
                     char *k = ck_fmt("%s/results/%s", subkey, ly->sys.name);
@@ -626,7 +542,7 @@ static void bookkeeping(plan *pl)
                     continue;
                 }
                 for (size_t mi = ly->first; mi < ly->first + ly->n; mi++) {
-                    lg_model *lm = &pl->models[mi];
+                    ck_pmodel *lm = &pl->p.models[mi];
                     char *mkey = ck_fmt("%s/results/%s/%s", subkey, ly->sys.name, lm->dir);
                     ck_flist_move(&run->findings, &lm->f);
                     if (lm->m2 || lm->m3 || !mkey) {
@@ -650,7 +566,7 @@ static void bookkeeping(plan *pl)
                     size_t nseen = 0;
                     long last_key = -1;
                     for (size_t ci = lm->first; ci < lm->first + lm->n; ci++) {
-                        ck_scen *s = &pl->scens[ci];
+                        ck_scen *s = &pl->p.scens[ci];
                         long key = ck_key_set(run, s->rel, NULL, 0);
                         if (nseen < 16)
                             seen[nseen++] = s->scen_fixed;
@@ -786,20 +702,7 @@ static void bookkeeping(plan *pl)
 
 static void plan_free(plan *pl)
 {
-    ck_scens_free(pl->scens, pl->nscens);
-    for (size_t i = 0; i < pl->nmodels; i++) {
-        free(pl->models[i].dir);
-        ck_flist_free(&pl->models[i].f);
-    }
-    free(pl->models);
-    for (size_t i = 0; i < pl->nsyss; i++)
-        ck_system_free(&pl->syss[i].sys);
-    free(pl->syss);
-    for (size_t i = 0; i < pl->nsubs; i++) {
-        ck_submitter_free(&pl->subs[i].sub);
-        ck_flist_free(&pl->subs[i].f);
-    }
-    free(pl->subs);
+    ck_plan_free(&pl->p);
     for (size_t i = 0; i < pl->ndivs; i++) {
         free(pl->divs[i].name);
         ck_flist_free(&pl->divs[i].f);
@@ -813,10 +716,10 @@ int ck_run_legacy(ck_state *run, ms_err *e)
     plan pl;
     memset(&pl, 0, sizeof pl);
     pl.run = run;
+    pl.p.run = run;
     int rc = plan_tree(&pl, e);
     if (rc == MS_OK) {
-        fix_pointers(&pl);
-        ck_parallel(run->jobs, pl.nsubs + pl.nscens, task, &pl);
+        ck_plan_run_tasks(&pl.p);
         bookkeeping(&pl);
     }
     plan_free(&pl);

@@ -97,27 +97,9 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
     t->ok = 1;
 }
 
-/* 1 if some line contains needle */
-static int text_has_substring_line(const textfile *t, const char *needle)
-{
-    ms_lines it;
-    ms_lines_init(&it, t->text, t->len);
-    const char *line;
-    size_t len;
-    int nl;
-    size_t nlen = strlen(needle);
-    while (ms_lines_next(&it, &line, &len, &nl)) {
-        if (len < nlen)
-            continue;
-        for (size_t i = 0; i + nlen <= len; i++)
-            if (!memcmp(line + i, needle, nlen))
-                return 1;
-    }
-    return 0;
-}
-
-/* 1 if some line equals s after Python's strip() */
-static int text_has_stripped_line(const textfile *t, const char *s)
+/* 1 if some line of the text contains s (stripped = 0), or equals s after Python's strip()
+ * (stripped = 1) */
+static int text_has_line(const textfile *t, const char *s, int stripped)
 {
     ms_lines it;
     ms_lines_init(&it, t->text, t->len);
@@ -126,12 +108,26 @@ static int text_has_stripped_line(const textfile *t, const char *s)
     int nl;
     size_t slen = strlen(s);
     while (ms_lines_next(&it, &line, &len, &nl)) {
-        size_t n = len;
-        const char *p = ms_py_strip(line, &n);
-        if (n == slen && !memcmp(p, s, n))
+        if (stripped) {
+            size_t n = len;
+            const char *p = ms_py_strip(line, &n);
+            if (n == slen && !memcmp(p, s, n))
+                return 1;
+        } else if (len >= slen && memmem(line, len, s, slen)) {
             return 1;
+        }
     }
     return 0;
+}
+
+static int text_has_substring_line(const textfile *t, const char *needle)
+{
+    return text_has_line(t, needle, 0);
+}
+
+static int text_has_stripped_line(const textfile *t, const char *s)
+{
+    return text_has_line(t, s, 1);
 }
 
 /* ---------------------------------------------------------------- detail logs ---- */

@@ -13,50 +13,8 @@
 #include "common/hash.h"
 #include "common/pyfmt.h"
 
-typedef struct uf_model {
-    char *dir;
-    const char *mlperf;
-    int ok;                     /* scenario set passed (closed/network) */
-    size_t first, n;
-    ck_flist f;
-} uf_model;
+typedef ck_plan uplan;
 
-typedef struct uf_system {
-    ck_system sys;
-    size_t first, n;
-} uf_system;
-
-typedef struct uf_sub {
-    ck_submitter sub;
-    size_t first, n;
-    int ok;
-    ck_flist f;
-} uf_sub;
-
-typedef struct uplan {
-    ck_state *run;
-    uf_sub *subs;
-    size_t nsubs;
-    uf_system *syss;
-    size_t nsyss;
-    uf_model *models;
-    size_t nmodels;
-    ck_scen *scens;
-    size_t nscens;
-} uplan;
-
-#define GROW(arr, n, cap)                                                                    \
-    do {                                                                                     \
-        if ((n) == (cap)) {                                                                  \
-            size_t nc_ = (cap) ? (cap) * 2 : 16;                                             \
-            void *np_ = realloc((arr), nc_ * sizeof *(arr));                                 \
-            if (!np_)                                                                        \
-                goto oom;                                                                    \
-            (arr) = np_;                                                                     \
-            (cap) = nc_;                                                                     \
-        }                                                                                    \
-        memset(&(arr)[(n)], 0, sizeof *(arr));                                               \
-    } while (0)
 
 static int lower_has(const json_t *list, const char *name)
 {
@@ -69,7 +27,7 @@ static int lower_has(const json_t *list, const char *name)
 }
 
 /* Loader.check_scenarios: required/unknown scenarios from directory names, case-insensitive */
-static void check_scenario_set(ck_state *run, uf_model *m, const ck_system *sys, const char *div,
+static void check_scenario_set(ck_state *run, ck_pmodel *m, const ck_system *sys, const char *div,
                                const char *sub, const ck_dir *scens)
 {
     const ck_rules *r = &run->rules;
@@ -148,7 +106,7 @@ static int plan_tree(uplan *pl, ms_err *e)
 {
     ck_state *run = pl->run;
     const ck_rules *r = &run->rules;
-    size_t caps = 0, capy = 0, capm = 0, capc = 0;
+
     static const char *const divs[3] = {"closed", "network", "open"};
     for (int di = 0; di < 3; di++) {
         const char *div = divs[di];
@@ -164,13 +122,13 @@ static int plan_tree(uplan *pl, ms_err *e)
             const ck_entry *se = &dd.v[si];
             if (!se->is_dir || (run->o->submitter && strcmp(run->o->submitter, se->name)))
                 continue;
-            GROW(pl->subs, pl->nsubs, caps);
-            uf_sub *us = &pl->subs[pl->nsubs++];
+            CK_GROW(pl->subs, pl->nsubs, pl->capsubs);
+            ck_psub *us = &pl->subs[pl->nsubs++];
             us->sub.division = strdup(div);
             us->sub.name = strdup(se->name);
             us->sub.abs = ck_join(dabs, se->name);
             us->first = pl->nsyss;
-            us->ok = 1;
+            us->skip = 0;
             if (!us->sub.division || !us->sub.name || !us->sub.abs) {
                 ck_dir_free(&dd);
                 free(dabs);
@@ -185,7 +143,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                                   "directory (the unified checker crashes)");
                 free(rel);
                 free(rabs);
-                us->ok = 0;
+                us->skip = 1;
                 continue;
             }
             if (!strcmp(div, "open")) {
@@ -200,7 +158,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                                           "cannot use the model mapping (the unified checker "
                                           "crashes)");
                         json_decref(j);
-                        us->ok = 0;
+                        us->skip = 1;
                     } else {
                         us->sub.mapping = j;
                         ms_jschema_errors errs = {0};
@@ -218,7 +176,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                 free(mabs);
             }
             ck_dir rd;
-            if (!us->ok || ck_dir_read(&rd, rabs)) {
+            if (us->skip || ck_dir_read(&rd, rabs)) {
                 free(rabs);
                 continue;
             }
@@ -226,8 +184,8 @@ static int plan_tree(uplan *pl, ms_err *e)
                 const ck_entry *ye = &rd.v[yi];
                 if (!ye->is_dir)
                     continue;
-                GROW(pl->syss, pl->nsyss, capy);
-                uf_system *uy = &pl->syss[pl->nsyss++];
+                CK_GROW(pl->syss, pl->nsyss, pl->capsyss);
+                ck_psystem *uy = &pl->syss[pl->nsyss++];
                 us->n++;
                 uy->sys.name = strdup(ye->name);
                 uy->sys.json_rel = ck_fmt("%s/%s/systems/%s.json", div, se->name, ye->name);
@@ -253,8 +211,8 @@ static int plan_tree(uplan *pl, ms_err *e)
                     const ck_entry *me = &md.v[mi];
                     if (!me->is_dir)
                         continue;
-                    GROW(pl->models, pl->nmodels, capm);
-                    uf_model *um = &pl->models[pl->nmodels++];
+                    CK_GROW(pl->models, pl->nmodels, pl->capmodels);
+                    ck_pmodel *um = &pl->models[pl->nmodels++];
                     uy->n++;
                     um->dir = strdup(me->name);
                     um->ok = 1;
@@ -274,7 +232,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                         const ck_entry *ce = &sd.v[ci];
                         if (!ce->is_dir)
                             continue;
-                        GROW(pl->scens, pl->nscens, capc);
+                        CK_GROW(pl->scens, pl->nscens, pl->capscens);
                         ck_scen *s = &pl->scens[pl->nscens++];
                         um->n++;
                         s->rel = ck_fmt("%s/%s/results/%s/%s/%s", div, se->name, ye->name,
@@ -314,40 +272,6 @@ static int plan_tree(uplan *pl, ms_err *e)
     return MS_OK;
 oom:
     return ms_err_oom(e);
-}
-
-static void fix_pointers(uplan *pl)
-{
-    for (size_t si = 0; si < pl->nsubs; si++) {
-        uf_sub *us = &pl->subs[si];
-        for (size_t yi = us->first; yi < us->first + us->n; yi++) {
-            uf_system *uy = &pl->syss[yi];
-            for (size_t mi = uy->first; mi < uy->first + uy->n; mi++) {
-                uf_model *um = &pl->models[mi];
-                for (size_t ci = um->first; ci < um->first + um->n; ci++) {
-                    ck_scen *s = &pl->scens[ci];
-                    s->division = us->sub.division;
-                    s->submitter = us->sub.name;
-                    s->system = uy->sys.name;
-                    s->sys = &uy->sys;
-                    s->sub = &us->sub;
-                    s->model_dir = um->dir;
-                    s->mlperf_model = um->mlperf;
-                }
-            }
-        }
-    }
-}
-
-static void task(void *ctx, size_t i)
-{
-    uplan *pl = ctx;
-    if (i < pl->nsubs) {
-        if (pl->subs[i].ok)
-            ck_walk_submitter(pl->run, &pl->subs[i].sub);
-        return;
-    }
-    ck_eval_scenario(pl->run, &pl->scens[i - pl->nsubs]);
 }
 
 /* -------------------------------------------------------------------- CSV ---- */
@@ -558,11 +482,11 @@ static void bookkeeping(uplan *pl)
     size_t rl = strlen(root);
     int slash = rl && root[rl - 1] == '/';
     for (size_t si = 0; si < pl->nsubs; si++) {
-        uf_sub *us = &pl->subs[si];
+        ck_psub *us = &pl->subs[si];
         int walk_bad = counting(run, &us->sub.walk);  /* only under --strict */
         ck_flist_move(&run->findings, &us->f);
         ck_flist_move(&run->findings, &us->sub.walk);
-        if (!us->ok) {
+        if (us->skip) {
             char *k = ck_fmt("%s%s%s/%s", root, slash ? "" : "/", us->sub.division, us->sub.name);
             if (k)
                 ck_key_set(run, k, NULL, 0);
@@ -570,10 +494,10 @@ static void bookkeeping(uplan *pl)
             continue;
         }
         for (size_t yi = us->first; yi < us->first + us->n; yi++) {
-            uf_system *uy = &pl->syss[yi];
+            ck_psystem *uy = &pl->syss[yi];
             ck_flist_move(&run->findings, &uy->sys.findings);
             for (size_t mi = uy->first; mi < uy->first + uy->n; mi++) {
-                uf_model *um = &pl->models[mi];
+                ck_pmodel *um = &pl->models[mi];
                 ck_flist_move(&run->findings, &um->f);
                 for (size_t ci = um->first; ci < um->first + um->n; ci++) {
                     ck_scen *s = &pl->scens[ci];
@@ -630,23 +554,6 @@ static void bookkeeping(uplan *pl)
     }
 }
 
-static void plan_free(uplan *pl)
-{
-    ck_scens_free(pl->scens, pl->nscens);
-    for (size_t i = 0; i < pl->nmodels; i++) {
-        free(pl->models[i].dir);
-        ck_flist_free(&pl->models[i].f);
-    }
-    free(pl->models);
-    for (size_t i = 0; i < pl->nsyss; i++)
-        ck_system_free(&pl->syss[i].sys);
-    free(pl->syss);
-    for (size_t i = 0; i < pl->nsubs; i++) {
-        ck_submitter_free(&pl->subs[i].sub);
-        ck_flist_free(&pl->subs[i].f);
-    }
-    free(pl->subs);
-}
 
 int ck_run_unified(ck_state *run, ms_err *e)
 {
@@ -655,10 +562,9 @@ int ck_run_unified(ck_state *run, ms_err *e)
     pl.run = run;
     int rc = plan_tree(&pl, e);
     if (rc == MS_OK) {
-        fix_pointers(&pl);
-        ck_parallel(run->jobs, pl.nsubs + pl.nscens, task, &pl);
+        ck_plan_run_tasks(&pl);
         bookkeeping(&pl);
     }
-    plan_free(&pl);
+    ck_plan_free(&pl);
     return rc;
 }
