@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/buf.h"
+#include "common/datafile.h"
 #include "common/fsutil.h"
 #include "loadgen/digits.h"
 
@@ -31,36 +31,6 @@ static void usage(FILE *out)
             "  --rules FILE   rules data file\n"
             "\n"
             "Exit status: 0 target met, 1 accuracy below the target, 2 usage, 3 bad input.\n");
-}
-
-/* rules/digits.json: the working directory, then relative to the binary (build tree or an
- * installed share/mlsubmit). */
-static int find_rules(char *out, size_t n)
-{
-    const char *env = getenv("MLSUBMIT_RULES");
-    if (env && *env) {
-        snprintf(out, n, "%s/digits.json", env);
-        return ms_is_regular_file(out);
-    }
-    snprintf(out, n, "rules/digits.json");
-    if (ms_is_regular_file(out))
-        return 1;
-    char exe[PATH_MAX];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0)
-        return 0;
-    exe[k] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return 0;
-    *slash = '\0';
-    static const char *const rel[] = {"../rules/digits.json", "../share/mlsubmit/rules/digits.json"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(out, n, "%s/%s", exe, rel[i]);
-        if (ms_is_regular_file(out))
-            return 1;
-    }
-    return 0;
 }
 
 int cmd_accuracy(int argc, char **argv)
@@ -99,7 +69,7 @@ int cmd_accuracy(int argc, char **argv)
     char rules_path[PATH_MAX + 64];
     if (rules)
         snprintf(rules_path, sizeof rules_path, "%s", rules);
-    else if (!find_rules(rules_path, sizeof rules_path)) {
+    else if (!ms_find_rules_file("digits.json", rules_path, sizeof rules_path)) {
         ms_err e;
         ms_err_set(&e, MS_EINPUT, "rules/digits.json not found (run from the repository root or pass --rules)");
         return cli_fail("accuracy", &e);

@@ -16,6 +16,8 @@ const char *lg_embedded_mlperf_conf(lg_compat c, size_t *len, const char **name)
 size_t lg_conf_session_nlog_errors(const lg_conf_session *cs);
 const char *lg_conf_session_log_error(const lg_conf_session *cs, size_t i);
 lg_compat lg_conf_session_compat(const lg_conf_session *cs);
+/* Whether audit.config may set test05 and the test05_* seeds (lg_run_options.audit_test05). */
+void lg_conf_session_set_audit_test05(lg_conf_session *cs, int on);
 
 /* ---- run.c ---- */
 

@@ -304,6 +304,9 @@ typedef struct lg_run_options {
      * supervisor can then finish the logs if this process dies, see `loadgen run`) */
     void (*on_log_file)(void *ctx, const char *tmp_path, const char *final_path);
     void *on_log_file_ctx;
+    int audit_test05;              /* let audit.config set test05 and the test05_* seeds, as
+                                      LoadGen <= v4.1 did (the alternate-seed audit, TEST05);
+                                      0 = the reference's current behaviour (ignored) */
 } lg_run_options;
 
 void lg_run_options_default(lg_run_options *o);

@@ -1397,7 +1397,9 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
                 cs = own = lg_conf_session_new(t->compat, NULL, &e2);
             }
             if (cs) {
+                lg_conf_session_set_audit_test05(cs, opts_in->audit_test05);
                 lg_settings_from_config(cs, &t->req, ac, "*", lg_scenario_name(t->req.scenario), 2);
+                lg_conf_session_set_audit_test05(cs, 0);
                 for (size_t i = logged_conf_errors; i < lg_conf_session_nlog_errors(cs); i++)
                     errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(cs, i));
             }
@@ -1406,9 +1408,9 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     if (t->req.test05) {
         lg_detail_warning(L, lg_logger_now(L), "Test05 flag detected Overriding random seeds", LN);
         t->req.mode = LG_PERFORMANCE_ONLY;
-        t->req.qsl_rng_seed = settings->test05_qsl_rng_seed;
-        t->req.sample_index_rng_seed = settings->test05_sample_index_rng_seed;
-        t->req.schedule_rng_seed = settings->test05_schedule_rng_seed;
+        t->req.qsl_rng_seed = t->req.test05_qsl_rng_seed;
+        t->req.sample_index_rng_seed = t->req.test05_sample_index_rng_seed;
+        t->req.schedule_rng_seed = t->req.test05_schedule_rng_seed;
     }
     lg_effective_derive(&t->ef, &t->req, qsl->total_sample_count, qsl->performance_sample_count);
     for (int i = 0; i < t->ef.n_errors; i++)

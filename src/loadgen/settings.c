@@ -337,6 +337,7 @@ struct lg_conf_session {
     char **log_errors;
     size_t nlog_errors;
     int oom;
+    int audit_test05;  /* honour test05 and test05_* seeds in audit.config (LoadGen <= v4.1) */
 };
 
 const char *lg_embedded_mlperf_conf(lg_compat c, size_t *len, const char **name)
@@ -437,6 +438,11 @@ const char *lg_conf_session_log_error(const lg_conf_session *cs, size_t i)
 lg_compat lg_conf_session_compat(const lg_conf_session *cs)
 {
     return cs->compat;
+}
+
+void lg_conf_session_set_audit_test05(lg_conf_session *cs, int on)
+{
+    cs->audit_test05 = on;
 }
 
 static void add_finding(lg_conf_session *cs, lg_conf_finding_kind kind, const char *file,
@@ -727,6 +733,12 @@ static void apply_all(apply_ctx *a)
         apply_u64(a, S, "sample_index_rng_seed", OFF(sample_index_rng_seed), 1);
         apply_u64(a, S, "schedule_rng_seed", OFF(schedule_rng_seed), 1);
         apply_double(a, S, "accuracy_log_probability", OFF(accuracy_log_probability), 0.01);
+        apply_bool(a, S, "test05", OFF(test05), 1);
+        apply_u64(a, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
+        apply_u64(a, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
+        apply_u64(a, S, "test05_schedule_rng_seed", OFF(test05_schedule_rng_seed), 1);
+    } else if (type == 2 && a->cs->audit_test05) {
+        /* the alternate-seed audit (COMPLIANCE.md 5.3): LoadGen <= v4.1 read these from any file */
         apply_bool(a, S, "test05", OFF(test05), 1);
         apply_u64(a, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
         apply_u64(a, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);

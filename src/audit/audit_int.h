@@ -1,0 +1,161 @@
+/* Declarations shared by the files of src/audit/ (not part of the public API). */
+#ifndef MS_AUDIT_INT_H
+#define MS_AUDIT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit/audit.h"
+#include "common/buf.h"
+#include "common/mllog.h"
+
+/* ---- report.c: Python-compatible numbers, files, the STRICT report ---- */
+
+/* repr(x) of Python 3 (shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16):
+ * "1341022.0", "745.6999214032282", "1e-05". out needs AU_REPR_MAX bytes. */
+#define AU_REPR_MAX 32
+void au_py_repr(double x, char *out);
+/* Python float(text) of a whole string (surrounding whitespace allowed; inf/nan accepted,
+ * hexadecimal not). 0 on success, -1 where Python raises ValueError. */
+int au_py_float(const char *s, size_t n, double *out);
+
+/* Copies src to dst atomically (temporary file + rename); MS_EINPUT if src is unreadable. */
+int au_copy_file(const char *src, const char *dst, ms_err *e);
+/* 1 if both paths name the same existing file. */
+int au_same_file(const char *a, const char *b);
+/* malloc'd "a/b/c" (b or c may be NULL); NULL on allocation failure. */
+char *au_path3(const char *a, const char *b, const char *c);
+
+/* Loads a detail log for verification. Returns 0, or -1 with why (a sentence naming the file)
+ * for a missing or empty file, a first line that is not a :::MLLOG record, or a malformed
+ * record (the MLCommons parser raises on any of these). */
+int au_load_detail(const char *path, ms_mllog *log, char *why, size_t whysz);
+/* Error entries as the MLCommons log parser counts them: the value of num_errors if logged,
+ * else the records with metadata.is_error. */
+uint64_t au_detail_errors(const ms_mllog *log);
+
+/* A STRICT report: checks with PASS / FAIL / SKIP and indented detail lines. */
+typedef struct au_rep {
+    ms_buf *b;
+    int fails, passes, skips;
+} au_rep;
+
+enum { AU_SKIP = -1, AU_FAILED = 0, AU_PASSED = 1 };
+void au_rep_check(au_rep *r, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void au_rep_detail(au_rep *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* printf-style append of one note line ("...\n") to a buffer (allocation failures ignored). */
+void au_note(ms_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A model name guessed from a path: the first directory component the rules know as a model
+ * (.../resnet50/Offline/TEST01 -> resnet50). NULL if none; points into a static-free buffer
+ * given by the caller. */
+const char *au_model_from_path(const au_rules *r, const char *path, char *buf, size_t n);
+/* "TEST01"/"TEST04"/"TEST05" component of a path, or 0. */
+int au_test_from_path(const char *path);
+
+/* ---- rules.c ---- */
+
+/* Fallback tolerance (allowed delta, percent) for a model (COMPLIANCE.md 3.6). */
+double au_rules_fallback_delta(const au_rules *r, const char *model);
+/* Tolerances of a test's performance comparison. */
+void au_rules_tolerance(const au_rules *r, const char *test, double *delta, double *relaxed,
+                        double *ss_ns, double *ms_ns);
+double au_rules_sigmas(const au_rules *r);
+/* The TEST01 logging seed (720381539243781796). */
+uint64_t au_rules_test01_seed(const au_rules *r);
+/* TEST04 same index (3). */
+uint64_t au_rules_same_index(const au_rules *r);
+/* The round whose alternate seeds a LoadGen version string ("4.1.3 @ ...") stands for, or
+ * NULL: v3.0, v3.1, v4.0, v4.1; v5.0+ maps to the rounds of rules (all share one triple). */
+const char *au_rules_round_of_version(const au_rules *r, const char *loadgen_version);
+
+/* ---- settings.c: what a detail log says was requested ---- */
+
+typedef struct au_logged {
+    lg_test_settings s;        /* rebuilt from the requested_* keys */
+    size_t qsl_total, qsl_perf;
+    int compat;                /* lg_compat decided from loadgen_version (or forced) */
+    int test05_warning;        /* "Test05 flag detected" was logged */
+    int audit_warning;         /* "Found Audit Config file" was logged */
+    char version[128];
+    char missing[512];         /* requested keys that were absent (defaults used) */
+} au_logged;
+
+/* Rebuilds the requested settings of a detail log. compat -1 = from loadgen_version. Returns
+ * 0, or -1 with why when the log lacks the keys needed (scenario, mode, QSL counts). */
+int au_logged_settings(const ms_mllog *log, int compat, au_logged *out, char *why, size_t whysz);
+/* 1 if version (e.g. "5.1.0 @ abc") is at least 6.0.6, the loaded-set rule of master. */
+int au_version_is_606(const char *version);
+
+/* Expected accuracy-log sampling of a performance run (spec 4.7): probability and samples
+ * generated. -1 with why if the log does not allow it. */
+int au_expected_sampling(const ms_mllog *log, double *p, uint64_t *samples, char *why,
+                         size_t whysz);
+
+/* ---- applied.c: COMPLIANCE.md 1.7, was the audit.config applied ---- */
+
+/* Adds the checks of 1.7 for test t to rep. target: the TEST01 sampling target expected (0 =
+ * unknown, any non-zero accepted); seeds: TEST05 expected seeds (NULL = not checked);
+ * acc_records: records in the audited run's accuracy log (-1 = unknown). */
+void au_check_applied(au_rep *rep, au_test t, const ms_mllog *log, const au_rules *r,
+                      uint64_t target, const uint64_t *seeds, long long acc_records);
+
+/* ---- test01.c ---- */
+
+typedef struct au_t01 {
+    const char *ref_log, *test_log;
+    au_dtype dtype;
+    int unixmode;
+    int strict;
+    /* results */
+    int pass;                  /* COMPAT verdict */
+    int input_error;
+    uint64_t acc_entries, acc_dup, acc_mismatch;
+    uint64_t perf_entries, qsl_match, data_mismatch, missing;
+    uint64_t full_mismatch, covered;  /* STRICT */
+} au_t01;
+
+/* Writes the verify_accuracy.txt text into out; STRICT comparison findings into rep (if
+ * t->strict). Problems with the inputs are named in notes (and the file says TEST FAIL). */
+int au_test01_accuracy(au_t01 *t, ms_buf *out, au_rep *rep, ms_buf *notes, ms_err *e);
+
+typedef struct au_fallback {
+    au_scorer scorer;
+    const char *data_dir;
+    const char *work_dir;      /* where the baseline JSON is written */
+    double allowed_pct;
+    /* results */
+    double baseline, compliance, delta_pct;
+    int pass;
+    char *baseline_text, *compliance_text;   /* malloc'd accuracy script outputs */
+} au_fallback;
+
+/* The reason an accuracy log cannot be read: the reader's message, or that the packaging tool
+ * truncated it (COMPLIANCE.md 11.5, E8). */
+void au_explain_acclog_error(const char *path, const ms_err *pe, char *why, size_t n);
+
+/* COMPLIANCE.md 3.6: the baseline subset of the reference log, both accuracy outputs, the delta. */
+int au_test01_fallback(const char *ref_log, const char *test_log, au_fallback *f, ms_err *e);
+void au_fallback_free(au_fallback *f);
+/* The scorer's one-line output on an accuracy log ("accuracy=96.648%, good=519, total=537"). */
+int au_score_log(au_scorer sc, const char *data_dir, const char *ref_log, const char *log,
+                 char **text, double *metric, ms_err *e);
+
+/* ---- perf.c ---- */
+
+/* TEST01 verify_performance.txt (detail logs, spec 3.5). */
+int au_test01_performance(const au_rules *r, const char *ref_detail, const char *test_detail,
+                          ms_buf *out, int *pass, double *ref_score, double *test_score,
+                          ms_buf *notes);
+/* TEST04 / TEST05 verify_performance.txt (summary logs, 4.4 / 5.4). */
+int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary,
+                           const char *test_summary, ms_buf *out, int *pass, double *ref_score,
+                           double *test_score, ms_buf *notes);
+/* STRICT performance checks of TEST04/TEST05: Q4 (tolerance decided on the latency), Q5
+ * (Server target latency from the detail logs), and TEST04-U when unique_summary is given. */
+void au_strict_performance(au_rep *rep, const au_rules *r, au_test t, const char *ref_summary,
+                           const char *test_summary, const char *ref_detail,
+                           const char *test_detail, const char *unique_summary);
+
+#endif

@@ -1,0 +1,353 @@
+/* rules/compliance.json: the per-test and per-model data of the audits (see audit.h). */
+#include <jansson.h>
+#include <limits.h>
+#include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit_int.h"
+#include "common/datafile.h"
+#include "common/strutil.h"
+
+struct au_rules {
+    json_t *root;
+    char path[PATH_MAX];
+};
+
+int au_test_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    if (!strncasecmp(s, "test", 4))
+        s += 4;
+    if (!strcmp(s, "01") || !strcmp(s, "1"))
+        return AU_TEST01;
+    if (!strcmp(s, "04") || !strcmp(s, "4"))
+        return AU_TEST04;
+    if (!strcmp(s, "05") || !strcmp(s, "5"))
+        return AU_TEST05;
+    return -1;
+}
+
+const char *au_test_name(au_test t)
+{
+    switch (t) {
+    case AU_TEST01: return "TEST01";
+    case AU_TEST04: return "TEST04";
+    case AU_TEST05: return "TEST05";
+    }
+    return "TEST??";
+}
+
+static const char *const dtype_names[] = {"byte", "int32", "int64", "float32"};
+
+int au_dtype_parse(const char *s)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && !strcmp(s, dtype_names[i]))
+            return i;
+    return -1;
+}
+
+const char *au_dtype_name(au_dtype d)
+{
+    return (unsigned)d < 4 ? dtype_names[d] : "?";
+}
+
+int au_layout_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    if (*s == 'v')
+        s++;
+    if (!strcmp(s, "6") || !strcmp(s, "6.0") || !strcmp(s, "6.1"))
+        return AU_LAYOUT_V6;
+    if (!strcmp(s, "5.1") || !strcmp(s, "5.0") || !strcmp(s, "5"))
+        return AU_LAYOUT_V51;
+    return -1;
+}
+
+/* ---- loading ---- */
+
+static int need(json_t *o, const char *path, json_type type, const char *file, ms_err *e)
+{
+    json_t *v = o;
+    char key[128];
+    const char *p = path;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        snprintf(key, sizeof key, "%.*s", (int)n, p);
+        v = json_is_object(v) ? json_object_get(v, key) : NULL;
+        if (!v)
+            return ms_err_set(e, MS_EINPUT, "%s: missing key '%s' (expected by mlsubmit audit)", file, path);
+        p += n + (dot != NULL);
+    }
+    if (json_typeof(v) != type)
+        return ms_err_set(e, MS_EINPUT, "%s: '%s' has the wrong type", file, path);
+    return MS_OK;
+}
+
+au_rules *au_rules_load(const char *path, ms_err *e)
+{
+    au_rules *r = calloc(1, sizeof *r);
+    if (!r) {
+        ms_err_oom(e);
+        return NULL;
+    }
+    if (path)
+        snprintf(r->path, sizeof r->path, "%s", path);
+    else if (!ms_find_rules_file("compliance.json", r->path, sizeof r->path)) {
+        ms_err_set(e, MS_EINPUT, "%s not found (run from the repository root, set MLSUBMIT_RULES or pass --rules)", r->path);
+        free(r);
+        return NULL;
+    }
+    json_error_t je;
+    r->root = json_load_file(r->path, 0, &je);
+    if (!r->root) {
+        ms_err_set(e, MS_EINPUT, "%s:%d:%d: %s", r->path, je.line, je.column, je.text);
+        free(r);
+        return NULL;
+    }
+    static const struct {
+        const char *k;
+        json_type t;
+    } req[] = {{"tests.TEST01.audit_config", JSON_ARRAY}, {"tests.TEST01.sampling_target", JSON_OBJECT},
+               {"tests.TEST01.accuracy_log_rng_seed", JSON_STRING}, {"tests.TEST04.audit_config", JSON_ARRAY},
+               {"tests.TEST04-U.audit_config", JSON_ARRAY}, {"tests.TEST05.audit_config", JSON_ARRAY},
+               {"tests.TEST05.seeds", JSON_OBJECT}, {"models", JSON_OBJECT}, {"required", JSON_OBJECT},
+               {"loadgen_round", JSON_OBJECT}, {"fallback", JSON_OBJECT}, {"tolerances", JSON_OBJECT}};
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
+        if (need(r->root, req[i].k, req[i].t, r->path, e) != MS_OK) {
+            au_rules_free(r);
+            return NULL;
+        }
+    return r;
+}
+
+void au_rules_free(au_rules *r)
+{
+    if (!r)
+        return;
+    json_decref(r->root);
+    free(r);
+}
+
+static json_t *get2(const au_rules *r, const char *a, const char *b)
+{
+    json_t *v = json_object_get(r->root, a);
+    return b ? json_object_get(v, b) : v;
+}
+
+static json_t *test_obj(const au_rules *r, const char *name)
+{
+    return json_object_get(get2(r, "tests", NULL), name);
+}
+
+/* ---- lookups ---- */
+
+const char *au_rules_audit_dir(const au_rules *r, const char *model)
+{
+    if (!r || !model)
+        return NULL;
+    return json_string_value(json_object_get(get2(r, "models", NULL), model));
+}
+
+uint64_t au_rules_sampling_target(const au_rules *r, const char *model)
+{
+    const char *dir = au_rules_audit_dir(r, model);
+    json_t *v = json_object_get(json_object_get(test_obj(r, "TEST01"), "sampling_target"), dir ? dir : "");
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+int au_rules_required(const au_rules *r, const char *round, au_test t, const char *model)
+{
+    json_t *lst = json_object_get(get2(r, "required", round), au_test_name(t));
+    if (!json_is_array(lst))
+        return -1;
+    const char *dir = au_rules_audit_dir(r, model);
+    int known = 0;
+    /* the model is "in the round" if any test list names it (or an alias of it) */
+    const char *tk;
+    json_t *tv;
+    json_object_foreach(get2(r, "required", round), tk, tv) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(tv, i, m) {
+            const char *name = json_string_value(m);
+            if (!name)
+                continue;
+            const char *mdir = au_rules_audit_dir(r, name);
+            int same = !strcmp(name, model) || (dir && mdir && !strcmp(dir, mdir));
+            if (same) {
+                known = 1;
+                if (tv == lst)
+                    return 1;
+            }
+        }
+    }
+    return known ? 0 : -1;
+}
+
+const char *au_rules_round_of(const au_rules *r, lg_compat c)
+{
+    const char *v = json_string_value(get2(r, "loadgen_round", c == LG_COMPAT_5_1 ? "5.1" : "6.0"));
+    return v ? v : (c == LG_COMPAT_5_1 ? "v5.1" : "v6.1");
+}
+
+static int seeds_of(json_t *arr, uint64_t seeds[3])
+{
+    if (!json_is_array(arr) || json_array_size(arr) != 3)
+        return -1;
+    for (size_t i = 0; i < 3; i++) {
+        const char *s = json_string_value(json_array_get(arr, i));
+        if (!s || ms_parse_u64(s, &seeds[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int au_rules_test05_seeds(const au_rules *r, const char *round, uint64_t seeds[3])
+{
+    return seeds_of(json_object_get(json_object_get(test_obj(r, "TEST05"), "seeds"), round ? round : ""), seeds);
+}
+
+const char *au_rules_round_of_version(const au_rules *r, const char *v)
+{
+    int maj = 0, min = 0;
+    if (!v || sscanf(v, "%d.%d", &maj, &min) != 2)
+        return NULL;
+    static const char *const old[] = {"v3.0", "v3.1", "v4.0", "v4.1"};
+    if (maj == 3 || maj == 4)
+        return old[(maj - 3) * 2 + (min >= 1)];
+    if (maj >= 5)
+        return au_rules_round_of(r, maj >= 6 ? LG_COMPAT_6_0 : LG_COMPAT_5_1);
+    return NULL;
+}
+
+double au_rules_fallback_delta(const au_rules *r, const char *model)
+{
+    json_t *f = get2(r, "fallback", NULL);
+    const char *hi = json_string_value(json_object_get(f, "high_accuracy_substring"));
+    if (model && hi && strstr(model, hi))
+        return json_number_value(json_object_get(f, "high_accuracy_delta_percent"));
+    return json_number_value(json_object_get(f, "default_delta_percent"));
+}
+
+void au_rules_tolerance(const au_rules *r, const char *test, double *delta, double *relaxed, double *ss_ns,
+                        double *ms_ns)
+{
+    json_t *tol = get2(r, "tolerances", NULL);
+    json_t *o = json_object_get(tol, test);
+    *delta = json_number_value(json_object_get(o, "delta"));
+    *relaxed = json_number_value(json_object_get(o, "relaxed_delta"));
+    json_t *rl = json_object_get(tol, "relaxed_at_or_below_ns");
+    *ss_ns = json_number_value(json_object_get(rl, "SingleStream"));
+    *ms_ns = json_number_value(json_object_get(rl, "MultiStream"));
+}
+
+double au_rules_sigmas(const au_rules *r)
+{
+    double s = json_number_value(json_object_get(get2(r, "tolerances", NULL), "record_count_sigmas"));
+    return s > 0 ? s : 6;
+}
+
+uint64_t au_rules_test01_seed(const au_rules *r)
+{
+    uint64_t v = 0;
+    const char *s = json_string_value(json_object_get(test_obj(r, "TEST01"), "accuracy_log_rng_seed"));
+    if (s)
+        ms_parse_u64(s, &v);
+    return v;
+}
+
+uint64_t au_rules_same_index(const au_rules *r)
+{
+    json_t *v = json_object_get(test_obj(r, "TEST04"), "same_index");
+    return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 3;
+}
+
+/* ---- audit.config text ---- */
+
+typedef struct subst {
+    const char *name;
+    char value[64];
+} subst;
+
+static int fill_line(ms_buf *b, const char *line, const subst *v, size_t nv, const char *file, ms_err *e)
+{
+    for (const char *p = line; *p;) {
+        const char *open = strchr(p, '{');
+        const char *close = open ? strchr(open, '}') : NULL;
+        if (!open || !close)
+            return ms_buf_puts(b, p) ? ms_err_oom(e) : MS_OK;
+        if (ms_buf_append(b, p, (size_t)(open - p)) != 0)
+            return ms_err_oom(e);
+        size_t n = (size_t)(close - open - 1);
+        size_t i;
+        for (i = 0; i < nv; i++)
+            if (strlen(v[i].name) == n && !strncmp(v[i].name, open + 1, n))
+                break;
+        if (i == nv)
+            return ms_err_set(e, MS_EINPUT, "%s: audit_config line '%s': unknown placeholder", file, line);
+        if (ms_buf_puts(b, v[i].value) != 0)
+            return ms_err_oom(e);
+        p = close + 1;
+    }
+    return MS_OK;
+}
+
+int au_audit_config_text(const au_rules *r, au_test t, int unique, const char *model,
+                         uint64_t sampling_target, const char *round, const uint64_t *seeds,
+                         char **out, ms_err *e)
+{
+    *out = NULL;
+    const char *name = unique ? "TEST04-U" : au_test_name(t);
+    json_t *lines = json_object_get(test_obj(r, name), "audit_config");
+    subst v[5];
+    size_t nv = 0;
+    const char *dir = au_rules_audit_dir(r, model);
+    v[nv].name = "audit_dir";
+    snprintf(v[nv++].value, sizeof v[0].value, "%s", dir ? dir : (model ? model : "*"));
+    uint64_t target = sampling_target ? sampling_target : au_rules_sampling_target(r, model);
+    if (t == AU_TEST01 && !unique && target == 0)
+        return ms_err_set(e, MS_EUSAGE,
+                          "TEST01: no accuracy_log_sampling_target for model '%s' in %s (give --sampling-target N)",
+                          model ? model : "", r->path);
+    v[nv].name = "sampling_target";
+    snprintf(v[nv++].value, sizeof v[0].value, "%llu", (unsigned long long)target);
+    uint64_t s[3] = {0, 0, 0};
+    if (t == AU_TEST05) {
+        if (seeds)
+            memcpy(s, seeds, sizeof s);
+        else if (au_rules_test05_seeds(r, round, s) != 0)
+            return ms_err_set(e, MS_EINPUT, "%s: no TEST05 seeds for round '%s'", r->path, round ? round : "");
+    }
+    static const char *const sn[3] = {"qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed"};
+    for (int i = 0; i < 3; i++) {
+        v[nv].name = sn[i];
+        snprintf(v[nv++].value, sizeof v[0].value, "%llu", (unsigned long long)s[i]);
+    }
+    ms_buf b = MS_BUF_INIT;
+    size_t i;
+    json_t *ln;
+    json_array_foreach(lines, i, ln) {
+        const char *text = json_string_value(ln);
+        if (!text) {
+            ms_buf_free(&b);
+            return ms_err_set(e, MS_EINPUT, "%s: %s.audit_config[%zu] is not a string", r->path, name, i);
+        }
+        int rc = fill_line(&b, text, v, nv, r->path, e);
+        if (rc == MS_OK && ms_buf_putc(&b, '\n') != 0)
+            rc = ms_err_oom(e);
+        if (rc != MS_OK) {
+            ms_buf_free(&b);
+            return rc;
+        }
+    }
+    if (!b.data && ms_buf_puts(&b, "") != 0)
+        return ms_err_oom(e);
+    *out = ms_buf_steal(&b);
+    return MS_OK;
+}

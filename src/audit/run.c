@@ -1,0 +1,315 @@
+/* au_run: a whole audit with the embedded LoadGen (COMPLIANCE.md 1.1): the reference run(s) the
+ * test compares against, the audited run with the test's audit.config (applied by the LoadGen
+ * exactly as the reference does: model '*', from a file), verification, and the TESTxx tree.
+ * Every run gets a fresh SUT instance and a fresh configuration session, as separate processes
+ * would upstream (a caching SUT starts cold in each run). */
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit/audit_int.h"
+#include "common/fsutil.h"
+
+void au_run_opts_default(au_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->test = AU_TEST01;
+    o->mode = AU_COMPAT;
+    o->scenario = LG_OFFLINE;
+    o->compat = LG_COMPAT_6_0;
+    o->data_dir = "data";
+    o->layout = AU_LAYOUT_V6;
+    o->dtype = AU_DT_INT32;
+}
+
+void au_run_result_free(au_run_result *res)
+{
+    au_verify_result_free(&res->v);
+}
+
+static void note(const au_run_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const au_run_opts *o, const char *fmt, ...)
+{
+    if (!o->note)
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    o->note(o->note_ctx, msg);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Settings as a submission run would have them: defaults, mlperf.conf, user.conf, --set. */
+static int build_settings(const au_run_opts *o, lg_mode mode, lg_test_settings *s, lg_conf_session **csp, ms_err *e)
+{
+    lg_settings_default(s);
+    s->scenario = o->scenario;
+    const char *sname = lg_scenario_name(o->scenario);
+    lg_conf_session *cs = lg_conf_session_new(o->compat, o->mlperf_conf, e);
+    if (!cs)
+        return e->code;
+    if (o->user_conf) {
+        if (lg_settings_from_config(cs, s, o->user_conf, o->model, sname, 1) != 0) {
+            const char *why = "";
+            for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++)
+                if (lg_conf_session_finding(cs, i)->kind == LG_CONF_MALFORMED) {
+                    why = lg_conf_session_finding(cs, i)->text;
+                    break;
+                }
+            ms_err_set(e, MS_EINPUT, "%s was not applied (the LoadGen rejects the whole file): %s", o->user_conf, why);
+            lg_conf_session_free(cs);
+            return MS_EINPUT;
+        }
+    } else {
+        lg_settings_apply_mlperf_conf(cs, s, o->model, sname);
+    }
+    for (size_t i = 0; i < o->nsets; i++) {
+        const char *eq = strchr(o->sets[i], '=');
+        char name[128];
+        if (!eq || (size_t)(eq - o->sets[i]) >= sizeof name) {
+            lg_conf_session_free(cs);
+            return ms_err_set(e, MS_EUSAGE, "--set '%s': expected KEY=VALUE", o->sets[i]);
+        }
+        snprintf(name, sizeof name, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+        if (lg_settings_set(s, name, eq + 1, e) != MS_OK) {
+            lg_conf_session_free(cs);
+            return ms_err_prefix(e, "--set");
+        }
+    }
+    s->scenario = o->scenario;
+    s->mode = mode;
+    *csp = cs;
+    return MS_OK;
+}
+
+typedef struct run_info {
+    int valid;
+    double metric;
+    size_t errors;
+    char qsl_name[128];
+} run_info;
+
+/* One LoadGen run into outdir; audit_config NULL = none (a stray ./audit.config is not used). */
+static int one_run(const au_run_opts *o, lg_mode mode, const char *outdir, const char *audit_config, run_info *ri,
+                   ms_err *e)
+{
+    lg_test_settings s;
+    lg_conf_session *cs = NULL;
+    int rc = build_settings(o, mode, &s, &cs, e);
+    if (rc != MS_OK)
+        return rc;
+    lg_sut_env env = {&s, o->data_dir, o->total_samples,
+                      o->performance_samples ? o->performance_samples : o->total_samples};
+    lg_sut_instance *si = lg_sut_create(o->sut_spec, &env, e);
+    if (!si) {
+        lg_conf_session_free(cs);
+        return e->code;
+    }
+    const lg_qsl *qsl = lg_sut_instance_qsl(si);
+    snprintf(ri->qsl_name, sizeof ri->qsl_name, "%s", qsl->name ? qsl->name(qsl->ctx) : "");
+    if ((rc = ms_mkdir_p(outdir, e)) != MS_OK) {
+        lg_sut_destroy(si);
+        lg_conf_session_free(cs);
+        return rc;
+    }
+    lg_log_settings ls;
+    lg_log_settings_default(&ls);
+    ls.outdir = outdir;
+    ls.enable_trace = 0;
+    lg_run_options ro;
+    lg_run_options_default(&ro);
+    ro.compat = o->compat;
+    ro.conf = cs;
+    ro.timeout_ns = o->timeout_ns;
+    ro.audit_config_path = audit_config ? audit_config : "";
+    ro.audit_test05 = o->test == AU_TEST05 && audit_config != NULL;
+    lg_run_result res;
+    rc = lg_start_test(lg_sut_instance_sut(si), qsl, &s, &ls, &ro, &res, e);
+    lg_sut_destroy(si);
+    if (res.timed_out)
+        lg_test_free(res.abandoned);
+    lg_conf_session_free(cs);
+    if (rc != MS_OK)
+        return ms_err_prefix(e, "LoadGen run into %s", outdir);
+    ri->valid = res.valid;
+    ri->metric = res.metric;
+    ri->errors = res.n_errors;
+    const char *unit = o->scenario >= LG_SERVER ? "samples/s" : "ns latency";
+    if (mode == LG_ACCURACY_ONLY)
+        note(o, "  -> %s: accuracy run done, %zu error(s)", outdir, res.n_errors);
+    else
+        note(o, "  -> %s: %s, %.6g %s, %llu queries, %zu error(s)%s%s", outdir, res.valid ? "VALID" : "INVALID",
+             res.metric, unit, (unsigned long long)res.query_count, res.n_errors, res.n_errors ? ": " : "",
+             res.n_errors ? res.first_error : "");
+    return MS_OK;
+}
+
+/* v5.1 layout: .../compliance/<system>/<benchmark>/<scenario> -> .../results/<...> */
+static char *results_for(const au_run_opts *o, ms_err *e)
+{
+    if (o->results_dir)
+        return strdup(o->results_dir);
+    if (o->layout == AU_LAYOUT_V6)
+        return strdup(o->output_dir);
+    const char *p = o->output_dir, *hit = NULL;
+    for (const char *q = p; (q = strstr(q, "compliance")) != NULL; q++)
+        if ((q == p || q[-1] == '/') && (q[10] == '/' || q[10] == '\0'))
+            hit = q;
+    if (!hit) {
+        ms_err_set(e, MS_EUSAGE,
+                   "--layout v5.1: --output %s has no 'compliance' directory to map to the results tree; give --results DIR",
+                   o->output_dir);
+        return NULL;
+    }
+    ms_buf b = MS_BUF_INIT;
+    if (ms_buf_append(&b, p, (size_t)(hit - p)) || ms_buf_puts(&b, "results") || ms_buf_puts(&b, hit + 10)) {
+        ms_buf_free(&b);
+        ms_err_oom(e);
+        return NULL;
+    }
+    return ms_buf_steal(&b);
+}
+
+static int need_file(const char *dir, const char *rel, ms_err *e)
+{
+    char *p = au_path3(dir, rel, NULL);
+    int ok = p && ms_is_regular_file(p);
+    int rc = ok ? MS_OK : ms_err_set(e, MS_EINPUT, "--reuse-results: %s: no such file", p ? p : rel);
+    free(p);
+    return rc;
+}
+
+int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *e)
+{
+    memset(res, 0, sizeof *res);
+    if (!o->sut_spec || !o->model || !o->output_dir)
+        return ms_err_set(e, MS_EUSAGE, "audit run needs --sut, --model and --output");
+    const char *round = au_rules_round_of(r, o->compat);
+    int req = au_rules_required(r, round, o->test, o->model);
+    if (req == 0 && !o->force)
+        return ms_err_set(e, MS_EUSAGE,
+                          "%s is not required for model '%s' in round %s (COMPLIANCE.md 2.1, E4); give --force to run it anyway",
+                          au_test_name(o->test), o->model, round);
+    if (req < 0)
+        note(o, "note: model '%s' is not in the %s requirement lists of the rules; running %s as asked", o->model, round,
+             au_test_name(o->test));
+    char *config = NULL, *uconfig = NULL, *results = NULL, *work = NULL, *cfg_path = NULL, *ucfg_path = NULL;
+    char *run_dir = NULL, *uni_dir = NULL, *acc_dir = NULL, *perf_dir = NULL;
+    int rc = au_audit_config_text(r, o->test, 0, o->model, o->sampling_target, round, o->test05_seeds, &config, e);
+    if (rc == MS_OK && o->test == AU_TEST04 && o->mode == AU_STRICT)
+        rc = au_audit_config_text(r, AU_TEST04, 1, o->model, 0, round, NULL, &uconfig, e);
+    if (rc != MS_OK)
+        goto out;
+    results = results_for(o, e);
+    if (!results) {
+        rc = e->code;
+        goto out;
+    }
+    snprintf(res->results_dir, sizeof res->results_dir, "%s", results);
+    if ((rc = ms_mkdir_p(o->output_dir, e)) != MS_OK)
+        goto out;
+    work = au_path3(o->output_dir, ".mlsubmit-audit-XXXXXX", NULL);
+    if (!work || !mkdtemp(work)) {
+        rc = work ? ms_err_errno(e, MS_ERUNTIME, errno, "cannot create a work directory in %s", o->output_dir)
+                  : ms_err_oom(e);
+        goto out;
+    }
+    cfg_path = au_path3(work, "audit.config", NULL);
+    ucfg_path = au_path3(work, "unique", "audit.config");
+    run_dir = au_path3(work, "run", NULL);
+    uni_dir = au_path3(work, "unique", NULL);
+    acc_dir = au_path3(results, "accuracy", NULL);
+    perf_dir = au_path3(results, "performance/run_1", NULL);
+    if (!cfg_path || !ucfg_path || !run_dir || !uni_dir || !acc_dir || !perf_dir) {
+        rc = ms_err_oom(e);
+        goto out;
+    }
+    if ((rc = ms_write_file_atomic(cfg_path, config, strlen(config), e)) != MS_OK)
+        goto out;
+    run_info ri = {0};
+    /* 1. the reference runs (the submission's own accuracy/ and performance/run_1/) */
+    if (o->reuse_results) {
+        if (o->test == AU_TEST01 && (rc = need_file(results, "accuracy/mlperf_log_accuracy.json", e)) != MS_OK)
+            goto out;
+        if ((rc = need_file(results, "performance/run_1/mlperf_log_detail.txt", e)) != MS_OK ||
+            (rc = need_file(results, "performance/run_1/mlperf_log_summary.txt", e)) != MS_OK)
+            goto out;
+        note(o, "reference runs: reusing %s", results);
+    } else {
+        if (o->test == AU_TEST01) {
+            note(o, "reference accuracy run (AccuracyOnly)");
+            if ((rc = one_run(o, LG_ACCURACY_ONLY, acc_dir, NULL, &ri, e)) != MS_OK)
+                goto out;
+            res->runs++;
+        }
+        note(o, "reference performance run (PerformanceOnly%s)", o->test == AU_TEST05 ? ", official seeds" : "");
+        if ((rc = one_run(o, LG_PERFORMANCE_ONLY, perf_dir, NULL, &ri, e)) != MS_OK)
+            goto out;
+        res->runs++;
+    }
+    /* 2. the audited run, with the test's audit.config */
+    note(o, "%s audited run (audit.config: %s)", au_test_name(o->test), cfg_path);
+    if ((rc = one_run(o, LG_PERFORMANCE_ONLY, run_dir, cfg_path, &ri, e)) != MS_OK)
+        goto out;
+    res->runs++;
+    if (uconfig) {
+        if ((rc = ms_mkdir_p(uni_dir, e)) != MS_OK ||
+            (rc = ms_write_file_atomic(ucfg_path, uconfig, strlen(uconfig), e)) != MS_OK)
+            goto out;
+        note(o, "STRICT TEST04-U unique-index run (audit.config: %s)", ucfg_path);
+        if ((rc = one_run(o, LG_PERFORMANCE_ONLY, uni_dir, ucfg_path, &ri, e)) != MS_OK)
+            goto out;
+        res->runs++;
+    }
+    /* 3. verification and the TESTxx tree */
+    au_verify_opts vo;
+    au_verify_opts_default(&vo);
+    vo.test = o->test;
+    vo.mode = o->mode;
+    vo.reference_dir = results;
+    vo.audit_dir = run_dir;
+    vo.unique_dir = uconfig ? uni_dir : NULL;
+    vo.output_dir = o->output_dir;
+    vo.strict_report_path = o->strict_report_path;
+    vo.dtype = o->dtype;
+    vo.model = o->model;
+    vo.test05_seeds = o->test05_seeds;
+    char *digits_dir = au_path3(o->data_dir, "digits", NULL);
+    vo.scorer = !strncmp(ri.qsl_name, "digits", 6) ? AU_SCORER_DIGITS : AU_SCORER_BYTES;
+    vo.data_dir = digits_dir;
+    rc = au_verify(&vo, r, &res->v, e);
+    free(digits_dir);
+    snprintf(res->test_dir, sizeof res->test_dir, "%s/%s", o->output_dir, au_test_name(o->test));
+    if (rc == MS_EINPUT) {
+        /* an input of our own making was unusable: that is a failed run, not a bad user file */
+        rc = ms_err_set(e, MS_ERUNTIME, "the audit's own logs could not be verified: %s",
+                        res->v.notes.data ? res->v.notes.data : e->msg);
+    }
+out:
+    if (work && o->keep_work)
+        snprintf(res->work_dir, sizeof res->work_dir, "%s", work);
+    else if (work && ms_is_dir(work))
+        nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(config);
+    free(uconfig);
+    free(results);
+    free(work);
+    free(cfg_path);
+    free(ucfg_path);
+    free(run_dir);
+    free(uni_dir);
+    free(acc_dir);
+    free(perf_dir);
+    return rc;
+}
