@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# audit verify and audit replay end to end: upstream verdicts and verify-file contents on the
+# published compliance directories of ../shared/testdata, upstream's quirks (mode A first element,
+# A2c partial garbage), what STRICT adds, missing / empty / malformed inputs named instead of a
+# crash, and replay of every performance log (match) and of edited copies (mismatch).
+. "$(dirname "$0")/lib.sh"
+M=$MLSUBMIT
+export MLSUBMIT_RULES="$REPO/rules"
+
+# ---- synthetic logs from the embedded LoadGen --------------------------------------------------
+R="$TMP/ref"; A="$TMP/aud"
+RUN="$M loadgen run --scenario Server --sut null --total-samples 500 --set min_duration_ms=200 --set server_target_qps=10000 --quiet"
+$RUN --mode accuracy -o "$R/accuracy" >/dev/null 2>&1
+$RUN -o "$R/performance/run_1" >/dev/null 2>&1
+$RUN --set accuracy_log_rng_seed=720381539243781796 --set accuracy_log_sampling_target=200 -o "$A" >/dev/null 2>&1
+[ -s "$R/accuracy/mlperf_log_accuracy.json" ] && [ -s "$A/mlperf_log_accuracy.json" ] && ok || fail "LoadGen runs for the synthetic logs"
+
+# no audit.config was used: COMPAT passes (upstream checks nothing of 1.7), STRICT says why not
+mkdir -p "$TMP/v1" && cd "$TMP/v1"
+expect_exit 0 $M audit verify TEST01 --reference "$R" --audit "$A"
+expect_grep '^TEST PASS$' verify_accuracy.txt
+expect_grep '^TEST PASS$' verify_performance.txt
+expect_grep '^Reference score = [0-9.]+$' verify_performance.txt
+expect_exit 1 $M audit verify TEST01 --mode strict --reference "$R" --audit "$A"
+expect_grep "^FAIL  warning 'Found Audit Config file" "$TMP/out"
+expect_grep '^PASS  full-byte comparison' "$TMP/out"
+expect_grep '^PASS  accuracy-log record count' "$TMP/out"
+cd "$REPO"
+
+# A2c: only the bytes after the first differ. COMPAT mode A (byte) passes, STRICT and --unixmode fail
+mkdir -p "$TMP/a2c"
+sed -E 's/("data" : "[0-9A-F]{2})[0-9A-F]{6}"/\1ABCDEF"/' "$A/mlperf_log_accuracy.json" > "$TMP/a2c/mlperf_log_accuracy.json"
+cp "$A/mlperf_log_detail.txt" "$A/mlperf_log_summary.txt" "$TMP/a2c/"
+cd "$TMP/a2c"
+expect_exit 0 $M audit verify TEST01 --reference "$R" --audit "$TMP/a2c"
+expect_grep '^num_perf_log_data_mismatch = 0$' verify_accuracy.txt
+expect_exit 1 $M audit verify TEST01 --mode strict --reference "$R" --audit "$TMP/a2c" --strict-report "$TMP/a2c.report"
+expect_grep '^FAIL  full-byte comparison' "$TMP/a2c.report"
+expect_grep 'invisible to COMPAT mode A' "$TMP/a2c.report"
+expect_grep '^TEST PASS$' verify_accuracy.txt "STRICT keeps the COMPAT file"
+expect_exit 1 $M audit verify TEST01 --unixmode --reference "$R" --audit "$TMP/a2c"
+expect_grep '^Each dot represents 1% completion:$' verify_accuracy.txt
+expect_grep '^TEST FAIL$' verify_accuracy.txt
+# int32 sees the whole 4-byte label: the first element differs
+expect_exit 1 $M audit verify TEST01 --dtype int32 --reference "$R" --audit "$TMP/a2c"
+cd "$REPO"
+# --unixmode on the honest logs: pass; fewer than 100 lines do not crash (upstream divides by 0)
+head -3 "$A/mlperf_log_accuracy.json" | sed '$ s/,$//' > "$TMP/small.json"; echo "]" >> "$TMP/small.json"
+mkdir -p "$TMP/small" && cp "$TMP/small.json" "$TMP/small/mlperf_log_accuracy.json" && cp "$A"/mlperf_log_{detail,summary}.txt "$TMP/small/"
+( cd "$TMP/small" && $M audit verify TEST01 --unixmode --reference "$R" --audit "$TMP/small" >/dev/null 2>"$TMP/err" ); rc=$?
+[ $rc = 0 ] && ok || fail "unixmode on a 4-line log: exit $rc"
+expect_grep 'fewer than 100 lines' "$TMP/err"
+
+# fallback with the bytes scorer: produced only on FAIL, in the exact v5.1 set
+mkdir -p "$TMP/garb"
+sed -E 's/"data" : "[0-9A-F]{8}"/"data" : "FFFFFFFF"/' "$A/mlperf_log_accuracy.json" > "$TMP/garb/mlperf_log_accuracy.json"
+cp "$A/mlperf_log_detail.txt" "$A/mlperf_log_summary.txt" "$TMP/garb/"
+expect_exit 1 $M audit verify TEST01 --scorer bytes --reference "$R" --audit "$TMP/garb" -o "$TMP/garb-out"
+[ "$(ls "$TMP/garb-out/TEST01/accuracy" | tr '\n' ' ')" = "accuracy.txt baseline_accuracy.txt compliance_accuracy.txt mlperf_log_accuracy.json " ] \
+  && ok || fail "fallback files: $(ls "$TMP/garb-out/TEST01/accuracy" | tr '\n' ' ')"
+expect_grep '^accuracy=100\.000%' "$TMP/garb-out/TEST01/accuracy/baseline_accuracy.txt"
+expect_grep '^accuracy=0\.000%' "$TMP/garb-out/TEST01/accuracy/compliance_accuracy.txt"
+# a later PASS into the same directory removes them again (Q11)
+expect_exit 0 $M audit verify TEST01 --scorer bytes --reference "$R" --audit "$A" -o "$TMP/garb-out"
+[ "$(ls "$TMP/garb-out/TEST01/accuracy" | tr '\n' ' ')" = "accuracy.txt mlperf_log_accuracy.json " ] && ok || fail "stale fallback files kept"
+
+# ---- inputs that upstream crashes on: named, never a crash ---------------------------------------
+cd "$TMP"
+expect_exit 3 $M audit verify TEST01 --reference "$R" --audit "$TMP/nonexistent"
+expect_grep 'nonexistent/mlperf_log_accuracy.json' "$TMP/err"
+mkdir -p "$TMP/empty" && : > "$TMP/empty/mlperf_log_accuracy.json" && : > "$TMP/empty/mlperf_log_detail.txt" && : > "$TMP/empty/mlperf_log_summary.txt"
+expect_exit 3 $M audit verify TEST01 --reference "$R" --audit "$TMP/empty"
+expect_grep 'empty/mlperf_log_detail.txt: the file is empty' "$TMP/err"
+expect_grep '^TEST FAIL$' verify_accuracy.txt
+expect_exit 3 $M audit verify TEST04 --reference "$R" --audit "$TMP/empty"
+expect_grep 'empty/mlperf_log_summary.txt: the file is empty' verify_performance.txt
+mkdir -p "$TMP/bad" && cp "$A"/* "$TMP/bad/" && sed -i '1s/^:::MLLOG/junk/' "$TMP/bad/mlperf_log_detail.txt"
+expect_exit 3 $M audit verify TEST01 --reference "$R" --audit "$TMP/bad"
+expect_grep "bad/mlperf_log_detail.txt:1: the first line is not a ':::MLLOG" verify_performance.txt
+# error entries in a detail log: upstream's TEST01 verify_performance.py crashes; we warn, go on
+mkdir -p "$TMP/errs" && cp "$A"/* "$TMP/errs/"
+sed -i '0,/"key": "requested_scenario"/s//"key": "requested_scenario"/' "$TMP/errs/mlperf_log_detail.txt"
+sed -i '2i :::MLLOG {"key": "error_invalid_config", "value": "Multiple conf files are used. This is not valid for official submission.", "time_ms": 0.1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": true, "is_warning": false, "file": "x", "line_no": 1, "pid": 1, "tid": 1}}' "$TMP/errs/mlperf_log_detail.txt"
+sed -i 's/"key": "num_errors", "value": 0/"key": "num_errors", "value": 1/' "$TMP/errs/mlperf_log_detail.txt"
+expect_exit 0 $M audit verify TEST01 --reference "$R" --audit "$TMP/errs"
+expect_grep "^WARNING: 1 ERROR reported in $TMP/errs/mlperf_log_detail.txt$" verify_performance.txt
+expect_grep '^TEST PASS$' verify_performance.txt
+expect_grep 'crashes on these; mlsubmit warns and continues' "$TMP/err"
+# an INVALID compliance run (A8)
+mkdir -p "$TMP/inv" && cp "$A"/* "$TMP/inv/" && sed -i 's/"key": "result_validity", "value": "VALID"/"key": "result_validity", "value": "INVALID"/' "$TMP/inv/mlperf_log_detail.txt"
+expect_exit 1 $M audit verify TEST01 --reference "$R" --audit "$TMP/inv"
+expect_grep "^TEST FAIL: Invalid results in $TMP/inv/mlperf_log_detail.txt$" verify_performance.txt
+sed -i 's/^Result is : VALID/Result is : INVALID/' "$TMP/inv/mlperf_log_summary.txt"
+expect_exit 1 $M audit verify TEST04 --reference "$R" --audit "$TMP/inv"
+expect_grep '^TEST FAIL: Test results are invalid$' verify_performance.txt
+cd "$REPO"
+
+# ---- the published compliance directories (v5.1 mini round, v6 sample tree) ---------------------
+need_shared
+n=0
+while IFS= read -r tdir; do
+  t=$(basename "$tdir")
+  scen=$(dirname "$tdir")
+  case $scen in */compliance/*) ref=$(echo "$scen" | sed 's#/compliance/#/results/#') ;; *) ref=$scen ;; esac
+  w="$TMP/pub$n"; mkdir -p "$w"; n=$((n+1))
+  ( cd "$w" && $M audit verify "$t" --reference "$ref" --audit "$tdir" >"$w/out" 2>"$w/err" ); rc=$?
+  if cmp -s "$w/verify_performance.txt" "$tdir/verify_performance.txt"; then ok; else
+    fail "$tdir: verify_performance.txt differs from the published one"; diff "$w/verify_performance.txt" "$tdir/verify_performance.txt" | head -5 >&2; fi
+  if [ "$t" = TEST04 ]; then
+    [ $rc = 0 ] && ok || fail "$tdir: exit $rc"
+  else
+    # the published accuracy logs were truncated at packaging: upstream cannot verify them either
+    [ $rc = 3 ] && ok || fail "$tdir: exit $rc (wanted 3: truncated accuracy logs)"
+    expect_grep 'truncated by the packaging tool' "$w/err" "$tdir"
+  fi
+done < <(find "$SHARED/testdata" -type d \( -name TEST01 -o -name TEST04 \) | sort)
+[ $n -ge 10 ] && ok || fail "only $n published TEST01/TEST04 directories found"
+
+# ---- replay -------------------------------------------------------------------------------------
+find "$SHARED/testdata" -name mlperf_log_detail.txt | sort > "$TMP/logs"
+bad=0
+while IFS= read -r f; do
+  $M audit replay "$f" > "$TMP/rep" 2>&1 || { bad=$((bad+1)); echo "replay mismatch: $f" >&2; grep -v '^match' "$TMP/rep" | head -5 >&2; }
+done < "$TMP/logs"
+[ $bad = 0 ] && ok || fail "$bad testdata logs do not replay"
+[ "$(wc -l < "$TMP/logs")" -ge 60 ] && ok || fail "fewer testdata detail logs than expected"
+# the SDXL TEST01 log: audit evidence and sampling expectations
+SDXL="$SHARED/testdata/submission-samples/sample_1/closed/AMD/results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline"
+expect_exit 0 $M audit replay "$SDXL/TEST01/performance/run_1/mlperf_log_detail.txt"
+expect_grep '^match +loaded_qsl_set \(5000 indices, qsl_rng_seed 1780908523862526354, LoadGen <= 6.0.5' "$TMP/out"
+expect_grep '^match +generated_samples_per_query = 11220$' "$TMP/out"
+expect_grep '^match +TEST01: effective_accuracy_log_sampling_target = 128$' "$TMP/out"
+expect_grep '^note +accuracy-log sampling: p = 0.0114082, 128.0 records expected; cannot count: .*truncated by the packaging tool' "$TMP/out"
+# edited copies: the key and both values
+L51="$SHARED/testdata/v5.1-mini/tree/open/Lenovo/compliance/se100_ultra7_255h/resnet50/SingleStream/TEST04/performance/run_1/mlperf_log_detail.txt"
+E="$TMP/edit/TEST04/performance/run_1"; mkdir -p "$E"
+sed 's/"key": "effective_sample_index_rng_seed", "value": 14771362308971278857/"key": "effective_sample_index_rng_seed", "value": 14771362308971278858/' "$L51" > "$E/mlperf_log_detail.txt"
+expect_exit 1 $M audit replay "$E/mlperf_log_detail.txt"
+expect_grep '^MISMATCH +effective_sample_index_rng_seed: log 14771362308971278858, unmodified LoadGen 14771362308971278857$' "$TMP/out"
+sed -E 's/("key": "loaded_qsl_set", "value": \[)([0-9]+),([0-9]+),/\1\3,\2,/' "$L51" > "$E/mlperf_log_detail.txt"
+expect_exit 1 $M audit replay "$E/mlperf_log_detail.txt"
+expect_grep '^MISMATCH +loaded_qsl_set \(line [0-9]+\): position 0: log [0-9]+, unmodified LoadGen [0-9]+' "$TMP/out"
+# requested and effective seed edited together: the loaded set gives it away
+sed 's/1780908523862526354/1780908523862526355/g' "$L51" > "$E/mlperf_log_detail.txt"
+expect_exit 1 $M audit replay "$E/mlperf_log_detail.txt"
+expect_grep '^MISMATCH +loaded_qsl_set .*qsl_rng_seed 1780908523862526355' "$TMP/out"
+# a TEST04 run whose audit.config was not applied (1.7)
+grep -v 'Found Audit Config' "$L51" | sed 's/"key": "effective_performance_issue_same", "value": true/"key": "effective_performance_issue_same", "value": false/;s/"key": "requested_performance_issue_same", "value": true/"key": "requested_performance_issue_same", "value": false/' > "$E/mlperf_log_detail.txt"
+expect_exit 1 $M audit replay "$E/mlperf_log_detail.txt"
+expect_grep "^MISMATCH +TEST04: warning 'Found Audit Config file" "$TMP/out"
+expect_grep '^MISMATCH +TEST04: effective_performance_issue_same = true, logged: false$' "$TMP/out"
+# --loadgen-compat 6.0 forces the other loaded-set rule onto a 5.1 log: mismatch
+expect_exit 1 $M audit replay --loadgen-compat 6.0 "$L51"
+expect_grep '^MISMATCH +loaded_qsl_set' "$TMP/out"
+expect_exit 3 $M audit replay "$TMP/empty/mlperf_log_detail.txt"
+expect_grep 'the file is empty' "$TMP/err"
+finish
