@@ -157,5 +157,9 @@ int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary
 void au_strict_performance(au_rep *rep, const au_rules *r, au_test t, const char *ref_summary,
                            const char *test_summary, const char *ref_detail,
                            const char *test_detail, const char *unique_summary);
+/* STRICT TEST01 (SingleStream / MultiStream): the measured target percentile must agree as well
+ * as the early-stopping estimate COMPAT compares (early-stopping-aware tolerance). */
+void au_strict_test01_performance(au_rep *rep, const au_rules *r, const char *ref_detail,
+                                  const char *test_detail);
 
 #endif

@@ -516,3 +516,58 @@ void au_strict_performance(au_rep *rep, const au_rules *r, au_test t, const char
                  "reference run not faster than the unique-index run by more than %.0f %%: reference %.6g, unique %.6g %s "
                  "(ratio %.3g)", d * 100, rr, ru, unit, ru > 0 ? rr / ru : 0);
 }
+
+/* One run's measured target-percentile latency (not the early-stopping estimate) and query
+ * count. Returns 1 found, 0 not a SingleStream/MultiStream run, -1 problem (why). */
+static int measured_percentile(const char *path, char *key, size_t keysz, double *lat, uint64_t *queries,
+                               char *why, size_t whysz)
+{
+    ms_mllog log;
+    if (au_load_detail(path, &log, why, whysz) != 0)
+        return -1;
+    char *sc = ms_mllog_get_str(&log, "effective_scenario");
+    int scen = scen_index(sc), rc = 0;
+    free(sc);
+    if (scen == 0 || scen == 1) {
+        double pct;
+        if (ms_mllog_get_double(&log, "effective_target_latency_percentile", &pct) != 0)
+            pct = scen == 0 ? 0.9 : 0.99;
+        snprintf(key, keysz, "result_%.2f_percentile_%slatency_ns", pct * 100, scen == 1 ? "per_query_" : "");
+        *queries = 0;
+        ms_mllog_get_u64(&log, "result_query_count", queries);
+        rc = 1;
+        if (ms_mllog_get_double(&log, key, lat) != 0) {
+            snprintf(why, whysz, "%s: no %s entry", path, key);
+            rc = -1;
+        }
+    }
+    ms_mllog_free(&log);
+    return rc;
+}
+
+/* STRICT TEST01 (SingleStream / MultiStream): the early-stopping estimate COMPAT compares depends
+ * on how many queries a run issued (fewer queries, a more pessimistic estimate), so the measured
+ * percentile itself must also agree within the tolerance; the query counts are reported. */
+void au_strict_test01_performance(au_rep *rep, const au_rules *r, const char *ref_detail, const char *test_detail)
+{
+    char ka[96], kb[96], why[2048];
+    double la, lb;
+    uint64_t qa, qb;
+    int a = measured_percentile(ref_detail, ka, sizeof ka, &la, &qa, why, sizeof why);
+    int b = a == 1 ? measured_percentile(test_detail, kb, sizeof kb, &lb, &qb, why, sizeof why) : a;
+    if (a == 0 || b == 0)
+        return; /* Server / Offline: nothing beyond COMPAT */
+    if (a < 0 || b < 0) {
+        au_rep_check(rep, AU_SKIP, "measured percentile (early-stopping-aware): %s", why);
+        return;
+    }
+    double d;
+    tolerance(r, "TEST01", 0, la, &d);
+    if (strstr(ka, "per_query"))
+        tolerance(r, "TEST01", 1, la, &d);
+    int ok = !strcmp(ka, kb) && la * (1 - d) <= lb && lb <= la * (1 + d);
+    au_rep_check(rep, ok ? AU_PASSED : AU_FAILED,
+                 "measured %s within %.0f %% (early-stopping estimates depend on the query counts: reference "
+                 "%llu, test %llu queries): reference %.0f ns, test %.0f ns",
+                 ka, d * 100, (unsigned long long)qa, (unsigned long long)qb, la, lb);
+}

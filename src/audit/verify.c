@@ -272,6 +272,7 @@ static int do_test01(vctx *c, ms_err *e)
         strict_applied(&c->rep, o, c->r, c->aud.detail, c->model, t.input_error ? -1 : (long long)t.perf_entries);
         if (!t.input_error)
             record_count_check(&c->rep, c->r, c->aud.detail, t.perf_entries);
+        au_strict_test01_performance(&c->rep, c->r, c->ref.detail, c->aud.detail);
     }
     return MS_OK;
 }

@@ -49,6 +49,10 @@ for t in TEST01 TEST04 TEST05; do
   expect_grep "^$t: PASS \(compat\)" "$TMP/out" "latency $t"
 done
 
+# STRICT TEST01 also compares the measured percentile (not only the early-stopping estimate)
+expect_exit 0 $M audit run TEST01 --mode strict --sut latency:fixed=100us --total-samples 1000 $DIG $SS -o "$TMP/lat2/SingleStream"
+expect_grep '^PASS  measured result_90.00_percentile_latency_ns within 20 %' "$TMP/out"
+
 # v5.1 layout: TESTxx under compliance/, reference runs under results/
 V51="$TMP/sub/closed/Org/compliance/sys1/digits/Server"
 expect_exit 0 $M audit run TEST04 --layout v5.1 --sut null --total-samples 2000 $DIG $SRV -o "$V51"
