@@ -157,6 +157,11 @@ int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary
 void au_strict_performance(au_rep *rep, const au_rules *r, au_test t, const char *ref_summary,
                            const char *test_summary, const char *ref_detail,
                            const char *test_detail, const char *unique_summary);
+/* The metric of a summary as a rate (samples/s; 1e9 / the headline percentile latency for
+ * SingleStream and MultiStream). 0, or -1 if not found. */
+int au_summary_rate(const char *summary, double *rate);
+/* How many unique-index runs `audit run` makes for STRICT TEST04 (the best one counts). */
+#define AU_UNIQUE_RUNS 3
 /* STRICT TEST01 (SingleStream / MultiStream): the measured target percentile must agree as well
  * as the early-stopping estimate COMPAT compares (early-stopping-aware tolerance). */
 void au_strict_test01_performance(au_rep *rep, const au_rules *r, const char *ref_detail,

@@ -439,6 +439,14 @@ static int summary_rate(const char *path, int es, int *scen, double *rate, doubl
     return rc;
 }
 
+int au_summary_rate(const char *summary, double *rate)
+{
+    int scen;
+    double lat;
+    char why[2048];
+    return summary_rate(summary, 0, &scen, rate, &lat, why, sizeof why);
+}
+
 static void server_latency_check(au_rep *rep, const char *ref_detail, const char *test_detail)
 {
     ms_mllog a, b;

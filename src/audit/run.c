@@ -205,7 +205,7 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
         note(o, "note: model '%s' is not in the %s requirement lists of the rules; running %s as asked", o->model, round,
              au_test_name(o->test));
     char *config = NULL, *uconfig = NULL, *results = NULL, *work = NULL, *cfg_path = NULL, *ucfg_path = NULL;
-    char *run_dir = NULL, *uni_dir = NULL, *acc_dir = NULL, *perf_dir = NULL;
+    char *run_dir = NULL, *uni_dir = NULL, *acc_dir = NULL, *perf_dir = NULL, *best_uni = NULL;
     int rc = au_audit_config_text(r, o->test, 0, o->model, o->sampling_target, round, o->test05_seeds, &config, e);
     if (rc == MS_OK && o->test == AU_TEST04 && o->mode == AU_STRICT)
         rc = au_audit_config_text(r, AU_TEST04, 1, o->model, 0, round, NULL, &uconfig, e);
@@ -267,10 +267,32 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
         if ((rc = ms_mkdir_p(uni_dir, e)) != MS_OK ||
             (rc = ms_write_file_atomic(ucfg_path, uconfig, strlen(uconfig), e)) != MS_OK)
             goto out;
-        note(o, "STRICT TEST04-U unique-index run (audit.config: %s)", ucfg_path);
-        if ((rc = one_run(o, LG_PERFORMANCE_ONLY, uni_dir, ucfg_path, &ri, e)) != MS_OK)
-            goto out;
-        res->runs++;
+        /* the unique-index run is short (each loaded sample once): the best of a few, each with a
+         * fresh SUT (so a cache never carries over), keeps a preempted run from flagging an
+         * honest SUT */
+        double best = -1;
+        for (int k = 1; k <= AU_UNIQUE_RUNS; k++) {
+            char name[16];
+            snprintf(name, sizeof name, "run%d", k);
+            char *d = au_path3(uni_dir, name, NULL);
+            char *sum = au_path3(d, "mlperf_log_summary.txt", NULL);
+            double rate = 0;
+            note(o, "STRICT TEST04-U unique-index run %d of %d (audit.config: %s)", k, AU_UNIQUE_RUNS, ucfg_path);
+            rc = d && sum ? one_run(o, LG_PERFORMANCE_ONLY, d, ucfg_path, &ri, e) : ms_err_oom(e);
+            if (rc == MS_OK && au_summary_rate(sum, &rate) == 0 && rate > best) {
+                best = rate;
+                free(best_uni);
+                best_uni = d;
+                d = NULL;
+            }
+            free(d);
+            free(sum);
+            if (rc != MS_OK)
+                goto out;
+            res->runs++;
+        }
+        if (!best_uni)
+            best_uni = au_path3(uni_dir, "run1", NULL);
     }
     /* 3. verification and the TESTxx tree */
     au_verify_opts vo;
@@ -279,7 +301,7 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
     vo.mode = o->mode;
     vo.reference_dir = results;
     vo.audit_dir = run_dir;
-    vo.unique_dir = uconfig ? uni_dir : NULL;
+    vo.unique_dir = best_uni;
     vo.output_dir = o->output_dir;
     vo.strict_report_path = o->strict_report_path;
     vo.dtype = o->dtype;
@@ -303,6 +325,7 @@ out:
         nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(config);
     free(uconfig);
+    free(best_uni);
     free(results);
     free(work);
     free(cfg_path);

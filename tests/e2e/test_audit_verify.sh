@@ -27,6 +27,22 @@ expect_grep '^PASS  full-byte comparison' "$TMP/out"
 expect_grep '^PASS  accuracy-log record count' "$TMP/out"
 cd "$REPO"
 
+# STRICT TEST01 in SingleStream also compares the measured percentile (early-stopping-aware):
+# a copy of a reference run whose 90th percentile is 30 % higher but whose early-stopping
+# estimate is the same passes COMPAT and fails STRICT
+SSR="$TMP/ssref"; SSA="$TMP/ssaud"
+$M loadgen run --scenario SingleStream --sut latency:fixed=100us --total-samples 500 --set min_duration_ms=100 \
+   --set single_stream_expected_latency_ns=150000 --quiet -o "$SSR/performance/run_1" >/dev/null 2>&1
+mkdir -p "$SSR/accuracy" "$SSA" && cp "$A/mlperf_log_accuracy.json" "$SSA/" && cp "$R/accuracy/mlperf_log_accuracy.json" "$SSR/accuracy/"
+p90=$(sed -n 's/.*"key": "result_90.00_percentile_latency_ns", "value": \([0-9]*\).*/\1/p' "$SSR/performance/run_1/mlperf_log_detail.txt")
+sed "s/\"key\": \"result_90.00_percentile_latency_ns\", \"value\": $p90,/\"key\": \"result_90.00_percentile_latency_ns\", \"value\": $((p90 * 13 / 10)),/" \
+   "$SSR/performance/run_1/mlperf_log_detail.txt" > "$SSA/mlperf_log_detail.txt"
+( cd "$TMP" && $M audit verify TEST01 --reference "$SSR" --audit "$SSA" >/dev/null 2>&1 ); rc=$?
+[ $rc = 0 ] && ok || fail "SingleStream COMPAT: exit $rc"
+( cd "$TMP" && $M audit verify TEST01 --mode strict --reference "$SSR" --audit "$SSA" >"$TMP/ss.out" 2>&1 ); rc=$?
+[ $rc = 1 ] && ok || fail "SingleStream STRICT: exit $rc"
+expect_grep "^FAIL  measured result_90.00_percentile_latency_ns within 20 % .*reference $p90 ns, test $((p90 * 13 / 10)) ns" "$TMP/ss.out"
+
 # A2c: only the bytes after the first differ. COMPAT mode A (byte) passes, STRICT and --unixmode fail
 mkdir -p "$TMP/a2c"
 sed -E 's/("data" : "[0-9A-F]{2})[0-9A-F]{6}"/\1ABCDEF"/' "$A/mlperf_log_accuracy.json" > "$TMP/a2c/mlperf_log_accuracy.json"
