@@ -80,6 +80,38 @@ expect_grep '^accuracy=0\.000%' "$TMP/garb-out/TEST01/accuracy/compliance_accura
 expect_exit 0 $M audit verify TEST01 --scorer bytes --reference "$R" --audit "$A" -o "$TMP/garb-out"
 [ "$(ls "$TMP/garb-out/TEST01/accuracy" | tr '\n' ' ')" = "accuracy.txt mlperf_log_accuracy.json " ] && ok || fail "stale fallback files kept"
 
+# A9: a legitimately non-deterministic SUT (one response of the sample differs): mode A fails, the
+# fallback shows an accuracy delta within tolerance, so the audit is accepted (3.7)
+mkdir -p "$TMP/a9"
+sed -E '2s/"data" : "[0-9A-F]{8}"/"data" : "FEFFFFFF"/' "$A/mlperf_log_accuracy.json" > "$TMP/a9/mlperf_log_accuracy.json"
+cp "$A/mlperf_log_detail.txt" "$A/mlperf_log_summary.txt" "$TMP/a9/"
+expect_exit 0 $M audit verify TEST01 --scorer bytes --reference "$R" --audit "$TMP/a9" -o "$TMP/a9-out"
+expect_grep '^TEST FAIL$' "$TMP/a9-out/TEST01/verify_accuracy.txt"
+# (a later record of the same qsl_idx is compared with the changed one: upstream counts it too)
+q9=$(sed -n '2s/.*"qsl_idx" : \([0-9]*\),.*/\1/p' "$A/mlperf_log_accuracy.json")
+n9=$(grep -c "\"qsl_idx\" : $q9," "$A/mlperf_log_accuracy.json")
+expect_grep "^num_perf_log_data_mismatch = $([ "$n9" -gt 1 ] && echo 2 || echo 1)\$" "$TMP/a9-out/TEST01/verify_accuracy.txt"
+expect_grep 'fallback: baseline 100.000, compliance 99.[0-9]+, delta 0.[0-9]+ % \(allowed 1 %\): accepted' "$TMP/out"
+expect_grep '^TEST01: PASS' "$TMP/out"
+[ -f "$TMP/a9-out/TEST01/accuracy/baseline_accuracy.txt" ] && ok || fail "A9: no baseline_accuracy.txt"
+
+# A2b: an audit-aware SUT that is only honest when it sees the audit runs at half the speed
+mkdir -p "$TMP/a2b" && cp "$A"/* "$TMP/a2b/"
+sed -i -E 's/("key": "result_completed_samples_per_sec", "value": )([0-9.]+)/\1 4000.5/' "$TMP/a2b/mlperf_log_detail.txt"
+( cd "$TMP/a2b" && $M audit verify TEST01 --reference "$R" --audit "$TMP/a2b" >/dev/null 2>&1 ); rc=$?
+[ $rc = 1 ] && ok || fail "A2b: exit $rc"
+expect_grep '^Test score = 4000.5$' "$TMP/a2b/verify_performance.txt"
+expect_grep '^TEST FAIL: Test score invalid$' "$TMP/a2b/verify_performance.txt"
+
+# A6: a TEST04 "audit" run without its audit.config passes COMPAT trivially; STRICT flags it (1.7)
+( cd "$TMP" && $M audit verify TEST04 --reference "$R" --audit "$R/performance/run_1" >/dev/null 2>&1 ); rc=$?
+[ $rc = 0 ] && ok || fail "A6 COMPAT: exit $rc"
+( cd "$TMP" && $M audit verify TEST04 --mode strict --reference "$R" --audit "$R/performance/run_1" >"$TMP/a6" 2>&1 ); rc=$?
+[ $rc = 1 ] && ok || fail "A6 STRICT: exit $rc"
+expect_grep "^FAIL  warning 'Found Audit Config file \(audit.config\)'" "$TMP/a6"
+expect_grep '^FAIL  effective_performance_issue_same = true, logged: false$' "$TMP/a6"
+expect_grep '^SKIP  TEST04-U unique-index run' "$TMP/a6"
+
 # ---- inputs that upstream crashes on: named, never a crash ---------------------------------------
 cd "$TMP"
 expect_exit 3 $M audit verify TEST01 --reference "$R" --audit "$TMP/nonexistent"
