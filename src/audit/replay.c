@@ -432,8 +432,15 @@ int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *
     memset(res, 0, sizeof *res);
     ms_mllog log;
     char why[2048];
-    if (au_load_detail(detail_path, &log, why, sizeof why) != 0)
-        return ms_err_set(e, MS_EINPUT, "%s", why);
+    /* malformed records do not stop a replay (it needs only the settings and generation keys) */
+    if (ms_mllog_load(&log, detail_path, 0, e) != MS_OK)
+        return e->code;
+    if (log.nrecs == 0 || !log.first_line_is_record) {
+        ms_mllog_free(&log);
+        return ms_err_set(e, MS_EINPUT, "%s: %s", detail_path,
+                          log.len == 0 ? "the file is empty (expected :::MLLOG records)"
+                                       : "the first line is not a ':::MLLOG {...}' record");
+    }
     rctx c = {.out = out, .res = res, .log = &log};
     int rc = MS_OK;
     if (au_logged_settings(&log, o ? o->compat : -1, &c.lg, why, sizeof why) != 0) {
@@ -445,6 +452,9 @@ int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *
                   c.lg.version[0] ? c.lg.version : "(no loadgen_version)",
                   c.lg.compat == LG_COMPAT_5_1 ? "5.1" : "6.0",
                   c.lg.compat == LG_COMPAT_5_1 ? "<= 6.0.5" : "6.0.6+");
+    if (log.nbad)
+        line(&c, "note", "%zu malformed record%s skipped (first: line %zu, %s); the MLCommons log parser rejects "
+             "this log", log.nbad, log.nbad == 1 ? "" : "s", log.first_bad_line, log.first_bad_msg);
     if (c.lg.missing[0])
         line(&c, "note", "requested keys absent or unusable (defaults assumed): %s", c.lg.missing);
     c.accuracy = c.lg.s.mode == LG_ACCURACY_ONLY;

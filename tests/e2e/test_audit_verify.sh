@@ -143,6 +143,28 @@ expect_exit 1 $M audit verify TEST04 --reference "$R" --audit "$TMP/inv"
 expect_grep '^TEST FAIL: Test results are invalid$' verify_performance.txt
 cd "$REPO"
 
+# ---- replay of the embedded LoadGen's own logs: every scenario, modes, equal issue, compat 5.1,
+# requested doubles that the log rounds to 6 digits ------------------------------------------
+i=0
+for args in "--scenario MultiStream --set min_duration_ms=100 --set multi_stream_expected_latency_ns=100000" \
+            "--scenario Offline --mode submission --set min_duration_ms=50 --set offline_expected_qps=100000" \
+            "--scenario SingleStream --set min_duration_ms=50 --set sample_concatenate_permutation=1 --set single_stream_expected_latency_ns=20000" \
+            "--scenario Server --set min_duration_ms=100 --set server_target_qps=33333.3333 --set sample_concatenate_permutation=1" \
+            "--scenario MultiStream --mode accuracy" \
+            "--scenario Offline --set min_duration_ms=50 --set offline_expected_qps=123456.789 --set sample_concatenate_permutation=1" \
+            "--scenario SingleStream --loadgen-compat 5.1 --set min_duration_ms=50 --set single_stream_expected_latency_ns=12345.678"; do
+  i=$((i+1))
+  $M loadgen run --sut null --total-samples 1000 --performance-samples 100 --model resnet50 $args -o "$TMP/rp$i" --quiet >/dev/null 2>&1
+  expect_exit 0 $M audit replay "$TMP/rp$i/mlperf_log_detail.txt"
+  expect_grep '^replay: [0-9]+ checked, 0 mismatches' "$TMP/out" "replay of: $args"
+  cp "$TMP/out" "$TMP/rp$i.out"
+done
+expect_grep '^match +generated_query_duration = [0-9]+ \(within the 6-digit rounding of requested_offline_expected_qps' "$TMP/rp6.out"
+# a malformed record (the MLCommons parser would reject the log) does not stop a replay
+sed '5a :::MLLOG {"key": "broken", "value": -nan}' "$TMP/rp1/mlperf_log_detail.txt" > "$TMP/rp1/broken.txt"
+expect_exit 0 $M audit replay "$TMP/rp1/broken.txt"
+expect_grep '^note +1 malformed record skipped \(first: line 6' "$TMP/out"
+
 # ---- the published compliance directories (v5.1 mini round, v6 sample tree) ---------------------
 need_shared
 n=0
