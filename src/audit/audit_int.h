@@ -9,15 +9,7 @@
 #include "common/buf.h"
 #include "common/mllog.h"
 
-/* ---- report.c: Python-compatible numbers, files, the STRICT report ---- */
-
-/* repr(x) of Python 3 (shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16):
- * "1341022.0", "745.6999214032282", "1e-05". out needs AU_REPR_MAX bytes. */
-#define AU_REPR_MAX 32
-void au_py_repr(double x, char *out);
-/* Python float(text) of a whole string (surrounding whitespace allowed; inf/nan accepted,
- * hexadecimal not). 0 on success, -1 where Python raises ValueError. */
-int au_py_float(const char *s, size_t n, double *out);
+/* ---- report.c: files, detail logs, the STRICT report (Python number text: common/pyfmt.h) ---- */
 
 /* Copies src to dst atomically (temporary file + rename); MS_EINPUT if src is unreadable. */
 int au_copy_file(const char *src, const char *dst, ms_err *e);

@@ -7,13 +7,13 @@
  * The text written is what the upstream script prints, in order. Where the upstream script
  * crashes (a missing file or key, an unparsable number, error entries in a TEST01 detail log)
  * the file says which file and why instead of a traceback. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit_int.h"
+#include "common/pyfmt.h"
+#include "common/pytext.h"
 #include "common/summary.h"
 
 static const char *const scen_names[] = {"SingleStream", "MultiStream", "Server", "Offline"};
@@ -70,7 +70,7 @@ static int read_dside(const char *path, dside *d, ms_buf *out, ms_buf *notes)
         int ok;
         if (rec->kind == MS_JV_STRING) {
             char *v = ms_mllog_rec_str(rec);
-            ok = v && au_py_float(v, strlen(v), &d->score) == 0;
+            ok = v && ms_py_float_parse(v, strlen(v), &d->score) == 0;
             free(v);
         } else if (rec->kind == MS_JV_BOOL) {
             d->score = rec->raw[0] == 't';
@@ -122,7 +122,7 @@ static int same_json_number(const dside *a, const dside *b)
     if (!a->have_latency)
         return 1;
     double x, y;
-    if (au_py_float(a->latency, strlen(a->latency), &x) == 0 && au_py_float(b->latency, strlen(b->latency), &y) == 0)
+    if (ms_py_float_parse(a->latency, strlen(a->latency), &x) == 0 && ms_py_float_parse(b->latency, strlen(b->latency), &y) == 0)
         return x == y;
     return !strcmp(a->latency, b->latency);
 }
@@ -146,9 +146,9 @@ int au_test01_performance(const au_rules *r, const char *ref_detail, const char 
         ms_buf_puts(out, "TEST FAIL: Server target latency mismatch\n");
         return MS_OK;
     }
-    char rs[AU_REPR_MAX], ts[AU_REPR_MAX];
-    au_py_repr(a.score, rs);
-    au_py_repr(b.score, ts);
+    char rs[MS_PY_FLOAT_MAX], ts[MS_PY_FLOAT_MAX];
+    ms_py_float_repr(a.score, rs);
+    ms_py_float_repr(b.score, ts);
     ms_buf_printf(out, "Reference score = %s\nTest score = %s\n", rs, ts);
     *ref_score = a.score;
     *test_score = b.score;
@@ -164,15 +164,13 @@ int au_test01_performance(const au_rules *r, const char *ref_detail, const char 
 enum { RX_SS, RX_MS, RX_ERR, RX_N };
 
 typedef struct rxset {
-    pcre2_code *re[RX_N];
-    pcre2_match_data *md;
+    ms_pyre re[RX_N];
 } rxset;
 
 static void rx_free(rxset *x)
 {
     for (int i = 0; i < RX_N; i++)
-        pcre2_code_free(x->re[i]);
-    pcre2_match_data_free(x->md);
+        ms_pyre_free(&x->re[i]);
 }
 
 static int rx_init(rxset *x)
@@ -184,21 +182,19 @@ static int rx_init(rxset *x)
                                           ".*Early stopping (99th|99.0th) percentile estimate", "\\d+ ERROR"};
     memset(x, 0, sizeof *x);
     for (int i = 0; i < RX_N; i++) {
-        int err;
-        PCRE2_SIZE off;
-        x->re[i] = pcre2_compile((PCRE2_SPTR)pat[i], PCRE2_ZERO_TERMINATED, PCRE2_ANCHORED, &err, &off, NULL);
-        if (!x->re[i]) {
+        ms_err e;
+        if (ms_pyre_compile(&x->re[i], pat[i], &e) != MS_OK) {
             rx_free(x);
             return -1;
         }
     }
-    x->md = pcre2_match_data_create(4, NULL);
-    return x->md ? 0 : -1;
+    return 0;
 }
 
 static int rx_match(const rxset *x, int which, const ms_summary_line *l)
 {
-    return pcre2_match(x->re[which], (PCRE2_SPTR)l->text, l->len, 0, 0, x->md, NULL) >= 0;
+    ms_err e;
+    return ms_pyre_match(&x->re[which], l->text, l->len, NULL, NULL, &e) == 1;
 }
 
 static int starts(const ms_summary_line *l, const char *p)
@@ -271,7 +267,7 @@ static int read_sside(const char *path, const char *who, au_test t, const rxset 
             s->kind = SC_TEXT;
             if (conv) {
                 double x;
-                if (au_py_float(v, n, &x) != 0 || x == 0) {
+                if (ms_py_float_parse(v, n, &x) != 0 || x == 0) {
                     snprintf(why, sizeof why, "%s:%zu: '%.*s' is not a non-zero latency", path, i + 1, (int)n, v);
                     rc = -2;
                     break;
@@ -318,7 +314,7 @@ static void score_text(const sside *s, char *buf, size_t n)
     else if (s->kind == SC_TEXT)
         snprintf(buf, n, "%s", s->text);
     else
-        au_py_repr(s->value, buf);
+        ms_py_float_repr(s->value, buf);
 }
 
 static int score_value(const sside *s, double *v)
@@ -331,7 +327,7 @@ static int score_value(const sside *s, double *v)
         *v = s->value;
         return 0;
     }
-    return au_py_float(s->text, strlen(s->text), v);
+    return ms_py_float_parse(s->text, strlen(s->text), v);
 }
 
 int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary, const char *test_summary,
@@ -357,7 +353,7 @@ int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary
         ms_buf_puts(out, "Test and reference scenarios do not match!\n");
         return MS_OK;
     }
-    char rs[AU_REPR_MAX + 64], ts[AU_REPR_MAX + 64];
+    char rs[MS_PY_FLOAT_MAX + 64], ts[MS_PY_FLOAT_MAX + 64];
     score_text(&a, rs, sizeof rs);
     score_text(&b, ts, sizeof ts);
     ms_buf_printf(out, "reference score = %s\ntest score = %s\n", rs, ts);
@@ -421,7 +417,7 @@ static int summary_rate(const char *path, int es, int *scen, double *rate, doubl
             hit = l->len > 0 && l->text[0] >= '0' && l->text[0] <= '9' && strstr(l->text, "th percentile latency (ns)") &&
                   (size_t)(strstr(l->text, "th percentile latency (ns)") - l->text) < l->len;
         double x;
-        if (hit && au_py_float(v, k, &x) == 0 && x > 0) {
+        if (hit && ms_py_float_parse(v, k, &x) == 0 && x > 0) {
             if (*scen >= 2) {
                 *rate = x;
             } else {

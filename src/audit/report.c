@@ -1,7 +1,5 @@
-/* Helpers of the audits: Python-compatible number text, file copies, detail-log loading with
- * reasons, the STRICT report, and names guessed from paths. */
-#include <ctype.h>
-#include <math.h>
+/* Helpers of the audits: file copies, detail-log loading with reasons, the STRICT report, and
+ * names guessed from paths. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,98 +8,6 @@
 
 #include "audit/audit_int.h"
 #include "common/fsutil.h"
-
-void au_py_repr(double x, char *out)
-{
-    if (isnan(x)) {
-        strcpy(out, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        strcpy(out, x < 0 ? "-inf" : "inf");
-        return;
-    }
-    char *o = out;
-    if (signbit(x)) {
-        *o++ = '-';
-        x = -x;
-    }
-    if (x == 0) {
-        strcpy(o, "0.0");
-        return;
-    }
-    /* shortest digits that round-trip */
-    char tmp[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, x);
-        if (strtod(tmp, NULL) == x)
-            break;
-    }
-    char digits[24];
-    size_t nd = 0;
-    const char *p = tmp;
-    for (; *p && *p != 'e'; p++)
-        if (isdigit((unsigned char)*p))
-            digits[nd++] = *p;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = '\0';
-    int decpt = atoi(p + 1) + 1;  /* digits[0] is at 10^(decpt-1) */
-    if (decpt > 16 || decpt < -3) {
-        o += sprintf(o, "%c", digits[0]);
-        if (nd > 1)
-            o += sprintf(o, ".%s", digits + 1);
-        int ex = decpt - 1;
-        sprintf(o, "e%c%02d", ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
-    } else if (decpt <= 0) {
-        o += sprintf(o, "0.");
-        for (int i = 0; i < -decpt; i++)
-            *o++ = '0';
-        strcpy(o, digits);
-    } else if ((size_t)decpt < nd) {
-        memcpy(o, digits, (size_t)decpt);
-        o += decpt;
-        sprintf(o, ".%s", digits + decpt);
-    } else {
-        o += sprintf(o, "%s", digits);
-        for (size_t i = nd; i < (size_t)decpt; i++)
-            *o++ = '0';
-        strcpy(o, ".0");
-    }
-}
-
-int au_py_float(const char *s, size_t n, double *out)
-{
-    while (n && isspace((unsigned char)*s))
-        s++, n--;
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    if (n == 0 || n > 64)
-        return -1;
-    char buf[72];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* Python allows single underscores between digits */
-        if (s[i] == '_') {
-            if (i == 0 || i + 1 == n || !isdigit((unsigned char)s[i - 1]) ||
-                !isdigit((unsigned char)s[i + 1]))
-                return -1;
-            continue;
-        }
-        buf[k++] = s[i];
-    }
-    buf[k] = '\0';
-    const char *q = buf + (buf[0] == '+' || buf[0] == '-');
-    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
-        return -1;
-    char *end;
-    double v = strtod(buf, &end);
-    if (end != buf + k)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 int au_copy_file(const char *src, const char *dst, ms_err *e)
 {

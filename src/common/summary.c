@@ -5,20 +5,21 @@
 #include <string.h>
 
 #include "common/fsutil.h"
+#include "common/pytext.h"
 
+/* Lines as Python's text mode sees them (\n, \r\n and \r end a line): common/pytext.h. */
 static int split_lines(ms_summary *s, ms_err *e)
 {
     size_t cap = 64;
     s->lines = malloc(cap * sizeof *s->lines);
     if (!s->lines)
         return ms_err_oom(e);
-    const char *p = s->text, *end = s->text + s->len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
-        size_t n = (size_t)(stop - p);
-        if (n > 0 && p[n - 1] == '\r')
-            n--;
+    ms_lines it;
+    ms_lines_init(&it, s->text, s->len);
+    const char *l;
+    size_t n;
+    int nl;
+    while (ms_lines_next(&it, &l, &n, &nl)) {
         if (s->nlines == cap) {
             ms_summary_line *nv = realloc(s->lines, 2 * cap * sizeof *nv);
             if (!nv)
@@ -26,10 +27,9 @@ static int split_lines(ms_summary *s, ms_err *e)
             s->lines = nv;
             cap *= 2;
         }
-        s->lines[s->nlines].text = p;
+        s->lines[s->nlines].text = l;
         s->lines[s->nlines].len = n;
         s->nlines++;
-        p = nl ? nl + 1 : end;
     }
     return MS_OK;
 }

@@ -10,7 +10,7 @@
 
 typedef struct ms_summary_line {
     const char *text;  /* points into ms_summary.text; not NUL-terminated at len */
-    size_t len;        /* without the line terminator (\n, \r\n) */
+    size_t len;        /* without the line terminator (\n, \r\n or \r, as Python reads text) */
 } ms_summary_line;
 
 typedef struct ms_summary {
