@@ -153,7 +153,7 @@ typedef struct au_run_opts {
     const uint64_t *test05_seeds;   /* TEST05: NULL = the round's alternate seeds */
     int64_t timeout_ns;             /* per run: give up when the SUT stops answering */
     int force;                      /* run a test the round does not require for the model */
-    int keep_work;                  /* keep the work directory (audit.config, raw logs) */
+    int keep_work;                  /* keep the work directory (audit.config files, unique runs) */
     const char *strict_report_path;
     /* progress messages ("reference performance run: ...") for the caller to print */
     void (*note)(void *ctx, const char *msg);

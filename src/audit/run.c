@@ -190,6 +190,35 @@ static int need_file(const char *dir, const char *rel, ms_err *e)
     return rc;
 }
 
+/* Moves the audited run's logs to where a submitter places them: TESTxx/performance/run_1/ and
+ * (TEST01) TESTxx/accuracy/. */
+static int place_run(const au_run_opts *o, const char *run_dir, au_run_result *res, ms_err *e)
+{
+    snprintf(res->test_dir, sizeof res->test_dir, "%s/%s", o->output_dir, au_test_name(o->test));
+    static const struct {
+        const char *name, *sub;
+        int test01_only;
+    } f[] = {{"mlperf_log_summary.txt", "performance/run_1", 0},
+             {"mlperf_log_detail.txt", "performance/run_1", 0},
+             {"mlperf_log_accuracy.json", "accuracy", 1}};
+    int rc = MS_OK;
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && rc == MS_OK; i++) {
+        if (f[i].test01_only && o->test != AU_TEST01)
+            continue;
+        char *dir = au_path3(res->test_dir, f[i].sub, NULL);
+        char *src = au_path3(run_dir, f[i].name, NULL);
+        char *dst = au_path3(dir, f[i].name, NULL);
+        if (!dir || !src || !dst)
+            rc = ms_err_oom(e);
+        else if ((rc = ms_mkdir_p(dir, e)) == MS_OK && rename(src, dst) != 0)
+            rc = au_copy_file(src, dst, e);
+        free(dir);
+        free(src);
+        free(dst);
+    }
+    return rc;
+}
+
 int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *e)
 {
     memset(res, 0, sizeof *res);
@@ -294,13 +323,16 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
         if (!best_uni)
             best_uni = au_path3(uni_dir, "run1", NULL);
     }
-    /* 3. verification and the TESTxx tree */
+    /* 3. the audited run's logs placed in TESTxx (so the verify files name where they stay),
+     * then verification, which completes the tree */
+    if ((rc = place_run(o, run_dir, res, e)) != MS_OK)
+        goto out;
     au_verify_opts vo;
     au_verify_opts_default(&vo);
     vo.test = o->test;
     vo.mode = o->mode;
     vo.reference_dir = results;
-    vo.audit_dir = run_dir;
+    vo.audit_dir = res->test_dir;
     vo.unique_dir = best_uni;
     vo.output_dir = o->output_dir;
     vo.strict_report_path = o->strict_report_path;
@@ -312,7 +344,6 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
     vo.data_dir = digits_dir;
     rc = au_verify(&vo, r, &res->v, e);
     free(digits_dir);
-    snprintf(res->test_dir, sizeof res->test_dir, "%s/%s", o->output_dir, au_test_name(o->test));
     if (rc == MS_EINPUT) {
         /* an input of our own making was unusable: that is a failed run, not a bad user file */
         rc = ms_err_set(e, MS_ERUNTIME, "the audit's own logs could not be verified: %s",

@@ -56,7 +56,7 @@ static void usage_run(FILE *o)
             "  --sampling-target N TEST01 accuracy_log_sampling_target instead of the model's\n"
             "  --seeds Q,S,T       TEST05 alternate seeds instead of the round's test05 seeds\n"
             "  --force             run a test the round does not require for the model\n"
-            "  --keep-work         keep the work directory (audit.config, raw logs of the audited run)\n"
+            "  --keep-work         keep the work directory (audit.config files, the unique-index runs)\n"
             "  --strict-report F   write the STRICT report to F (keep it outside the submission tree)\n"
             "  --timeout D         give up a run when no sample completes for D (e.g. 30s)\n"
             "\n"
