@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -248,13 +251,28 @@ static void forward_signal(int sig)
         kill((pid_t)supervised_child, sig);
 }
 
-static void report_log_file(void *ctx, const char *tmp, const char *final_path)
+/* Child side: hands a duplicate of each log file's descriptor (the files are unnamed until the
+ * test ends) and its final path to the supervisor over a SOCK_SEQPACKET socket. */
+static void report_log_file(void *ctx, int fd, const char *final_path)
 {
-    int fd = *(int *)ctx;
-    dprintf(fd, "L\t%s\t%s\n", tmp, final_path);
+    int sock = *(int *)ctx;
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {(void *)final_path, strlen(final_path) + 1};
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof cbuf;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    (void)sendmsg(sock, &msg, MSG_NOSIGNAL);
 }
 
-static int supervise(pid_t child, int rfd, const char *cmd)
+static int supervise(pid_t child, int sock, const char *cmd)
 {
     supervised_child = child;
     struct sigaction sa, old_int, old_term, old_hup;
@@ -265,31 +283,36 @@ static int supervise(pid_t child, int rfd, const char *cmd)
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
     enum { MAXF = 16 };
-    char *tmp[MAXF] = {0}, *fin[MAXF] = {0}, *dump_tmp = NULL;
+    int fds[MAXF];
+    char *fin[MAXF] = {0};
     int nf = 0;
-    FILE *in = fdopen(rfd, "r");
-    char line[9000];
-    while (in && fgets(line, sizeof line, in)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *a = strchr(line, '\t');
-        if (!a)
+    for (;;) {
+        char path[4200];
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {path, sizeof path - 1};
+        struct msghdr msg = {0};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cbuf;
+        msg.msg_controllen = sizeof cbuf;
+        ssize_t r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+        if (r < 0 && errno == EINTR)
             continue;
-        *a++ = '\0';
-        if (!strcmp(line, "L") && nf < MAXF) {
-            char *b = strchr(a, '\t');
-            if (!b)
-                continue;
-            *b++ = '\0';
-            tmp[nf] = strdup(a);
-            fin[nf] = strdup(b);
-            nf++;
-        } else if (!strcmp(line, "D")) {
-            free(dump_tmp);
-            dump_tmp = strdup(a);
+        if (r <= 0)
+            break; /* the child closed its end: it ended */
+        path[r] = '\0';
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        if (!cm || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        int fd;
+        memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+        if (nf < MAXF && (fin[nf] = strdup(path))) {
+            fds[nf++] = fd;
+        } else {
+            close(fd);
         }
     }
-    if (in)
-        fclose(in);
+    close(sock);
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
@@ -297,12 +320,14 @@ static int supervise(pid_t child, int rfd, const char *cmd)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
-    /* The child normally renames its logs into place; temporaries still there mean it ended
-     * in the middle of the test (killed, crashed, or an exit() inside the SUT). */
+    /* A log the child committed has a name (a link count); one still unnamed means the child
+     * ended in the middle of the test (killed, crashed, or an exit() inside the SUT). */
     int unfinished = 0;
-    for (int i = 0; i < nf; i++)
-        if (access(tmp[i], F_OK) == 0)
+    for (int i = 0; i < nf; i++) {
+        struct stat st;
+        if (fstat(fds[i], &st) == 0 && st.st_nlink == 0)
             unfinished = 1;
+    }
     int rc;
     if (WIFEXITED(status) && !unfinished) {
         rc = WEXITSTATUS(status);
@@ -318,25 +343,23 @@ static int supervise(pid_t child, int rfd, const char *cmd)
         fprintf(stderr, "mlsubmit %s: %s\n", cmd, reason);
         int finished = 0;
         for (int i = 0; i < nf; i++) {
-            if (access(tmp[i], F_OK) != 0)
-                continue; /* already renamed into place */
+            struct stat st;
+            if (fstat(fds[i], &st) != 0 || st.st_nlink != 0)
+                continue; /* already in place */
             ms_err e;
-            if (lg_logs_finish_incomplete(tmp[i], fin[i], reason, &e) == MS_OK)
+            if (lg_logs_finish_incomplete(fds[i], fin[i], reason, &e) == MS_OK)
                 finished++;
             else
                 fprintf(stderr, "mlsubmit %s: %s\n", cmd, e.msg);
         }
-        if (dump_tmp)
-            unlink(dump_tmp);
         if (finished)
             fprintf(stderr, "mlsubmit %s: the logs written so far are in place and marked incomplete\n", cmd);
         rc = MS_ERUNTIME;
     }
     for (int i = 0; i < nf; i++) {
-        free(tmp[i]);
+        close(fds[i]);
         free(fin[i]);
     }
-    free(dump_tmp);
     return rc;
 }
 
@@ -446,20 +469,26 @@ static int cmd_run(int argc, char **argv)
     int log_pipe = -1;
     const char *nosup = getenv("MLSUBMIT_NO_SUPERVISE");
     if (!(nosup && *nosup && strcmp(nosup, "0"))) {
-        int pfd[2];
-        if (pipe(pfd) == 0) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0) {
             fflush(NULL);
+            pid_t parent = getpid();
             pid_t child = fork();
             if (child > 0) {
-                close(pfd[1]);
+                close(sv[1]);
                 free(sets);
-                return supervise(child, pfd[0], cmd);
+                return supervise(child, sv[0], cmd);
             }
-            close(pfd[0]);
-            if (child == 0)
-                log_pipe = pfd[1];
-            else
-                close(pfd[1]); /* no fork: run here, unsupervised */
+            close(sv[0]);
+            if (child == 0) {
+                log_pipe = sv[1];
+                /* the test ends with its supervisor (its unnamed logs vanish with it) */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                    _exit(MS_ERUNTIME);
+            } else {
+                close(sv[1]); /* no fork: run here, unsupervised */
+            }
         }
     }
 
@@ -557,8 +586,6 @@ static int cmd_run(int argc, char **argv)
         }
         setvbuf(dumpf.fp, NULL, _IOFBF, 1 << 20);
         ro.dump_issued = dumpf.fp;
-        if (log_pipe >= 0)
-            dprintf(log_pipe, "D\t%s\n", dumpf.tmp);
     }
     lg_run_result res;
     int r = lg_start_test(lg_sut_instance_sut(si), lg_sut_instance_qsl(si), &s, &ls, &ro, &res, &e);

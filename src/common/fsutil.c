@@ -5,7 +5,9 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms_err *e)
@@ -75,52 +77,167 @@ int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms
     return MS_OK;
 }
 
-int ms_afile_open(ms_afile *af, const char *path, ms_err *e)
+static void afile_reset(ms_afile *af)
 {
+    free(af->tmp);
+    free(af->path);
+    free(af->dir);
     memset(af, 0, sizeof *af);
+}
+
+/* dirname/basename of path into malloc'd strings. */
+static int split_path(const char *path, char **dir, char **base)
+{
     char *dcopy = strdup(path), *bcopy = strdup(path);
-    if (!dcopy || !bcopy) {
-        free(dcopy);
-        free(bcopy);
-        return ms_err_oom(e);
+    *dir = *base = NULL;
+    if (dcopy && bcopy) {
+        *dir = strdup(dirname(dcopy));
+        *base = strdup(basename(bcopy));
     }
-    const char *dir = dirname(dcopy), *base = basename(bcopy);
-    size_t n = strlen(dir) + strlen(base) + 32;
-    af->tmp = malloc(n);
-    af->path = strdup(path);
-    if (!af->tmp || !af->path) {
-        free(dcopy);
-        free(bcopy);
-        free(af->tmp);
-        free(af->path);
-        memset(af, 0, sizeof *af);
-        return ms_err_oom(e);
-    }
-    snprintf(af->tmp, n, "%s/.%s.tmp.XXXXXX", dir, base);
     free(dcopy);
     free(bcopy);
+    if (!*dir || !*base) {
+        free(*dir);
+        free(*base);
+        return -1;
+    }
+    return 0;
+}
+
+static char *tmp_name(const char *dir, const char *base)
+{
+    size_t n = strlen(dir) + strlen(base) + 32;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%s/.%s.tmp.XXXXXX", dir, base);
+    return t;
+}
+
+static mode_t output_mode(void)
+{
+    mode_t um = umask(0);
+    umask(um);
+    return 0666 & ~um;
+}
+
+int ms_afile_open_named(ms_afile *af, const char *path, ms_err *e)
+{
+    memset(af, 0, sizeof *af);
+    char *dir, *base;
+    if (split_path(path, &dir, &base) != 0)
+        return ms_err_oom(e);
+    af->tmp = tmp_name(dir, base);
+    af->path = strdup(path);
+    free(dir);
+    free(base);
+    if (!af->tmp || !af->path) {
+        afile_reset(af);
+        return ms_err_oom(e);
+    }
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
         int er = errno;
-        free(af->tmp);
-        free(af->path);
-        memset(af, 0, sizeof *af);
+        afile_reset(af);
         return ms_err_errno(e, MS_ERUNTIME, er, "%s: cannot create a temporary file beside it", path);
     }
-    /* mkstemp creates 0600; outputs are ordinary files. */
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fd, 0666 & ~um);
+    fchmod(fd, output_mode()); /* mkstemp creates 0600; outputs are ordinary files */
     af->fp = fdopen(fd, "w");
     if (!af->fp) {
         int er = errno;
         close(fd);
         unlink(af->tmp);
-        free(af->tmp);
-        free(af->path);
-        memset(af, 0, sizeof *af);
+        afile_reset(af);
         return ms_err_errno(e, MS_ERUNTIME, er, "%s: cannot open", path);
     }
+    return MS_OK;
+}
+
+int ms_afile_open(ms_afile *af, const char *path, ms_err *e)
+{
+#ifdef O_TMPFILE
+    memset(af, 0, sizeof *af);
+    char *base;
+    if (split_path(path, &af->dir, &base) != 0)
+        return ms_err_oom(e);
+    free(base);
+    af->path = strdup(path);
+    if (!af->path) {
+        afile_reset(af);
+        return ms_err_oom(e);
+    }
+    int fd = open(af->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, output_mode());
+    if (fd >= 0) {
+        af->fp = fdopen(fd, "w");
+        if (af->fp)
+            return MS_OK;
+        close(fd);
+    } else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+        int er = errno;
+        char *p = af->path;
+        af->path = NULL;
+        afile_reset(af);
+        int rc = ms_err_errno(e, MS_ERUNTIME, er, "%s: cannot create it", p);
+        free(p);
+        return rc;
+    }
+    afile_reset(af);
+#endif
+    return ms_afile_open_named(af, path, e);
+}
+
+/* Links fd at a fresh temporary name in dir (for base); *out gets the malloc'd name. */
+static int link_temp(int fd, const char *dir, const char *base, char **out)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        char *t = tmp_name(dir, base);
+        if (!t)
+            return ENOMEM;
+        /* a random suffix, as mkstemp would pick */
+        char *x = t + strlen(t) - 6;
+        unsigned r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (unsigned)getpid() * 2654435761u ^ (unsigned)attempt * 40503u ^ (unsigned)time(NULL);
+        for (int i = 0; i < 6; i++, r /= 36)
+            x[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r % 36];
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0) {
+            *out = t;
+            return 0;
+        }
+        int er = errno;
+        free(t);
+        if (er != EEXIST)
+            return er;
+    }
+    return EEXIST;
+}
+
+/* Gives an unnamed file a temporary name in its directory (to rename it into place). */
+static int name_unnamed(ms_afile *af, int fd)
+{
+    const char *base = strrchr(af->path, '/');
+    base = base ? base + 1 : af->path;
+    return link_temp(fd, af->dir, base, &af->tmp);
+}
+
+int ms_link_fd_atomic(int fd, const char *path, ms_err *e)
+{
+    char *dir, *base, *t = NULL;
+    if (split_path(path, &dir, &base) != 0)
+        return ms_err_oom(e);
+    int r = link_temp(fd, dir, base, &t);
+    free(dir);
+    free(base);
+    if (r)
+        return ms_err_errno(e, MS_ERUNTIME, r, "%s: cannot link the file into its directory", path);
+    if (rename(t, path) != 0) {
+        int er = errno;
+        unlink(t);
+        free(t);
+        return ms_err_errno(e, MS_ERUNTIME, er, "%s: cannot rename into place", path);
+    }
+    free(t);
     return MS_OK;
 }
 
@@ -132,9 +249,17 @@ int ms_afile_commit(ms_afile *af, ms_err *e)
     if (fflush(af->fp) != 0)
         bad = 1;
     int er = errno;
-    if (!bad && fsync(fileno(af->fp)) != 0 && errno != EINVAL && errno != EROFS) {
+    int fd = fileno(af->fp);
+    if (!bad && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
         bad = 1;
         er = errno;
+    }
+    if (!bad && !af->tmp) {
+        int r = name_unnamed(af, fd);
+        if (r) {
+            bad = 1;
+            er = r;
+        }
     }
     if (fclose(af->fp) != 0 && !bad) {
         bad = 1;
@@ -147,12 +272,11 @@ int ms_afile_commit(ms_afile *af, ms_err *e)
     }
     int rc = MS_OK;
     if (bad) {
-        unlink(af->tmp);
+        if (af->tmp)
+            unlink(af->tmp);
         rc = ms_err_errno(e, MS_ERUNTIME, er ? er : EIO, "%s: write failed", af->path);
     }
-    free(af->tmp);
-    free(af->path);
-    af->tmp = af->path = NULL;
+    afile_reset(af);
     return rc;
 }
 
@@ -162,9 +286,7 @@ void ms_afile_abort(ms_afile *af)
         fclose(af->fp);
     if (af->tmp)
         unlink(af->tmp);
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
+    afile_reset(af);
 }
 
 int ms_write_file_atomic(const char *path, const void *data, size_t len, ms_err *e)

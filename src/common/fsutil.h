@@ -17,16 +17,26 @@ int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms
 typedef struct ms_afile {
     FILE *fp;
     char *path;  /* final path */
-    char *tmp;   /* temporary path in the same directory */
+    char *tmp;   /* named temporary in the same directory; NULL while the file is unnamed */
+    char *dir;   /* directory of path (unnamed files) */
 } ms_afile;
 
-/* Creates "<dir>/.<name>.tmp.XXXXXX" and opens it for writing. */
+/* Opens an output file that becomes visible at path only when committed. On Linux the file is
+ * created unnamed (O_TMPFILE): a process killed at any point leaves nothing behind. Where the
+ * file system lacks O_TMPFILE it falls back to a named temporary (ms_afile_open_named). */
 int ms_afile_open(ms_afile *af, const char *path, ms_err *e);
+/* Same with a visible temporary "<dir>/.<name>.tmp.XXXXXX" (af->tmp), for outputs another
+ * process may have to finish if this one dies (the LoadGen's logs). */
+int ms_afile_open_named(ms_afile *af, const char *path, ms_err *e);
 /* Flushes, fsyncs, closes and renames onto the final path. On failure the temporary file is
  * removed and the final path is untouched. */
 int ms_afile_commit(ms_afile *af, ms_err *e);
 /* Closes and removes the temporary file (safe to call on a committed or zeroed ms_afile). */
 void ms_afile_abort(ms_afile *af);
+
+/* Gives the open (possibly unnamed, O_TMPFILE) file fd the name path atomically: links it at a
+ * temporary name beside path, then renames. */
+int ms_link_fd_atomic(int fd, const char *path, ms_err *e);
 
 /* Writes data to path atomically. */
 int ms_write_file_atomic(const char *path, const void *data, size_t len, ms_err *e);

@@ -300,9 +300,10 @@ typedef struct lg_run_options {
     int64_t timeout_ns;            /* 0 = wait forever for completions; else abort the test when
                                       no sample completes for this long */
     int progress;                  /* progress line on a terminal */
-    /* optional: told the temporary and final path of every log file as it is opened (a
-     * supervisor can then finish the logs if this process dies, see `loadgen run`) */
-    void (*on_log_file)(void *ctx, const char *tmp_path, const char *final_path);
+    /* optional: told the descriptor and final path of every log file as it is opened (the files
+     * are unnamed until the test ends; a supervisor holding a duplicate of the descriptor can
+     * finish the logs if this process dies, see `loadgen run` and lg_logs_finish_incomplete) */
+    void (*on_log_file)(void *ctx, int fd, const char *final_path);
     void *on_log_file_ctx;
     int audit_test05;              /* let audit.config set test05 and the test05_* seeds, as
                                       LoadGen <= v4.1 did (the alternate-seed audit, TEST05);
@@ -336,12 +337,12 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
                   const lg_log_settings *log, const lg_run_options *opts, lg_run_result *result,
                   ms_err *e);
 
-/* Finishes a log file left behind by a test whose process died (the temporary and final paths
- * reported through lg_run_options.on_log_file): the detail log gets an error entry saying the
- * test is incomplete and why, the summary an INCOMPLETE line and an error trailer, the accuracy
- * log keeps its complete entries and is closed; then the file is renamed into place. */
-int lg_logs_finish_incomplete(const char *tmp_path, const char *final_path, const char *reason,
-                              ms_err *e);
+/* Finishes a log file left behind by a test whose process died (a duplicate of the descriptor
+ * reported through lg_run_options.on_log_file, and its final path): the detail log gets an error
+ * entry saying the test is incomplete and why, the summary an INCOMPLETE line and an error
+ * trailer, the accuracy log keeps its complete entries and is closed; then the file is linked
+ * into place. */
+int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason, ms_err *e);
 
 /* Frees a test handed back in lg_run_result.abandoned (after its SUT was stopped). */
 void lg_test_free(lg_test *test);

@@ -73,7 +73,7 @@ int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_
         }
         setvbuf(L->f[i].fp, NULL, _IOFBF, 1 << 20);
         if (ro && ro->on_log_file)
-            ro->on_log_file(ro->on_log_file_ctx, L->f[i].tmp, L->f[i].path);
+            ro->on_log_file(ro->on_log_file_ctx, fileno(L->f[i].fp), L->f[i].path);
     }
     L->origin_mono = ms_now_ns();
     struct timeval tv;
@@ -379,7 +379,7 @@ void lg_logger_free(lg_logger *L)
     if (!L)
         return;
     for (int i = 0; i < F_COUNT; i++)
-        if (L->f[i].fp || L->f[i].tmp)
+        if (L->f[i].fp || L->f[i].tmp || L->f[i].path)
             ms_afile_abort(&L->f[i]);
     pthread_mutex_destroy(&L->mu);
     pthread_mutex_destroy(&L->acc_mu);
@@ -415,11 +415,9 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
-int lg_logs_finish_incomplete(const char *tmp, const char *final_path, const char *reason, ms_err *e)
+int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason, ms_err *e)
 {
-    int fd = open(tmp, O_RDWR);
-    if (fd < 0)
-        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot open the unfinished log", tmp);
+    const char *tmp = final_path; /* for messages */
     off_t size = lseek(fd, 0, SEEK_END);
     char tail[2048];
     int n = 0;
@@ -444,10 +442,8 @@ int lg_logs_finish_incomplete(const char *tmp, const char *final_path, const cha
                     sscanf(tm + 11, "%63[0-9.]", last);
             }
         }
-        if (ftruncate(fd, cut) != 0) {
-            close(fd);
+        if (ftruncate(fd, cut) != 0)
             return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot truncate", tmp);
-        }
         size = cut;
         n = snprintf(tail, sizeof tail,
                      ":::MLLOG {\"key\": \"error_runtime\", \"value\": \"Test incomplete: %s. The "
@@ -464,10 +460,8 @@ int lg_logs_finish_incomplete(const char *tmp, const char *final_path, const cha
         off_t cut = find_last(fd, size, " }");
         if (cut < 0)
             cut = size > 0 ? 1 : 0; /* just "[" */
-        if (ftruncate(fd, cut) != 0) {
-            close(fd);
+        if (ftruncate(fd, cut) != 0)
             return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot truncate", tmp);
-        }
         size = cut;
         n = snprintf(tail, sizeof tail, "%s\n]\n", size == 0 ? "[" : "");
     } else if (size > 0) {
@@ -479,13 +473,8 @@ int lg_logs_finish_incomplete(const char *tmp, const char *final_path, const cha
             size = cut;
         n = snprintf(tail, sizeof tail, "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\"\n}\n");
     }
-    if (n > 0 && pwrite(fd, tail, (size_t)n, size) != n) {
-        close(fd);
+    if (n > 0 && pwrite(fd, tail, (size_t)n, size) != n)
         return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot write", tmp);
-    }
     fsync(fd);
-    close(fd);
-    if (rename(tmp, final_path) != 0)
-        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot rename to %s", tmp, final_path);
-    return MS_OK;
+    return ms_link_fd_atomic(fd, final_path, e);
 }
