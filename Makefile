@@ -49,7 +49,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: all deps data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: all deps deps-fuzz data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -125,6 +125,16 @@ test: deps
 	@$(MAKE) --no-print-directory data
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
+	@if $(MAKE) --no-print-directory deps-fuzz; then $(MAKE) --no-print-directory fuzz-smoke; \
+	  else echo "fuzz-smoke: skipped (clang with libFuzzer is not available)"; fi
+
+# clang and its runtime (libFuzzer) for the fuzz harnesses: best effort, not fatal
+deps-fuzz:
+	@if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get install -y -qq clang libclang-rt-dev >/dev/null 2>&1 || \
+	  $$SUDO apt-get install -y -qq clang libclang-rt-14-dev >/dev/null 2>&1 || exit 1; \
+	fi
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
@@ -162,6 +172,8 @@ fuzz: fuzz-build
 	@for f in $(FUZZ); do \
 	  mkdir -p build-fuzz/corpus/$$f build-fuzz/crashes/$$f; \
 	  [ -d tests/fuzz/corpus/$$f ] && cp -n tests/fuzz/corpus/$$f/* build-fuzz/corpus/$$f/ 2>/dev/null; \
+	  regs=$$(ls tests/fuzz/regressions/$$f-* 2>/dev/null); \
+	  if [ -n "$$regs" ]; then build-fuzz/fuzz_$$f $$regs >/dev/null 2>&1 || { echo "fuzz_$$f: a regression input crashes again"; exit 1; }; fi; \
 	  echo "== fuzz_$$f ($(FUZZ_SECONDS) s)"; \
 	  build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -max_len=1048576 \
 	    -artifact_prefix=build-fuzz/crashes/$$f/ build-fuzz/corpus/$$f 2>&1 | \
@@ -170,7 +182,7 @@ fuzz: fuzz-build
 	done
 
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3 2>&1 | grep -vE '^(clang|ar|tools/)' ; exit $${PIPESTATUS[0]}
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

@@ -189,8 +189,10 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
     json_t *v;
     json_object_foreach((json_t *)pats, k, v) {
         if (!json_is_string(v)) {
+            /* k lives in the document that ck_rules_free releases: message first */
+            ms_err_set(e, MS_EINPUT, "%s: accuracy_patterns.%s must be a string", path, k);
             ck_rules_free(r);
-            return ms_err_set(e, MS_EINPUT, "%s: accuracy_patterns.%s must be a string", path, k);
+            return MS_EINPUT;
         }
         r->patterns[r->npatterns].metric = k;
         if (ms_pyre_compile(&r->patterns[r->npatterns].re, json_string_value(v), e)) {
