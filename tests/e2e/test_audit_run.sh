@@ -115,14 +115,17 @@ if have_sut cheat-cache; then
   awk -v r="$r" -v t="$t" 'BEGIN { exit !(t > 5 * r) }' && ok || fail "cheat-cache cap=64: test $t not 5x reference $r"
   # A1b: a cache of the whole QSL in Server: the normal run is served from the cache as well, so
   # COMPAT passes (as upstream); STRICT's unique-index run catches it
-  CC="--sut cheat-cache:cost=40us,cap=all $DIG --scenario Server --set min_duration_ms=300 --set server_target_qps=200000 --set server_target_latency_ns=100000000"
-  expect_exit 0 $M audit run TEST04 $CC -o "$TMP/cca/Server"
-  expect_grep '^TEST04: PASS \(compat\)' "$TMP/out" "cheat-cache cap=all COMPAT"
-  expect_exit 1 $M audit run TEST04 --mode strict --strict-report "$TMP/cca-strict.txt" $CC -o "$TMP/cca2/Server"
-  expect_grep '^FAIL  same-index run not faster than the unique-index run' "$TMP/out"
-  expect_grep '^COMPAT verdict: PASS' "$TMP/cca-strict.txt"
-  expect_grep '^STRICT verdict: FAIL' "$TMP/cca-strict.txt"
-  expect_grep '^TEST PASS$' "$TMP/cca2/Server/TEST04/verify_performance.txt" "COMPAT file unchanged by STRICT"
+  # (two runs within 10 % of each other at 200k QPS: a timing outcome, not checked under valgrind)
+  if [ -z "$SLOW_TOOL" ]; then
+    CC="--sut cheat-cache:cost=40us,cap=all $DIG --scenario Server --set min_duration_ms=300 --set server_target_qps=200000 --set server_target_latency_ns=100000000"
+    expect_exit 0 $M audit run TEST04 $CC -o "$TMP/cca/Server"
+    expect_grep '^TEST04: PASS \(compat\)' "$TMP/out" "cheat-cache cap=all COMPAT"
+    expect_exit 1 $M audit run TEST04 --mode strict --strict-report "$TMP/cca-strict.txt" $CC -o "$TMP/cca2/Server"
+    expect_grep '^FAIL  same-index run not faster than the unique-index run' "$TMP/out"
+    expect_grep '^COMPAT verdict: PASS' "$TMP/cca-strict.txt"
+    expect_grep '^STRICT verdict: FAIL' "$TMP/cca-strict.txt"
+    expect_grep '^TEST PASS$' "$TMP/cca2/Server/TEST04/verify_performance.txt" "COMPAT file unchanged by STRICT"
+  fi
 else
   echo "SKIP cheat-cache: not in 'mlsubmit loadgen suts'"
 fi
