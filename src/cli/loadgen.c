@@ -76,10 +76,11 @@ static void usage_checkconf(FILE *o)
 static void usage(FILE *o)
 {
     fprintf(o,
-            "usage: mlsubmit loadgen <run|check-conf|suts> [options]\n"
+            "usage: mlsubmit loadgen <run|check-conf|diff-trace|suts> [options]\n"
             "\n"
             "  run         run the embedded LoadGen with a reference SUT\n"
             "  check-conf  report ignored, malformed, unknown and overridden config lines\n"
+            "  diff-trace  compare two issued-query traces, naming the first difference\n"
             "  suts        list the reference SUTs and their options\n"
             "\n"
             "'mlsubmit loadgen <subcommand> --help' for details.\n");
@@ -641,9 +642,33 @@ int cmd_loadgen(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "check-conf"))
         return cmd_check_conf(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "diff-trace")) {
+        if (cli_wants_help(argc - 1, argv + 1)) {
+            printf("usage: mlsubmit loadgen diff-trace A B\n\n"
+                   "Compares two issued-query traces (--dump-issued, or the reference traces): exit 0 when\n"
+                   "identical, 1 with the first difference (record, lines, position, both values).\n");
+            return MS_OK;
+        }
+        if (argc != 4)
+            return cli_usage_error("loadgen diff-trace", "expected two trace files");
+        lg_issued_trace a, b;
+        ms_err e;
+        if (lg_issued_trace_load(argv[2], &a, &e) != MS_OK)
+            return cli_fail("loadgen diff-trace", &e);
+        if (lg_issued_trace_load(argv[3], &b, &e) != MS_OK) {
+            lg_issued_trace_free(&a);
+            return cli_fail("loadgen diff-trace", &e);
+        }
+        char msg[512];
+        int d = lg_issued_trace_diff(&a, &b, msg, sizeof msg);
+        printf("%s\n", msg);
+        lg_issued_trace_free(&a);
+        lg_issued_trace_free(&b);
+        return d ? MS_FAIL : MS_OK;
+    }
     if (!strcmp(argv[1], "suts")) {
         lg_sut_list(stdout);
         return MS_OK;
     }
-    return cli_usage_error("loadgen", "unknown subcommand '%s' (run, check-conf, suts)", argv[1]);
+    return cli_usage_error("loadgen", "unknown subcommand '%s' (run, check-conf, diff-trace, suts)", argv[1]);
 }

@@ -344,6 +344,23 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
  * into place. */
 int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason, ms_err *e);
 
+/* Issued-query traces (`--dump-issued`): "L ..." per load call, "Q ..." per issued query. */
+typedef struct lg_issued_trace {
+    char *kinds;        /* 'L' or 'Q' per record */
+    size_t *start;      /* first index of each record in idx */
+    size_t *count;      /* samples of each record */
+    size_t *line;       /* 1-based line of each record */
+    uint64_t *idx;
+    size_t nrecords, nidx;
+} lg_issued_trace;
+
+int lg_issued_trace_parse(const char *text, size_t len, const char *name, lg_issued_trace *t,
+                          ms_err *e);
+int lg_issued_trace_load(const char *path, lg_issued_trace *t, ms_err *e);
+void lg_issued_trace_free(lg_issued_trace *t);
+/* 0 if identical; 1 with msg describing the first difference (record, lines, position, values). */
+int lg_issued_trace_diff(const lg_issued_trace *a, const lg_issued_trace *b, char *msg, size_t n);
+
 /* Frees a test handed back in lg_run_result.abandoned (after its SUT was stopped). */
 void lg_test_free(lg_test *test);
 

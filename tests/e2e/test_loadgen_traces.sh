@@ -12,7 +12,8 @@ run_trace() { # name scenario mode total perf settings...
   "$MLSUBMIT" loadgen run --scenario "$scen" --mode "$mode" --sut null --total-samples "$total" \
      --performance-samples "$perf" $S1 $sets -o "$TMP/$name" --dump-issued "$TMP/$name.trace" \
      >"$TMP/$name.out" 2>&1
-  if cmp -s "$TMP/$name.trace" "$T/$name.trace"; then ok; else fail "$name.trace differs"; fi
+  if cmp -s "$TMP/$name.trace" "$T/$name.trace"; then ok; else
+    fail "$name.trace differs: $("$MLSUBMIT" loadgen diff-trace "$TMP/$name.trace" "$T/$name.trace")"; fi
 }
 run_trace offline_S1 Offline performance 5000 1024 min_duration_ms=2000 min_query_count=1 offline_expected_qps=2000
 run_trace ss_S1 SingleStream performance 5000 1024 min_duration_ms=0 min_query_count=3000 max_query_count=3000 single_stream_expected_latency_ns=1000000
@@ -31,4 +32,12 @@ while read -r tag qps queries dur; do
   got=$(grep '"key": "generated_query_duration"' "$TMP/dur/mlperf_log_detail.txt" | sed 's/.*"value": \([0-9]*\).*/\1/')
   if [ "$got" = "$want" ]; then ok; else fail "Server qps=$qps: generated_query_duration $got, want $want"; fi
 done < "$T/server_durations_S1.txt"
+# diff-trace itself: identical, first difference, malformed input named with its line
+expect_exit 0 "$MLSUBMIT" loadgen diff-trace "$T/ss_S1.trace" "$T/ss_S1.trace"
+expect_grep '^identical: 3001 records \(3000 queries\)' "$TMP/out"
+expect_exit 1 "$MLSUBMIT" loadgen diff-trace "$T/ss_S1.trace" "$T/sssame_S1.trace"
+expect_grep '^record 2 \(lines 2 / 2, query 1\): position 1 is 179 against 906' "$TMP/out"
+printf 'L 1 2 3\nQ 1\nQ x\n' > "$TMP/bad.trace"
+expect_exit 3 "$MLSUBMIT" loadgen diff-trace "$TMP/bad.trace" "$T/ss_S1.trace"
+expect_grep 'bad.trace:3: .x. is not a sample index' "$TMP/err"
 finish
