@@ -50,6 +50,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e);
 typedef struct rp_truncate_opts {
     const char *root;
     const char *backup;         /* backup directory (required) */
+    const char *version;        /* round: decides the layout (split or unified); NULL = newest */
     const char *submitter;      /* NULL = all */
     const char *const *scenarios_to_skip;
     size_t nskip;
