@@ -58,3 +58,27 @@ json_t *rp_json_load(const char *path, ms_err *e);
 int rp_is_dir_nofollow(const char *path);
 
 #endif
+
+/* ---- the checker, through its public API (report/check.c) ---- */
+#include "checker/checker.h"
+#include "common/csv.h"
+
+typedef struct rp_check_out {
+    ms_csv csv;        /* summary.csv (header + rows) */
+    json_t *report;    /* the JSON report (findings, results, counts, verdict) */
+    int exit_code;     /* 0 looks OK, 1 errors */
+    char *version;     /* rules version used */
+} rp_check_out;
+
+/* Runs ck_run on root with the options (NULL = defaults) and imports its summary.csv and JSON
+ * report (written to a private temporary directory, removed at once). */
+int rp_check_run(const char *root, const char *version, const char *data_dir,
+                 const ck_options *opts, rp_check_out *out, ms_err *e);
+void rp_check_out_free(rp_check_out *c);
+
+/* ---- the index database (report/index.c) ---- */
+#include <sqlite3.h>
+/* Creates the schema of docs/index-schema.md in an empty database. */
+int rp_db_schema(sqlite3 *db, ms_err *e);
+/* Executes SQL, errors naming what. */
+int rp_db_exec(sqlite3 *db, const char *sql, const char *what, ms_err *e);

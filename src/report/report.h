@@ -95,6 +95,7 @@ typedef struct rp_index_opts {
 
 typedef struct rp_index_stats {
     size_t files, hashed, reused, removed, symlinks;
+    int unchanged;              /* nothing changed: the database was left as it was */
     uint64_t bytes_hashed;
     size_t results, findings, systems, runs;
     int check_exit;             /* the checker's exit code (0 OK, 1 errors), -1 if not run */
