@@ -502,6 +502,26 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
             archive_entry_free(en);
         }
     }
+    /* the index's own digest, so that a change to the index is caught like any other member */
+    if (!rc) {
+        char hex[MS_HASH_HEX_MAX];
+        char *txt = NULL;
+        struct archive_entry *en = archive_entry_new();
+        if (!en || ms_hash_mem("sha256", idx, idxlen, hex, e) || !(txt = rp_fmt("%s  index.sqlite\n", hex)))
+            rc = en ? (e->code ? e->code : ms_err_oom(e)) : ms_err_oom(e);
+        else {
+            entry_common(en, RP_PACKAGE_INDEX ".sha256", mtime);
+            archive_entry_set_filetype(en, AE_IFREG);
+            archive_entry_set_perm(en, 0644);
+            archive_entry_set_size(en, (la_int64_t)strlen(txt));
+            if (archive_write_header(a, en) != ARCHIVE_OK ||
+                archive_write_data(a, txt, strlen(txt)) != (la_ssize_t)strlen(txt))
+                rc = ms_err_set(e, MS_ERUNTIME, "%s.sha256: %s", RP_PACKAGE_INDEX, archive_error_string(a));
+        }
+        free(txt);
+        archive_entry_free(en);
+        st->members++;
+    }
     for (size_t i = 0; i < n && !rc; i++) {
         if (m[i].kind == 1) {
             rc = write_member_file(a, o, &m[i], mtime, buf, e);
@@ -533,7 +553,7 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
             rc = ms_err_set(e, MS_ERUNTIME, "%s: %s", o->output, archive_error_string(a));
         archive_write_free(a);
     }
-    st->members += 1;
+    st->members += 1; /* the index */
     /* 4. the .sha256 beside, then both names */
     if (!rc) {
         unsigned char dg[EVP_MAX_MD_SIZE];
@@ -739,9 +759,38 @@ static int verify_archive(struct archive *a, const char *name, rp_note_fn note, 
             goto out;
         }
     }
-    if ((rc = load_index((const unsigned char *)idx.data, idx.len, name, &rows, &nrows, e)))
-        goto out;
     st->members = 1;
+    /* the index's digest member */
+    char ihex[MS_HASH_HEX_MAX];
+    if ((rc = ms_hash_mem("sha256", idx.data ? idx.data : "", idx.len, ihex, e)))
+        goto out;
+    r = archive_read_next_header(a, &en);
+    const char *p1 = (r == ARCHIVE_OK || r == ARCHIVE_WARN) ? archive_entry_pathname(en) : NULL;
+    if (!p1 || strcmp(p1, RP_PACKAGE_INDEX ".sha256")) {
+        rc = ms_err_set(e, MS_EINPUT, "%s: the second member is %s, expected %s.sha256 (not an mlsubmit package)",
+                        name, p1 ? p1 : "(none)", RP_PACKAGE_INDEX);
+        goto out;
+    }
+    st->members++;
+    char said[80] = "";
+    la_ssize_t sl = archive_read_data(a, said, sizeof said - 1);
+    said[sl > 0 ? sl : 0] = 0;
+    int index_ok = sl >= 64 && !strncmp(said, ihex, 64);
+    if (!index_ok) {
+        st->changed++;
+        vnote(note, ctx, &line, "CHANGED  %s: sha256 %s, %s.sha256 says %.64s", RP_PACKAGE_INDEX, ihex, RP_PACKAGE_INDEX,
+              said);
+    }
+    if (load_index((const unsigned char *)idx.data, idx.len, name, &rows, &nrows, e)) {
+        if (index_ok) {
+            rc = e->code;
+            goto out;
+        }
+        /* a damaged index: reported above; nothing to compare the members with */
+        st->errors++;
+        vnote(note, ctx, &line, "ERROR    %s: unreadable (%s)", RP_PACKAGE_INDEX, e->msg);
+        goto out;
+    }
     while ((r = archive_read_next_header(a, &en)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
         const char *p = archive_entry_pathname(en);
         st->members++;
