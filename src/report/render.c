@@ -1065,7 +1065,8 @@ static void svg_latency(rctx *c, ms_buf *b)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(c->db, "SELECT path, p50_ns, p90_ns, p95_ns, p97_ns, p99_ns, p999_ns, scenario_logged "
-                                  "FROM runs WHERE kind = 'performance' AND p50_ns IS NOT NULL ORDER BY path LIMIT 24",
+                                  "FROM runs WHERE kind = 'performance' AND coalesce(p50_ns, p90_ns, p95_ns, p97_ns, p99_ns, p999_ns) "
+                                  "IS NOT NULL ORDER BY path LIMIT 24",
                            -1, &st, NULL) != SQLITE_OK) {
         ms_buf_puts(b, "<p class=\"muted\">The index has no runs table.</p>\n");
         return;
@@ -1093,6 +1094,8 @@ static void svg_latency(rctx *c, ms_buf *b)
         ms_buf_puts(b, "</text>");
         ms_buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>", x0, y0, W - 10, y0);
         for (int k = 0; k < 6; k++) {
+            if (sqlite3_column_type(st, k + 1) == SQLITE_NULL)
+                continue; /* not in this log */
             int hgt = maxv > 0 ? (int)(p[k] / maxv * ph + 0.5) : 0;
             int x = x0 + 8 + k * (bw + 8);
             char num[MS_PY_FLOAT_MAX];
