@@ -486,8 +486,8 @@ int rp_json_str(ms_buf *b, const char *s)
         case '\b': rc = ms_buf_puts(b, "\\b"); break;
         case '\f': rc = ms_buf_puts(b, "\\f"); break;
         default:
-            if (cp < 0x20 || (cp >= 0x7F && cp < 0x10000))
-                rc = cp == 0x7F ? ms_buf_putc(b, 0x7F) : ms_buf_printf(b, "\\u%04x", cp);
+            if (cp < 0x20 || (cp >= 0x7F && cp < 0x10000)) /* Python: outside ' '..'~' */
+                rc = ms_buf_printf(b, "\\u%04x", cp);
             else if (cp >= 0x10000) {
                 uint32_t v = cp - 0x10000;
                 rc = ms_buf_printf(b, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
