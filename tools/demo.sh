@@ -2,7 +2,7 @@
 # make demo: the whole job end to end on the digits benchmark, for an example submitter.
 #
 #   dataset (checksum) -> LoadGen runs in every scenario an edge closed submission needs, with
-#   TEST01 and TEST04 -> a complete submission tree (round v0.1 = rules/v0.1.json: the v6.1 rules
+#   TEST01 and TEST04 -> a complete submission tree (round "demo" = rules/demo.json: the v6.1 rules
 #   plus digits, 1 s minimum duration) -> infer (the INT8 system measures SingleStream only) ->
 #   truncate -> check (no errors) -> package -> verify the package -> index -> reports.
 #
@@ -17,7 +17,7 @@ set -euo pipefail
 BIN=${1:?usage: demo.sh path/to/mlsubmit}
 OUT=${DEMO_OUT:-demo-out}
 DATA=${DEMO_DATA:-data}
-ROUND=v0.1
+ROUND=demo
 SUB=MLSubmitDemo
 export MLSUBMIT_NO_PROGRESS=${MLSUBMIT_NO_PROGRESS:-1}
 start=$(date +%s)

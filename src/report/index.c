@@ -37,14 +37,8 @@
 #define MLSUBMIT_VERSION "0.0.0"
 #endif
 
-static const char *const CSV_COLUMNS[] = {
-    "Organization", "Availability", "Division", "SystemType", "SystemName", "Platform", "Model",
-    "MlperfModel", "Scenario", "Result", "Accuracy", "number_of_nodes", "host_processor_model_name",
-    "host_processors_per_node", "host_processor_core_count", "accelerator_model_name",
-    "accelerators_per_node", "total_accelerators", "Location", "framework", "operating_system",
-    "notes", "compliance", "errors", "version", "inferred", "has_power", "Units",
-    "weight_data_types", "design_power_watts", "PrivateID"};
-#define NCSV (sizeof CSV_COLUMNS / sizeof *CSV_COLUMNS)
+#define CSV_COLUMNS rp_csv_columns
+#define NCSV RP_NCSV
 
 static const char SCHEMA[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
@@ -116,18 +110,8 @@ typedef struct ictx {
     ms_buf line;
 } ictx;
 
-static void inote(ictx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void inote(ictx *c, const char *fmt, ...)
-{
-    if (!c->o->note)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    ms_buf_reset(&c->line);
-    if (ms_buf_vprintf(&c->line, fmt, ap) == 0)
-        c->o->note(c->o->ctx, c->line.data);
-    va_end(ap);
-}
+#define inote(c, ...) rp_notef((c)->o->note, (c)->o->ctx, &(c)->line, __VA_ARGS__)
+
 
 static int cmp_ent(const void *a, const void *b)
 {
@@ -821,7 +805,10 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
         if (!rc)
             rc = put_meta(db, "options", optkey, e);
         if (!rc && ran) {
-            rc = put_meta(db, "rules_version", ck.version, e);
+            /* the name the rules were loaded by (rules/<name>.json) and the round they declare */
+            rc = put_meta(db, "rules_name", c->o->version ? c->o->version : ck.version, e);
+            if (!rc)
+                rc = put_meta(db, "rules_version", ck.version, e);
             if (!rc)
                 rc = put_meta(db, "profile", json_string_value(json_object_get(ck.report, "profile")), e);
             if (!rc)

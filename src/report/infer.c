@@ -32,18 +32,8 @@ typedef struct infer_ctx {
     ms_buf line;
 } infer_ctx;
 
-static void note(infer_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(infer_ctx *c, const char *fmt, ...)
-{
-    if (!c->o->note)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    ms_buf_reset(&c->line);
-    if (ms_buf_vprintf(&c->line, fmt, ap) == 0)
-        c->o->note(c->o->ctx, c->line.data);
-    va_end(ap);
-}
+#define note(c, ...) rp_notef((c)->o->note, (c)->o->ctx, &(c)->line, __VA_ARGS__)
+
 
 /* The existing scenario directory whose name matches want (canonical or lower-case alias, or
  * only the lower-case name in upstream mode); NULL if none. */

@@ -38,6 +38,15 @@ const char *rp_scenario_canonical(const char *dir);
 int rp_list(const char *path, int dirs, char ***out, size_t *n, ms_err *e);
 void rp_list_free(char **v, size_t n);
 
+/* Formats a line into *line (reused) and passes it to note (nothing when note is NULL). */
+void rp_notef(void (*note)(void *, const char *), void *ctx, ms_buf *line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The summary.csv columns of both profiles (the unified header, a superset of the legacy one),
+ * in the unified order: the results table's columns. */
+extern const char *const rp_csv_columns[];
+#define RP_NCSV 31
+
 /* printf into a malloc'd string (NULL on allocation failure). */
 char *rp_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -34,6 +34,7 @@
 #include "report/internal.h"
 
 #define CHUNK (256 * 1024)
+#define pnote(o, line, ...) rp_notef((o)->note, (o)->ctx, (line), __VA_ARGS__)
 
 typedef struct outfile {
     int fd;
@@ -200,19 +201,6 @@ static int target_inside(const char *linkpath, const char *target)
     return 1;
 }
 
-static int pnote(const rp_package_opts *o, ms_buf *line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int pnote(const rp_package_opts *o, ms_buf *line, const char *fmt, ...)
-{
-    if (!o->note)
-        return 0;
-    va_list ap;
-    va_start(ap, fmt);
-    ms_buf_reset(line);
-    if (ms_buf_vprintf(line, fmt, ap) == 0)
-        o->note(o->ctx, line->data);
-    va_end(ap);
-    return 0;
-}
 
 static int list_members(const rp_package_opts *o, member **out, size_t *nout, ms_err *e)
 {
@@ -602,18 +590,7 @@ static int cmp_vrow(const void *a, const void *b)
     return strcmp(((const vrow *)a)->path, ((const vrow *)b)->path);
 }
 
-static void vnote(rp_note_fn note, void *ctx, ms_buf *line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void vnote(rp_note_fn note, void *ctx, ms_buf *line, const char *fmt, ...)
-{
-    if (!note)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    ms_buf_reset(line);
-    if (ms_buf_vprintf(line, fmt, ap) == 0)
-        note(ctx, line->data);
-    va_end(ap);
-}
+#define vnote rp_notef
 
 /* Loads the files table of an index held in memory. */
 static int load_index(const unsigned char *data, size_t len, const char *name, vrow **out, size_t *nout, ms_err *e)

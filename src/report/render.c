@@ -209,14 +209,8 @@ static double pandas_roundtrip(double value)
 
 /* ----------------------------------------------------------- loading ---- */
 
-static const char *const COLS[] = {
-    "Organization", "Availability", "Division", "SystemType", "SystemName", "Platform", "Model",
-    "MlperfModel", "Scenario", "Result", "Accuracy", "number_of_nodes", "host_processor_model_name",
-    "host_processors_per_node", "host_processor_core_count", "accelerator_model_name",
-    "accelerators_per_node", "total_accelerators", "Location", "framework", "operating_system",
-    "notes", "compliance", "errors", "version", "inferred", "has_power", "Units",
-    "weight_data_types", "design_power_watts", "PrivateID"};
-#define NCOLS (sizeof COLS / sizeof *COLS)
+#define COLS rp_csv_columns
+#define NCOLS RP_NCSV
 
 static const char *rename_col(const char *c)
 {
@@ -1271,8 +1265,16 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
             c.round = strdup((const char *)sqlite3_column_text(q, 0));
         sqlite3_finalize(q);
+        q = NULL;
+        char *name = NULL;
+        if (!o->version &&
+            sqlite3_prepare_v2(c.db, "SELECT value FROM meta WHERE key='rules_name'", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            name = strdup((const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
         rp_rules rules;
-        rc = rp_rules_load(&rules, o->data_dir, o->version ? o->version : c.round, e);
+        rc = rp_rules_load(&rules, o->data_dir, o->version ? o->version : name ? name : c.round, e);
+        free(name);
         if (!rc) {
             c.unified = rules.unified;
             c.rules = json_incref(rules.j);

@@ -49,18 +49,8 @@ typedef struct tctx {
     ms_buf line;
 } tctx;
 
-static void tnote(tctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tnote(tctx *c, const char *fmt, ...)
-{
-    if (!c->o->note)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    ms_buf_reset(&c->line);
-    if (ms_buf_vprintf(&c->line, fmt, ap) == 0)
-        c->o->note(c->o->ctx, c->line.data);
-    va_end(ap);
-}
+#define tnote(c, ...) rp_notef((c)->o->note, (c)->o->ctx, &(c)->line, __VA_ARGS__)
+
 
 static trec *rec_find(tctx *c, const char *path)
 {

@@ -19,6 +19,26 @@
 #define RENAME_NOREPLACE (1 << 0)
 #endif
 
+const char *const rp_csv_columns[RP_NCSV] = {
+    "Organization", "Availability", "Division", "SystemType", "SystemName", "Platform", "Model",
+    "MlperfModel", "Scenario", "Result", "Accuracy", "number_of_nodes", "host_processor_model_name",
+    "host_processors_per_node", "host_processor_core_count", "accelerator_model_name",
+    "accelerators_per_node", "total_accelerators", "Location", "framework", "operating_system",
+    "notes", "compliance", "errors", "version", "inferred", "has_power", "Units",
+    "weight_data_types", "design_power_watts", "PrivateID"};
+
+void rp_notef(void (*note)(void *, const char *), void *ctx, ms_buf *line, const char *fmt, ...)
+{
+    if (!note)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    ms_buf_reset(line);
+    if (ms_buf_vprintf(line, fmt, ap) == 0)
+        note(ctx, line->data);
+    va_end(ap);
+}
+
 char *rp_fmt(const char *fmt, ...)
 {
     va_list ap;

@@ -13,11 +13,11 @@ O="$TMP/demo"
 start=$(date +%s)
 DEMO_OUT="$O" bash tools/demo.sh "$MLSUBMIT" > "$TMP/demo.log" 2>&1 && ok || { fail "tools/demo.sh failed"; tail -20 "$TMP/demo.log" >&2; }
 echo "demo: $(( $(date +%s) - start )) s"
-expect_exit 0 "$MLSUBMIT" check "$O/submission" --version v0.1 --no-csv --skip-extra-files-in-root-check
+expect_exit 0 "$MLSUBMIT" check "$O/submission" --version demo --no-csv --skip-extra-files-in-root-check
 expect_grep "^0 error\\(s\\), 0 warning\\(s\\)" "$TMP/out"
 expect_grep "^Results=6, NoResults=0" "$TMP/out"
 expect_exit 0 "$MLSUBMIT" package --verify "$O/MLSubmitDemo.tar.gz"
-expect_exit 0 "$MLSUBMIT" truncate --verify "$O/submission" --backup "$O/backup" --version v0.1
+expect_exit 0 "$MLSUBMIT" truncate --verify "$O/submission" --backup "$O/backup" --version demo
 expect_exit 0 "$MLSUBMIT" query "$O/index.sqlite" "SELECT Platform, Scenario FROM results WHERE inferred = '1' ORDER BY Platform, Scenario" --csv
 tr -d '\r' < "$TMP/out" > "$TMP/inf"
 expect_grep "^demo-cpu-fp32,MultiStream$" "$TMP/inf"
