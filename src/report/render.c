@@ -430,16 +430,21 @@ static int transform(rctx *c, ms_err *e)
     return 0;
 }
 
-static int cmp_sortkey(const void *a, const void *b)
+/* Compares two records by the text of keys, then by their previous position (a stable sort). */
+static int cmp_keys(rec *x, rec *y, const char *const *keys, size_t nk)
 {
-    rec *x = (rec *)a, *y = (rec *)b;
-    static const char *const keys[] = {"Category", "Availability", "Submitter", "Unique ID (e.g. for Audit)"};
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < nk; k++) {
         int d = strcmp(rec_str(x, keys[k]), rec_str(y, keys[k]));
         if (d)
             return d;
     }
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_sortkey(const void *a, const void *b)
+{
+    static const char *const keys[] = {"Category", "Availability", "Submitter", "Unique ID (e.g. for Audit)"};
+    return cmp_keys((rec *)a, (rec *)b, keys, 4);
 }
 
 static int assign_ids(rctx *c, ms_err *e)
@@ -530,14 +535,8 @@ static int rec_clone(rec *dst, rec *src)
 
 static int cmp_final(const void *a, const void *b)
 {
-    rec *x = (rec *)a, *y = (rec *)b;
     static const char *const keys[] = {"ID", "UsedModel", "Scenario", "Units"};
-    for (size_t k = 0; k < 4; k++) {
-        int d = strcmp(rec_str(x, keys[k]), rec_str(y, keys[k]));
-        if (d)
-            return d;
-    }
-    return x->order < y->order ? -1 : x->order > y->order;
+    return cmp_keys((rec *)a, (rec *)b, keys, 4);
 }
 
 static int same_keys(rec *x, rec *y, size_t nk)
