@@ -49,7 +49,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: all deps deps-fuzz data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: all deps deps-fuzz deps-browser data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -67,6 +67,18 @@ deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	else echo "deps: all present"; fi
+
+# Chromium for the HTML report test (tests/e2e/test_report_html.sh): best effort, a separate step
+# so that a machine without it still builds and tests (the test then says it is skipped).
+deps-browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  echo "deps-browser: chromium present"; \
+	else \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  if { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	       --no-install-recommends chromium >/dev/null; } 2>/dev/null; then echo "deps-browser: chromium installed"; \
+	  else echo "deps-browser: could not install chromium; the HTML report test will be skipped"; fi; \
+	fi
 
 # ---- build ----------------------------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c
@@ -123,6 +135,7 @@ e2e: $(BIN)
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory data
+	@$(MAKE) --no-print-directory deps-browser
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
 	@if $(MAKE) --no-print-directory deps-fuzz; then $(MAKE) --no-print-directory fuzz-smoke; \

@@ -1,0 +1,85 @@
+/* mlsubmit infer: edge-result inference in place (CHECKER.md 5.4, 5.5). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/rpopts.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+    "usage: mlsubmit infer ROOT [--version vX.Y] [--dry-run] [--submitter NAME] [--upstream]\n"
+    "                      [--noinfer-scenario-results] [--noinfer-low-accuracy-results]\n"
+    "                      [--extra-model-benchmark-map FILE]\n"
+    "\n"
+    "Materialises the results a round lets an edge system infer, as the round's\n"
+    "preprocess_submission.py does, in place: for every model directory of results/,\n"
+    "measurements/ and compliance/ (v6 layout: results/ only), a SingleStream directory is\n"
+    "copied to Offline and MultiStream when neither exists (each only if the model allows it for\n"
+    "the system's category), to MultiStream alone when only Offline exists; a MultiStream directory\n"
+    "is copied to Offline when that is missing; a <model>-99.9 directory is copied to <model>-99\n"
+    "(and its code) when the category requires that model. Every action is printed, with the value\n"
+    "the checker will compute for the inferred result (I1-I3). Nothing is ever overwritten or\n"
+    "deleted; each copy is made in a temporary directory and renamed into place.\n"
+    "\n"
+    "  --version vX.Y     round (rules/vX.Y.json); default: the newest\n"
+    "  --dry-run          print the actions only\n"
+    "  --submitter NAME   only this submitter directory\n"
+    "  --upstream         exactly the upstream tool: lower-case names (offline, multistream),\n"
+    "                     existence tested on those names only, compliance trees of closed only\n"
+    "                     (default: canonical names, case-insensitive tests, every division)\n"
+    "  --noinfer-scenario-results, --noinfer-low-accuracy-results   as upstream\n"
+    "\n"
+    "Exit: 0 done, 1 some systems or models could not be processed (listed as 'problem:'),\n"
+    "2 usage, 3 bad input (root, rules), 4 a copy failed.\n";
+
+int cmd_infer(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        return MS_OK;
+    }
+    rp_infer_opts o = {.note = rp_cli_print};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--dry-run"))
+            o.dry_run = 1;
+        else if (!strcmp(a, "--upstream"))
+            o.upstream = 1;
+        else if (!strcmp(a, "--noinfer-scenario-results"))
+            o.no_scenarios = 1;
+        else if (!strcmp(a, "--noinfer-low-accuracy-results"))
+            o.no_low_accuracy = 1;
+        else if (!strcmp(a, "--version") || !strcmp(a, "--submitter") ||
+                 !strcmp(a, "--extra-model-benchmark-map") || !strcmp(a, "--input")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("infer", "%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--version"))
+                o.version = v;
+            else if (!strcmp(a, "--submitter"))
+                o.submitter = v;
+            else if (!strcmp(a, "--input"))
+                o.root = v;
+            else
+                o.extra_model_benchmark_map = v;
+        } else if (a[0] == '-' && a[1])
+            return cli_usage_error("infer", "unknown option '%s'", a);
+        else if (!o.root)
+            o.root = a;
+        else
+            return cli_usage_error("infer", "only one ROOT may be given ('%s')", a);
+    }
+    if (!o.root)
+        return cli_usage_error("infer", "ROOT is required");
+    ms_err e;
+    ms_err_clear(&e);
+    rp_infer_stats st;
+    int rc = rp_infer(&o, &st, &e);
+    if (rc)
+        return cli_fail("infer", &e);
+    printf("%s: %zu director%s %s (%llu files, %llu bytes), %zu problem%s\n",
+           o.dry_run ? "dry run" : "summary", st.copies, st.copies == 1 ? "y" : "ies",
+           o.dry_run ? "would be copied" : "copied", (unsigned long long)st.files,
+           (unsigned long long)st.bytes, st.problems, st.problems == 1 ? "" : "s");
+    return st.problems ? MS_FAIL : MS_OK;
+}

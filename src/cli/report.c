@@ -1,0 +1,106 @@
+/* mlsubmit report: results tables (csv, md, html, json = summary_results.json). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/rpopts.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+    "usage: mlsubmit report ROOT|--db FILE --format csv|md|html|json [-o FILE] [--version vX.Y]\n"
+    "                       [--ids ids.json] [--report-version 5.1] [--repository NAME]\n"
+    "                       [--repository-owner OWNER] [--repository-branch BRANCH] [--title TEXT]\n"
+    "                       [checker options]\n"
+    "\n"
+    "Results tables from an index (--db) or from a tree (checked and indexed in memory):\n"
+    "  json  the published summary_results.json record format of generate_final_report.py:\n"
+    "        renamed columns (Submitter, Category, Suite, System, ...), Details/Code URLs,\n"
+    "        Unique ID, ColorKey, ID <report-version>-NNNN (numbers kept in --ids, read and\n"
+    "        written back), the per-suite model/scenario filter (rules/report.json), duplicate\n"
+    "        removal, performance and power merged (Performance_*/Power_*);\n"
+    "  csv   the same records as CSV;  md  a table per division and suite;\n"
+    "  html  one self-contained page (no network): sortable tables, filters by division,\n"
+    "        category, availability, model and scenario, inline SVG charts (results per model\n"
+    "        across systems, latency percentiles of each performance run from its detail log).\n"
+    "Details/Code URLs: https://github.com/OWNER/REPOSITORY/tree/BRANCH/... (defaults mlcommons,\n"
+    "inference_results_<round>, main). Output to FILE (temporary file + rename) or stdout.\n"
+    "\n"
+    "Exit: 0 written, 2 usage, 3 bad input (tree, index, ids.json), 4 cannot write.\n";
+
+int cmd_report(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        fputs(rp_cli_check_help, stdout);
+        return MS_OK;
+    }
+    rp_report_opts o = {.note = rp_cli_print, .format = -1};
+    rp_cli_check ck;
+    rp_cli_check_init(&ck);
+    int have_fmt = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = rp_cli_check_arg(&ck, argc, argv, &i, "report");
+        if (r < 0)
+            return MS_EUSAGE;
+        if (r)
+            continue;
+        if (!strcmp(a, "--db") || !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+            !strcmp(a, "--version") || !strcmp(a, "--ids") || !strcmp(a, "--report-version") ||
+            !strcmp(a, "--repository") || !strcmp(a, "--repository-owner") || !strcmp(a, "--repository-branch") ||
+            !strcmp(a, "--title")) {
+            if (i + 1 >= argc)
+                return cli_usage_error("report", "%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--db"))
+                o.db = v;
+            else if (!strcmp(a, "--format")) {
+                have_fmt = 1;
+                if (!strcmp(v, "csv"))
+                    o.format = RP_FMT_CSV;
+                else if (!strcmp(v, "md"))
+                    o.format = RP_FMT_MD;
+                else if (!strcmp(v, "html"))
+                    o.format = RP_FMT_HTML;
+                else if (!strcmp(v, "json"))
+                    o.format = RP_FMT_JSON;
+                else
+                    return cli_usage_error("report", "--format wants csv, md, html or json, not '%s'", v);
+            } else if (!strcmp(a, "--version"))
+                o.version = v;
+            else if (!strcmp(a, "--ids"))
+                o.ids = v;
+            else if (!strcmp(a, "--report-version"))
+                o.report_version = v;
+            else if (!strcmp(a, "--repository"))
+                o.repository = v;
+            else if (!strcmp(a, "--repository-owner"))
+                o.repository_owner = v;
+            else if (!strcmp(a, "--repository-branch"))
+                o.repository_branch = v;
+            else if (!strcmp(a, "--title"))
+                o.title = v;
+            else
+                o.output = v;
+        } else if (a[0] == '-' && a[1])
+            return cli_usage_error("report", "unknown option '%s'", a);
+        else if (!o.root)
+            o.root = a;
+        else
+            return cli_usage_error("report", "only one ROOT may be given ('%s')", a);
+    }
+    if (!have_fmt)
+        return cli_usage_error("report", "--format csv|md|html|json is required");
+    if (!!o.root == !!o.db)
+        return cli_usage_error("report", "give either ROOT or --db FILE");
+    o.check = &ck.o;
+    ms_err e;
+    ms_err_clear(&e);
+    rp_report_stats st;
+    int rc = rp_report(&o, &st, &e);
+    if (rc)
+        return cli_fail("report", &e);
+    if (o.output)
+        printf("report %s: %zu records from %zu summary rows\n", o.output, st.records, st.rows);
+    return MS_OK;
+}

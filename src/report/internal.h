@@ -1,0 +1,93 @@
+/* Internal helpers shared by the files of src/report/ (not a public API). */
+#ifndef MS_REPORT_INTERNAL_H
+#define MS_REPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/error.h"
+
+/* A round's rules file (rules/<version>.json), read with Jansson. */
+typedef struct rp_rules {
+    json_t *j;
+    char *version;
+    char *data_dir;
+    int unified;   /* profile "unified" (v6 layout: results/ only, src/ for code) */
+} rp_rules;
+
+/* Finds the data directory (data_dir NULL = ck_find_data_dir) and loads rules/<version>.json
+ * (version NULL = the newest round). */
+int rp_rules_load(rp_rules *r, const char *data_dir, const char *version, ms_err *e);
+void rp_rules_free(rp_rules *r);
+
+/* The mlperf model of a model directory (CHECKER.md 2.3 M1); mapping is the open division's
+ * model_mapping.json object or NULL. Returns a malloc'd name. */
+char *rp_map_model(const rp_rules *r, const char *dir, const json_t *mapping);
+/* The required (or optional) scenarios of a model for a system_type; NULL if none. */
+const json_t *rp_scenarios(const rp_rules *r, const char *table, const char *system_type,
+                           const char *model);
+int rp_json_list_has(const json_t *list, const char *s);
+/* Canonical scenario of a directory name (aliases mapped); NULL if it is none. */
+const char *rp_scenario_canonical(const char *dir);
+
+/* Sorted (bytewise) names of the subdirectories (dirs = 1) or regular files (dirs = 0) of path,
+ * never following a symlink; "." and ".." left out. *out is NULL-terminated. A missing path
+ * gives an empty list. */
+int rp_list(const char *path, int dirs, char ***out, size_t *n, ms_err *e);
+void rp_list_free(char **v, size_t n);
+
+/* Formats a line into *line (reused) and passes it to note (nothing when note is NULL). */
+void rp_notef(void (*note)(void *, const char *), void *ctx, ms_buf *line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The summary.csv columns of both profiles (the unified header, a superset of the legacy one),
+ * in the unified order: the results table's columns. */
+extern const char *const rp_csv_columns[];
+#define RP_NCSV 31
+
+/* printf into a malloc'd string (NULL on allocation failure). */
+char *rp_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Recursive copy of the directory src to dst, which must not exist: into a temporary sibling,
+ * renamed into place without replacing anything (renameat2 RENAME_NOREPLACE). Regular files
+ * keep their mode and times, symbolic links are copied as links, other kinds are refused.
+ * *files and *bytes (optional) count what was copied. */
+int rp_copy_tree(const char *src, const char *dst, uint64_t *files, uint64_t *bytes, ms_err *e);
+
+/* Python json.dumps-compatible string escaping (ensure_ascii: \uXXXX in lower-case hex, surrogate
+ * pairs above U+FFFF); invalid UTF-8 bytes are written as U+FFFD. */
+int rp_json_str(ms_buf *b, const char *s);
+
+/* Reads a JSON file (Jansson); errors name the file, line and column. */
+json_t *rp_json_load(const char *path, ms_err *e);
+
+/* 1 if path names a directory (not following a final symlink). */
+int rp_is_dir_nofollow(const char *path);
+
+#endif
+
+/* ---- the checker, through its public API (report/check.c) ---- */
+#include "checker/checker.h"
+#include "common/csv.h"
+
+typedef struct rp_check_out {
+    ms_csv csv;        /* summary.csv (header + rows) */
+    json_t *report;    /* the JSON report (findings, results, counts, verdict) */
+    int exit_code;     /* 0 looks OK, 1 errors */
+    char *version;     /* rules version used */
+} rp_check_out;
+
+/* Runs ck_run on root with the options (NULL = defaults) and imports its summary.csv and JSON
+ * report (written to a private temporary directory, removed at once). */
+int rp_check_run(const char *root, const char *version, const char *data_dir,
+                 const ck_options *opts, rp_check_out *out, ms_err *e);
+void rp_check_out_free(rp_check_out *c);
+
+/* ---- the index database (report/index.c) ---- */
+#include <sqlite3.h>
+/* Creates the schema of docs/index-schema.md in an empty database. */
+int rp_db_schema(sqlite3 *db, ms_err *e);
+/* Executes SQL, errors naming what. */
+int rp_db_exec(sqlite3 *db, const char *sql, const char *what, ms_err *e);

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make demo's script end to end (tools/demo.sh): its submission tree passes mlsubmit check with no
+# errors, the package verifies, the inferred results are there, every output exists.
+source tests/e2e/lib.sh
+if [ ! -f data/digits/digits.csv.gz ] || [ ! -f data/digits/digits-fp32.bin ]; then
+  echo "SKIP $(basename "$0"): the digits data is missing (make data)"; exit 0
+fi
+if [ -n "${TEST_WRAP:-}" ]; then
+  # timing-based audits under memcheck's 20-50x slowdown are not meaningful
+  echo "SKIP $(basename "$0"): not under $TEST_WRAP"; exit 0
+fi
+O="$TMP/demo"
+start=$(date +%s)
+DEMO_OUT="$O" bash tools/demo.sh "$MLSUBMIT" > "$TMP/demo.log" 2>&1 && ok || { fail "tools/demo.sh failed"; tail -20 "$TMP/demo.log" >&2; }
+echo "demo: $(( $(date +%s) - start )) s"
+expect_exit 0 "$MLSUBMIT" check "$O/submission" --version demo --no-csv --skip-extra-files-in-root-check
+expect_grep "^0 error\\(s\\), 0 warning\\(s\\)" "$TMP/out"
+expect_grep "^Results=6, NoResults=0" "$TMP/out"
+expect_exit 0 "$MLSUBMIT" package --verify "$O/MLSubmitDemo.tar.gz"
+expect_exit 0 "$MLSUBMIT" truncate --verify "$O/submission" --backup "$O/backup" --version demo
+expect_exit 0 "$MLSUBMIT" query "$O/index.sqlite" "SELECT Platform, Scenario FROM results WHERE inferred = '1' ORDER BY Platform, Scenario" --csv
+tr -d '\r' < "$TMP/out" > "$TMP/inf"
+expect_grep "^demo-cpu-fp32,MultiStream$" "$TMP/inf"
+expect_grep "^demo-cpu-int8,Offline$" "$TMP/inf"
+for f in report.html report.md summary_results.json summary.csv check.json MLSubmitDemo.tar.gz.sha256; do
+  [ -s "$O/$f" ] && ok || fail "demo output $f missing"
+done
+for d in TEST01 TEST04; do
+  [ -f "$O/submission/closed/MLSubmitDemo/results/demo-cpu-fp32/digits/SingleStream/$d/verify_performance.txt" ] && ok ||
+    fail "demo: $d missing"
+done
+expect_grep "== outputs" "$TMP/demo.log"
+finish

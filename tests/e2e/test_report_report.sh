@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# mlsubmit report: summary_results.json of the v5.1 mini tree byte-identical to the published
+# records (field names, values, types, order, text), IDs kept in ids.json, csv and md, a
+# self-contained html page, errors.
+source tests/e2e/lib.sh
+M() { "$MLSUBMIT" "$@"; }
+D=tests/e2e/data
+if [ -n "$SHARED" ] && [ -d "$SHARED/testdata/v5.1-mini/tree" ]; then
+  T="$SHARED/testdata/v5.1-mini/tree"
+  cp "$D/v5.1-mini-ids.json" "$TMP/ids.json"
+  expect_exit 0 M report "$T" --version v5.1 --format json --ids "$TMP/ids.json" -o "$TMP/sr.json"
+  expect_grep "7 records from 7 summary rows" "$TMP/out"
+  cmp -s "$TMP/sr.json" "$D/v5.1-mini-summary_results.json" && ok ||
+    { fail "summary_results.json differs from the published records"; diff "$TMP/sr.json" "$D/v5.1-mini-summary_results.json" | head >&2; }
+  # from an index too, and without ids.json: numbered from 1 in the report's order
+  expect_exit 0 M index "$T" --db "$TMP/i.db" --version v5.1
+  expect_exit 0 M report --db "$TMP/i.db" --format json -o "$TMP/sr2.json" --ids "$TMP/new-ids.json"
+  sed -e 's/"5.1-0082"/"5.1-0001"/; s/"5.1-0083"/"5.1-0002"/; s/"5.1-0387"/"5.1-0003"/' "$D/v5.1-mini-summary_results.json" > "$TMP/renum.json"
+  sed -i 's/"5.1-0082"/"5.1-0001"/g; s/"5.1-0083"/"5.1-0002"/g; s/"5.1-0387"/"5.1-0003"/g' "$TMP/renum.json"
+  cmp -s "$TMP/sr2.json" "$TMP/renum.json" && ok || fail "records from the index (new IDs) differ"
+  expect_grep '"datacenter/closed/RedHat/IBM_Cloud_gx3-48x240x2l40s_vLLM": 1' "$TMP/new-ids.json"
+  expect_grep '"edge/open/Lenovo/se100_ultra7_255h/resnet50": 3' "$TMP/new-ids.json"
+  # a new system gets max + 1 while existing ones keep their number
+  printf '{\n    "edge/open/Lenovo/se100_ultra7_255h/resnet50": 40\n}' > "$TMP/some-ids.json"
+  expect_exit 0 M report --db "$TMP/i.db" --format json --ids "$TMP/some-ids.json"
+  expect_grep '"ID": "5.1-0041"' "$TMP/out"
+  expect_grep '"ID": "5.1-0040"' "$TMP/out"
+  # csv and md
+  expect_exit 0 M report --db "$TMP/i.db" --format csv -o "$TMP/r.csv"
+  head -1 "$TMP/r.csv" | grep -q '^ID,Submitter,Availability,Category,Suite,System' && ok || fail "csv header"
+  [ "$(tail -n +2 "$TMP/r.csv" | wc -l)" = 7 ] && ok || fail "csv: 7 records expected"
+  expect_grep '^5.1-0003,Lenovo,available,open,edge,Lenovo ThinkEdge SE100 .*,757.865,Samples/s' "$TMP/r.csv"
+  expect_exit 0 M report --db "$TMP/i.db" --format md -o "$TMP/r.md"
+  expect_grep '^## closed, datacenter$' "$TMP/r.md"
+  expect_grep '^## open, edge$' "$TMP/r.md"
+  expect_grep '^\| 5.1-0003 \| Lenovo .* \| resnet50 \(resnet\) \| Offline \| 757.865 Samples/s \|' "$TMP/r.md"
+  # html: one file, nothing loaded from elsewhere
+  expect_exit 0 M report --db "$TMP/i.db" --format html -o "$TMP/r.html"
+  expect_no_grep '<(script|link|img|iframe)[^>]* (src|href)=' "$TMP/r.html"
+  expect_no_grep 'url\(' "$TMP/r.html"
+  expect_grep "<table class=\"results\" id=\"t-closed-datacenter\">" "$TMP/r.html"
+  expect_grep "<svg " "$TMP/r.html"
+  expect_grep "data-chart=\"latency\"" "$TMP/r.html"
+else
+  echo "SKIP (part) $(basename "$0"): ../shared is absent"
+fi
+# a generated v6.1 round with power results: performance and power merged into one record
+bash tests/e2e/lib/mkround.sh "$TMP/u" --version v6.1 >/dev/null
+expect_exit 0 M report "$TMP/u" --version v6.1 --format json -o "$TMP/u.json"
+if have_python; then
+  python3 - "$TMP/u.json" <<'PY' && ok || fail "v6.1 records: power/performance merge or types"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+merged = [r for r in recs if "Power_Result" in r]
+assert merged, "no merged power record"
+for r in merged:
+    assert list(r)[-4:] == ["Power_Result", "Power_Units", "Performance_Result", "Performance_Units"], list(r)[-4:]
+    assert r["Power_Units"] in ("Watts", "millijoules") and "Result" not in r
+assert all(isinstance(r["Nodes"], int) and isinstance(r["has_power"], bool) for r in recs)
+assert all(r["Code"].endswith("/src") for r in recs)
+assert all(r["Scenario"] in ("SingleStream", "MultiStream", "Offline", "Server", "Interactive") for r in recs)
+PY
+fi
+expect_exit 2 M report "$TMP/u"
+expect_exit 2 M report "$TMP/u" --db x --format json
+expect_exit 2 M report "$TMP/u" --format pdf
+expect_exit 3 M report --db "$TMP/missing.db" --format json
+echo '[1,2]' > "$TMP/badids.json"
+expect_exit 3 M report "$TMP/u" --version v6.1 --format json --ids "$TMP/badids.json"
+finish
