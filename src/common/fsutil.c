@@ -1,6 +1,9 @@
 #include "common/fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -104,13 +107,66 @@ static int split_path(const char *path, char **dir, char **base)
     return 0;
 }
 
+/* "<dir>/.<base>.tmp.<pid>.XXXXXX": the writer's pid lets a later writer recognise the
+ * leftovers of a dead one (ms_sweep_stale_temps). */
 static char *tmp_name(const char *dir, const char *base)
 {
-    size_t n = strlen(dir) + strlen(base) + 32;
+    size_t n = strlen(dir) + strlen(base) + 48;
     char *t = malloc(n);
     if (t)
-        snprintf(t, n, "%s/.%s.tmp.XXXXXX", dir, base);
+        snprintf(t, n, "%s/.%s.tmp.%ld.XXXXXX", dir, base, (long)getpid());
     return t;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+void ms_sweep_stale_temps(const char *path)
+{
+    char *dir, *base;
+    if (split_path(path, &dir, &base) != 0)
+        return;
+    DIR *d = opendir(dir);
+    size_t bl = strlen(base);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        const char *n = de->d_name;
+        if (n[0] == '.' && !strncmp(n + 1, base, bl))
+            n += 1 + bl;
+        else if (!strncmp(n, base, bl))
+            n += bl;
+        else
+            continue;
+        if (strncmp(n, ".tmp.", 5) != 0)
+            continue;
+        n += 5;
+        char *endp;
+        errno = 0;
+        long pid = strtol(n, &endp, 10);
+        if (endp == n || errno || pid <= 0 || (*endp && *endp != '.' && *endp != '-'))
+            continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* ours, or a live writer's */
+        char *full = ms_path_join(dir, de->d_name);
+        if (!full)
+            break;
+        struct stat st;
+        if (lstat(full, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                nftw(full, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+            else
+                unlink(full);
+        }
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    free(base);
 }
 
 static mode_t output_mode(void)
@@ -123,6 +179,7 @@ static mode_t output_mode(void)
 int ms_afile_open_named(ms_afile *af, const char *path, ms_err *e)
 {
     memset(af, 0, sizeof *af);
+    ms_sweep_stale_temps(path);
     char *dir, *base;
     if (split_path(path, &dir, &base) != 0)
         return ms_err_oom(e);
@@ -156,6 +213,7 @@ int ms_afile_open(ms_afile *af, const char *path, ms_err *e)
 {
 #ifdef O_TMPFILE
     memset(af, 0, sizeof *af);
+    ms_sweep_stale_temps(path);
     char *base;
     if (split_path(path, &af->dir, &base) != 0)
         return ms_err_oom(e);
@@ -194,7 +252,7 @@ static int link_temp(int fd, const char *dir, const char *base, char **out)
         char *t = tmp_name(dir, base);
         if (!t)
             return ENOMEM;
-        /* a random suffix, as mkstemp would pick */
+        /* a random suffix (after the pid), as mkstemp would pick */
         char *x = t + strlen(t) - 6;
         unsigned r = 0;
         if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)

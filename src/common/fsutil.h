@@ -38,6 +38,11 @@ void ms_afile_abort(ms_afile *af);
  * temporary name beside path, then renames. */
 int ms_link_fd_atomic(int fd, const char *path, ms_err *e);
 
+/* Removes the temporaries that writers of path left when they were killed: files or
+ * directories named ".<base>.tmp.<pid>..." or "<base>.tmp.<pid>..." beside path whose pid is no
+ * longer running. Called when an output is opened; temporaries of live writers are kept. */
+void ms_sweep_stale_temps(const char *path);
+
 /* Writes data to path atomically. */
 int ms_write_file_atomic(const char *path, const void *data, size_t len, ms_err *e);
 

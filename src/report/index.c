@@ -840,8 +840,7 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
 
 static int configure(sqlite3 *db, ms_err *e)
 {
-    return rp_db_exec(db, "PRAGMA page_size=4096; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL;",
-                      "index: configuring", e);
+    return rp_db_exec(db, "PRAGMA page_size=4096;", "index: configuring", e);
 }
 
 int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
@@ -895,19 +894,11 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
         sqlite3_close(old);
     if (!rc)
         rc = hash_changed(&c, e);
-    /* the new database, in a temporary file renamed into place */
-    char *tmp = NULL;
+    /* The new database is built in memory, then serialized and written through ms_afile
+     * (unnamed until complete): a run killed at any point leaves no partial database. */
     sqlite3 *db = NULL;
-    if (!rc) {
-        tmp = rp_fmt("%s.tmp.%ld", o->db, (long)getpid());
-        if (!tmp)
-            rc = ms_err_oom(e);
-        else {
-            unlink(tmp);
-            if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-                rc = ms_err_set(e, MS_ERUNTIME, "%s: cannot create the index: %s", tmp, sqlite3_errmsg(db));
-        }
-    }
+    if (!rc && sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        rc = ms_err_set(e, MS_ERUNTIME, "%s: cannot create the index in memory", o->db);
     if (!rc)
         rc = configure(db, e);
     int attached = 0;
@@ -930,25 +921,17 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
         rc = fill(&c, db, attached, optkey, e);
     if (attached && !rc)
         rc = rp_db_exec(db, "DETACH DATABASE old", "index", e);
-    if (db && sqlite3_close(db) != SQLITE_OK && !rc)
-        rc = ms_err_set(e, MS_ERUNTIME, "%s: cannot close the index", tmp);
     if (!rc) {
-        int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            fsync(fd);
-            close(fd);
-        }
-        if (rename(tmp, o->db))
-            rc = ms_err_errno(e, MS_ERUNTIME, errno, "cannot rename %s to %s", tmp, o->db);
+        sqlite3_int64 n = 0;
+        unsigned char *img = sqlite3_serialize(db, "main", &n, 0);
+        if (!img)
+            rc = ms_err_set(e, MS_ERUNTIME, "%s: cannot serialize the index: %s", o->db, sqlite3_errmsg(db));
+        else
+            rc = ms_write_file_atomic(o->db, img, (size_t)n, e);
+        sqlite3_free(img);
     }
-    if (rc && tmp) {
-        unlink(tmp);
-        char *j = rp_fmt("%s-journal", tmp);
-        if (j)
-            unlink(j);
-        free(j);
-    }
-    free(tmp);
+    if (db)
+        sqlite3_close(db);
     free(optkey);
     ents_free(&c);
     ms_buf_free(&c.line);

@@ -36,104 +36,6 @@
 #define CHUNK (256 * 1024)
 #define pnote(o, line, ...) rp_notef((o)->note, (o)->ctx, (line), __VA_ARGS__)
 
-typedef struct outfile {
-    int fd;
-    int tmpfile;    /* O_TMPFILE (unnamed) */
-    char *dir, *base, *named_tmp;
-} outfile;
-
-static int out_open(outfile *of, const char *path, ms_err *e)
-{
-    memset(of, 0, sizeof *of);
-    of->fd = -1;
-    char *copy = strdup(path);
-    if (!copy)
-        return ms_err_oom(e);
-    char *s = strrchr(copy, '/');
-    if (s) {
-        *s = 0;
-        of->dir = strdup(copy[0] ? copy : "/");
-        of->base = strdup(s + 1);
-    } else {
-        of->dir = strdup(".");
-        of->base = strdup(copy);
-    }
-    free(copy);
-    if (!of->dir || !of->base)
-        return ms_err_oom(e);
-    of->fd = open(of->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-    if (of->fd >= 0) {
-        of->tmpfile = 1;
-        return 0;
-    }
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
-        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot create a file", of->dir);
-    of->named_tmp = rp_fmt("%s/.%s.tmp.XXXXXX", of->dir, of->base);
-    if (!of->named_tmp)
-        return ms_err_oom(e);
-    of->fd = mkstemp(of->named_tmp);
-    if (of->fd < 0)
-        return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot create a file", of->dir);
-    fchmod(of->fd, 0644);
-    return 0;
-}
-
-static void out_abort(outfile *of)
-{
-    if (of->fd >= 0)
-        close(of->fd);
-    if (of->named_tmp)
-        unlink(of->named_tmp);
-    free(of->dir);
-    free(of->base);
-    free(of->named_tmp);
-    memset(of, 0, sizeof *of);
-    of->fd = -1;
-}
-
-/* Gives the complete file its name (replacing an existing one). */
-static int out_commit(outfile *of, ms_err *e)
-{
-    int rc = 0;
-    char *final = rp_fmt("%s/%s", of->dir, of->base);
-    if (!final)
-        return ms_err_oom(e);
-    if (fsync(of->fd))
-        rc = ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot write", final);
-    if (!rc && of->tmpfile) {
-        char proc[64];
-        snprintf(proc, sizeof proc, "/proc/self/fd/%d", of->fd);
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, final, AT_SYMLINK_FOLLOW)) {
-            if (errno != EEXIST)
-                rc = ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot create", final);
-            else {
-                /* replace: link under a temporary name, then rename over */
-                char *t = rp_fmt("%s/.%s.tmp.%ld", of->dir, of->base, (long)getpid());
-                if (!t)
-                    rc = ms_err_oom(e);
-                else {
-                    unlink(t);
-                    if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) || rename(t, final)) {
-                        rc = ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot replace", final);
-                        unlink(t);
-                    }
-                    free(t);
-                }
-            }
-        }
-    } else if (!rc) {
-        if (rename(of->named_tmp, final))
-            rc = ms_err_errno(e, MS_ERUNTIME, errno, "cannot rename %s to %s", of->named_tmp, final);
-        else {
-            free(of->named_tmp);
-            of->named_tmp = NULL;
-        }
-    }
-    free(final);
-    out_abort(of);
-    return rc;
-}
-
 /* ----------------------------------------------------------- archive IO ---- */
 
 typedef struct wctx {
@@ -453,7 +355,7 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
         rc = rp_index_mem(&io, &is, &idx, &idxlen, e);
     }
     /* 3. the tarball */
-    outfile of = {.fd = -1}, sf = {.fd = -1};
+    ms_afile of = {0}, sf = {0}; /* unnamed until committed (common/fsutil.h) */
     struct archive *a = NULL;
     char *buf = NULL;
     EVP_MD_CTX *md = EVP_MD_CTX_new();
@@ -463,9 +365,9 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
     if (!rc && (!md || !(buf = malloc(CHUNK))))
         rc = ms_err_oom(e);
     if (!rc)
-        rc = out_open(&of, o->output, e);
+        rc = ms_afile_open(&of, o->output, e);
     if (!rc) {
-        w.fd = of.fd;
+        w.fd = fileno(of.fp); /* libarchive writes through the descriptor; the FILE stays unused */
         EVP_DigestInit_ex(md, EVP_sha256(), NULL);
         a = archive_write_new();
         if (!a || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
@@ -550,23 +452,24 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
         for (unsigned i = 0; i < dl && i < 32; i++)
             snprintf(st->sha256 + 2 * i, 3, "%02x", dg[i]);
         char *sp = rp_fmt("%s.sha256", o->output);
-        char *text = rp_fmt("%s  %s\n", st->sha256, of.base);
+        const char *slash = strrchr(o->output, '/');
+        char *text = rp_fmt("%s  %s\n", st->sha256, slash ? slash + 1 : o->output);
         if (!sp || !text)
             rc = ms_err_oom(e);
-        else if (!(rc = out_open(&sf, sp, e))) {
+        else if (!(rc = ms_afile_open(&sf, sp, e))) {
             size_t tl = strlen(text);
-            if (write(sf.fd, text, tl) != (ssize_t)tl)
+            if (fwrite(text, 1, tl, sf.fp) != tl)
                 rc = ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot write", sp);
         }
         free(sp);
         free(text);
     }
     if (!rc)
-        rc = out_commit(&of, e);
+        rc = ms_afile_commit(&of, e);
     if (!rc)
-        rc = out_commit(&sf, e);
-    out_abort(&of);
-    out_abort(&sf);
+        rc = ms_afile_commit(&sf, e);
+    ms_afile_abort(&of);
+    ms_afile_abort(&sf);
     EVP_MD_CTX_free(md);
     free(buf);
     free(idx);

@@ -408,6 +408,7 @@ int rp_copy_tree(const char *src, const char *dst, uint64_t *files, uint64_t *by
         parent = dcopy[0] ? dcopy : "/";
         base = slash + 1;
     }
+    ms_sweep_stale_temps(dst); /* copies left by killed runs */
     int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (pfd < 0) {
         int rc = ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot open directory", parent);

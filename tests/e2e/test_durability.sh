@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Durability: writing commands are killed (SIGKILL) at random points, many times; afterwards every
 # output file present must be complete (byte-identical to an uninterrupted run where the output
-# is deterministic, well-formed otherwise) and no temporary file may remain.
+# is deterministic, well-formed otherwise). Outputs are unnamed until complete, so a kill leaves
+# nothing -- except in the microseconds between naming a complete replacement and renaming it
+# over the old file: such a temporary must be complete too, and the next run removes it.
 #   DURABILITY_ROUNDS (default 12) kills per command.
 . "$(dirname "$0")/lib.sh"
 ROUNDS=${DURABILITY_ROUNDS:-12}
@@ -21,20 +23,23 @@ kill_loop() {
     sleep "$(awk -v m="$maxms" -v r="$RANDOM" 'BEGIN { printf "%.3f", (r % (m + 1)) / 1000 }')"
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
-    # no temporary files, whatever the moment of the kill
-    if find "$out" -name '.*.tmp.*' 2>/dev/null | grep -q .; then
-      fail "$name: temporary files left after a kill: $(find "$out" -name '.*.tmp.*' | head -2)"; return
-    fi
     "$CHECK" "$name" "$out" || return
   done
   ok
+  # an uninterrupted run afterwards leaves no temporary of the killed ones
+  "$@" >/dev/null 2>&1
+  if find "$out" -name '*.tmp.*' 2>/dev/null | grep -q .; then
+    fail "$name: temporaries remain after a complete run: $(find "$out" -name '*.tmp.*' | head -2)"
+  else ok; fi
 }
+# the output a temporary stands for: .NAME.tmp.PID.XXXXXX or NAME.tmp.PID
+final_of() { local b; b=$(basename "$1"); b=${b#.}; echo "${b%%.tmp.*}"; }
 
 # deterministic outputs: present means identical to the uninterrupted run's
-same_as_reference() { # name out: each file in out equals $REF/<file>
+same_as_reference() { # name out: each file in out (temporaries included) equals its reference
   local f
   for f in $(cd "$2" && find . -type f); do
-    cmp -s "$2/$f" "$REF/$f" || { fail "$1: $f present but incomplete or different"; return 1; }
+    cmp -s "$2/$f" "$REF/$(final_of "$f")" || { fail "$1: $f present but incomplete or different"; return 1; }
   done
   return 0
 }
@@ -51,6 +56,23 @@ REF=$TMP/ref-check; mkdir -p "$REF"
 "$M" check "$W/round" --version v5.1 --csv "$REF/s.csv" --json "$REF/f.json" >/dev/null 2>&1
 mkdir -p "$TMP/o2"
 kill_loop check "$TMP/o2" 30 "$M" check "$W/round" --version v5.1 --csv "$TMP/o2/s.csv" --json "$TMP/o2/f.json"
+
+# index (SQLite) and package (tarball + .sha256): every file present is a complete output
+db_ok() { # name out: every database present (temporaries included) opens and holds the files table
+  local f
+  for f in $(cd "$2" && find . -type f -name '*.db*' ! -name '*-journal'); do
+    "$M" query "$2/$f" "SELECT count(*) FROM files" >/dev/null 2>&1 || { fail "$1: $f is not a complete index"; return 1; }
+  done
+  return 0
+}
+CHECK=db_ok
+mkdir -p "$TMP/o4"
+kill_loop index "$TMP/o4" 150 "$M" index "$W/round" --db "$TMP/o4/i.db" --full --no-check
+REF=$TMP/ref-package; mkdir -p "$REF"
+"$M" package "$W/round" -o "$REF/p.tar.gz" --force >/dev/null 2>&1 || fail "package reference run"
+CHECK=same_as_reference
+mkdir -p "$TMP/o5"
+kill_loop package "$TMP/o5" 150 "$M" package "$W/round" -o "$TMP/o5/p.tar.gz" --force
 
 # loadgen run: logs are complete files or absent (the run is killed with its supervisor)
 logs_complete() { # name out
