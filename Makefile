@@ -167,6 +167,8 @@ asan: deps
 	  ASAN_OPTIONS=detect_leaks=1 all unit e2e
 
 valgrind: deps
+	@command -v valgrind >/dev/null || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get install -y -qq valgrind >/dev/null; }
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory E2E_JOBS=2 E2E_WRAP="valgrind -q --error-exitcode=99 --leak-check=full" e2e
 
