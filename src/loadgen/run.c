@@ -1007,10 +1007,10 @@ static void clock_check(lg_test *t, const series_stats *st)
         printf("Loadgen :: PerfClock/system_clock ratio = %.4f\n", ratio);
     }
     char msg[160];
-    if (ratio > 1.01f || ratio < 0.99f) {
+    if (ratio > 1.01 || ratio < 0.99) {
         snprintf(msg, sizeof msg, "PerfClock and system_clock differ by more than 1%%!  pc_sc_ratio: %g", ratio);
         errorf(t, "error_runtime", "%s", msg);
-    } else if (ratio > 1.001f || ratio < 0.999f) {
+    } else if (ratio > 1.001 || ratio < 0.999) {
         snprintf(msg, sizeof msg, "PerfClock and system_clock differ by more than 0.1%%!  pc_sc_ratio: %g", ratio);
         lg_detail_warning(t->L, lg_logger_now(t->L), msg, LN);
     }

@@ -27,6 +27,14 @@ golden() { # name scenario token concat sut settings...
      --loadgen-compat 5.1 $sets -o "$TMP/$name" >"$TMP/$name.out" 2>&1
   norm "$real" > "$TMP/$name.want"
   norm "$TMP/$name/mlperf_log_summary.txt" > "$TMP/$name.got"
+  # Short runs may draw the reference's clock-ratio warning (the two clocks are compared in
+  # whole milliseconds); when that is the only warning, it is not a layout difference.
+  local w c
+  w=$(grep -c '"is_warning": true' "$TMP/$name/mlperf_log_detail.txt")
+  c=$(grep -c 'PerfClock and system_clock differ by more than 0.1%' "$TMP/$name/mlperf_log_detail.txt")
+  if [ "$w" -gt 0 ] && [ "$w" = "$c" ]; then
+    sed -i -E 's/^N warnings? encountered\. See detailed log\.$/No warnings encountered during test./' "$TMP/$name.got"
+  fi
   if diff -u "$TMP/$name.want" "$TMP/$name.got" > "$TMP/$name.diff"; then ok; else
     fail "$name: summary layout differs from $real"; head -20 "$TMP/$name.diff" >&2; fi
 }
