@@ -357,6 +357,11 @@ void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx);
 
 /* scenario.c */
 void ck_eval_scenario(ck_state *run, ck_scen *s);
+/* power.c: W4, the Power WG checker's checks on <scenario>/performance (perf_rel) */
+void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const char *perf_rel);
+/* Python datetime.strptime(s, "%m-%d-%Y %H:%M:%S.%f") as UTC microseconds: 0, or -1 when
+ * Python raises ValueError (-2: out of memory) */
+int ck_ptd_strptime(const char *s, size_t n, int64_t *us);
 /* walk.c */
 void ck_walk_submitter(ck_state *run, ck_submitter *sub);
 /* system checks (systems.c) */

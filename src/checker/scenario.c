@@ -712,9 +712,22 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
         c->run->oom = 1;
         goto out;
     }
-    /* W2: file sets */
+    /* W1 (unified; the legacy profile checks it with P1): run_1 holds spl.txt */
     const char *spl[2] = {"spl.txt", NULL};
     char *diff = NULL;
+    if (c->unified) {
+        char *run_abs = absof(c, run_rel);
+        if (!run_abs || ck_files_diff(r, run_abs, ck_rget(r, "perf_dir_required_files"),
+                                      ck_rget(r, "perf_dir_optional_files"), spl, &diff))
+            c->run->oom = 1;
+        if (diff)
+            FIND(c, "W1", CK_SEV_ERROR, run_rel, 0, NULL, diff, "%s has file list mismatch (%s)",
+                 run_rel, diff);
+        free(diff);
+        diff = NULL;
+        free(run_abs);
+    }
+    /* W2: file sets */
     if (ck_files_diff(r, rng_abs, ck_rget(r, "perf_dir_required_files"),
                       ck_rget(r, "perf_dir_optional_files"), spl, &diff) == 0 && diff) {
         FIND(c, "W2", CK_SEV_ERROR, rng_rel, 0, NULL, diff, "%s has file list mismatch (%s)", rng_rel,
@@ -836,41 +849,8 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
         free(pe);
         free(run_log_rel);
     }
-    /* W4: the Power WG checks that can be made from the files (see docs) */
-    if (!ck_skipped(c->run, "W4")) {
-        const char *names[2] = {"client.json", "server.json"};
-        json_t *js[2] = {NULL, NULL};
-        for (int i = 0; i < 2; i++) {
-            char *rel = ck_join(pwr_rel, names[i]);
-            char *abs = rel ? absof(c, rel) : NULL;
-            json_error_t je;
-            if (abs && ck_isfile(abs)) {
-                js[i] = json_load_file(abs, 0, &je);
-                if (!js[i])
-                    FIND(c, "W4", CK_SEV_ERROR, rel, je.line, "JSON", je.text,
-                         "%s is not valid JSON: %s", names[i], je.text);
-            }
-            free(rel);
-            free(abs);
-        }
-        if (js[0] && js[1]) {
-            const char *keys[2] = {"uuid", "session_name"};
-            for (int k = 0; k < 2; k++) {
-                const json_t *a = json_object_get(js[0], keys[k]);
-                const json_t *b = json_object_get(js[1], keys[k]);
-                if (a && b && !json_equal((json_t *)a, (json_t *)b)) {
-                    char *ta = json_dumps(a, JSON_ENCODE_ANY), *tb = json_dumps(b, JSON_ENCODE_ANY);
-                    FIND(c, "W4", CK_SEV_ERROR, pwr_rel, 0, ta, tb,
-                         "client and server %s differ (client %s, server %s)", keys[k],
-                         ta ? ta : "?", tb ? tb : "?");
-                    free(ta);
-                    free(tb);
-                }
-            }
-        }
-        json_decref(js[0]);
-        json_decref(js[1]);
-    }
+    /* W4: the Power WG checker (power.c) */
+    ck_power_wg_check(c->run, &s->f, &c->w, perf_rel);
 out:
     free(perf_rel);
     free(rng_rel);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Mutation tests for `mlsubmit check`: generate a valid round (tests/e2e/lib/mkround.sh), copy
 # it, break exactly one thing, and assert that exactly one finding (besides INFO notes) appears,
-# with the expected check ID, severity and file, and the matching exit status (1 for errors,
-# 0 for warnings). Covers the legacy profile (v5.1) and the unified profile (v6.0).
+# with the expected check ID, severity and file (and, where given, message), and the matching exit
+# status (1 for errors, 0 for warnings). Covers the legacy profile (v5.1) and the unified profile
+# (v6.0). Mutations of a power result's logs re-record the power session's checksums
+# (power_rehash) or pass --skip-power-check, so that only the intended check fires.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/common.sh"
+. "$HERE/lib/power.sh"
 bash "$HERE/lib/mkround.sh" "$TMP/base_v5.1" --version v5.1 || exit 1
 bash "$HERE/lib/mkround.sh" "$TMP/base_v6.0" --version v6.0 || exit 1
 
@@ -20,9 +23,10 @@ for v in v5.1 v6.0; do
   if [ -s "$TMP/base.tsv" ]; then echo "FAIL: the generated $v tree has findings"; cat "$TMP/base.tsv"; exit 1; fi
 done
 
-# mutate NAME VERSION SEVERITY ID FILE SHELL-SNIPPET (run inside the copied tree)
+# mutate NAME VERSION SEVERITY ID FILE SHELL-SNIPPET [OPTIONS] [MESSAGE-REGEX]
+# (the snippet runs inside the copied tree; OPTIONS are extra `mlsubmit check` options)
 mutate() {
-  local name=$1 ver=$2 sev=$3 id=$4 file=$5 snippet=$6
+  local name=$1 ver=$2 sev=$3 id=$4 file=$5 snippet=$6 opts=${7:-} msgre=${8:-}
   local t="$TMP/case"
   rm -rf "$t"
   cp -a "$TMP/base_$ver" "$t"
@@ -30,7 +34,8 @@ mutate() {
     echo "FAIL $name: the mutation itself failed"; fail=1; return
   fi
   rm -f "$TMP/out.tsv"
-  $TEST_WRAP "$MLSUBMIT" check "$t" --version "$ver" --no-csv --tsv "$TMP/out.tsv" >"$TMP/out.txt" 2>"$TMP/err.txt"
+  # shellcheck disable=SC2086
+  $TEST_WRAP "$MLSUBMIT" check "$t" --version "$ver" --no-csv --tsv "$TMP/out.tsv" $opts >"$TMP/out.txt" 2>"$TMP/err.txt"
   local rc=$?
   cases=$((cases + 1))
   if [ ! -f "$TMP/out.tsv" ] || [ -s "$TMP/err.txt" ]; then
@@ -46,8 +51,9 @@ mutate() {
   local want_rc=1
   [ "$sev" = WARNING ] && want_rc=0
   if [ "$n" != 1 ] || [ "$(cut -f1 <<<"$line")" != "$sev" ] || [ "$(cut -f2 <<<"$line")" != "$id" ] ||
-     [ "$(cut -f3 <<<"$line")" != "$file" ] || [ "$rc" != "$want_rc" ]; then
-    echo "FAIL $name: expected exactly '$sev $id $file' (exit $want_rc), got exit $rc and:"
+     [ "$(cut -f3 <<<"$line")" != "$file" ] || [ "$rc" != "$want_rc" ] ||
+     { [ -n "$msgre" ] && ! cut -f6 <<<"$line" | grep -qE -- "$msgre"; }; then
+    echo "FAIL $name: expected exactly '$sev $id $file${msgre:+ /$msgre/}' (exit $want_rc), got exit $rc and:"
     printf '%s\n' "$got" | sed 's/^/    /'
     [ "$rc" -gt 1 ] && sed 's/^/    /' "$TMP/out.txt" | tail -5
     fail=1
@@ -74,7 +80,8 @@ add_error() { # add_error FILE: one LoadGen error record and num_errors = 1
   printf ':::MLLOG {"key": "error_invalid_config", "value": "synthetic failure", "time_ms": 1.0, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": true, "is_warning": false}}\n' >>"$1"
   setkey "$1" num_errors 1
 }
-export -f setkey delkey addkey add_error
+export -f setkey delkey addkey add_error power_rehash
+export POWER_RESULT_FILES
 
 V=v5.1
 # --- structure (S) ---
@@ -140,26 +147,65 @@ mutate P7 $V ERROR P7 $SSLOG "setkey $SSLOG effective_qsl_rng_seed 42"
 mutate P8 $V ERROR P8 $SSLOG "delkey $SSLOG early_stopping_latency_ss"
 mutate P9 $V WARNING P9 $SSLOG "setkey $SSLOG early_stopping_met false"
 mutate P10 $V ERROR P10 $D/Server/performance/run_1/mlperf_log_detail.txt "setkey $D/Server/performance/run_1/mlperf_log_detail.txt effective_target_latency_ns 30000000000"
-mutate P12 $V ERROR P12 $OFFLOG "setkey $OFFLOG effective_min_query_count 0"
-mutate P13 $V ERROR P13 $OFFLOG "setkey $OFFLOG effective_samples_per_query 100"
+PW=$E/Offline/performance
+mutate P12 $V ERROR P12 $OFFLOG "setkey $OFFLOG effective_min_query_count 0 && power_rehash $PW"
+mutate P13 $V ERROR P13 $OFFLOG "setkey $OFFLOG effective_samples_per_query 100 && power_rehash $PW"
 mutate P14 $V ERROR P14 $SSLOG "setkey $SSLOG effective_min_duration_ms 60000"
 mutate P17 $V WARNING P17 $SSLOG "setkey $SSLOG effective_test_mode '\"AccuracyOnly\"'"
 # P15: the closed division turned into a valid network one, then one run's SUT without "Network SUT"
 TO_NET="mv closed network && for f in network/Org1/systems/*.json; do sed -i \"s/^{\\\$/{ \$NETF/; s/\\\"division\\\": \\\"closed\\\"/\\\"division\\\": \\\"network\\\"/\" \$f; done && grep -rl SynthSUT network | xargs sed -i 's/\"SynthSUT\"/\"Network SUT synth\"/'"
 mutate P15 $V ERROR P15 network/Org1/results/edge1/resnet50/Offline/performance/run_1/mlperf_log_detail.txt \
-  "$TO_NET && sed -i 's/\"Network SUT synth\"/\"SynthSUT\"/' network/Org1/results/edge1/resnet50/Offline/performance/run_1/mlperf_log_detail.txt"
+  "$TO_NET && sed -i 's/\"Network SUT synth\"/\"SynthSUT\"/' network/Org1/results/edge1/resnet50/Offline/performance/run_1/mlperf_log_detail.txt && power_rehash network/Org1/results/edge1/resnet50/Offline/performance"
 MSLOG=$E/MultiStream/performance/run_1/mlperf_log_detail.txt
 mutate I3 $V ERROR I3 $MSLOG "setkey $MSLOG effective_scenario '\"SingleStream\"' && setkey $MSLOG early_stopping_latency_ms 0 && addkey $MSLOG early_stopping_latency_ss 1341022"
 mutate L1 $V ERROR L1 $SSLOG "sed -i 's/\"key\": \"sut_name\", \"value\": \"SynthSUT\"/\"key\": \"sut_name\", \"value\": SynthSUT/' $SSLOG"
 mutate I4 $V ERROR I4 $D/Interactive/performance/run_1/mlperf_log_detail.txt \
   "mv $D/Server $D/Interactive && mv $C/measurements/dc1/llama3.1-8b/Server $C/measurements/dc1/llama3.1-8b/Interactive && mv $C/measurements/dc1/llama3.1-8b/Interactive/dc1_Server.json $C/measurements/dc1/llama3.1-8b/Interactive/dc1_Interactive.json && mv $C/compliance/dc1/llama3.1-8b/Server $C/compliance/dc1/llama3.1-8b/Interactive && I=$D/Interactive/performance/run_1/mlperf_log_detail.txt && setkey \$I effective_scenario '\"Offline\"' && setkey \$I effective_samples_per_query 13368 && setkey \$I effective_min_query_count 1 && setkey \$I result_first_token_99.00_percentile_latency_ns 400000000 && addkey \$I result_tokens_per_second 5103.99"
 # --- power (W) ---
-PW=$E/Offline/performance
 mutate W1 $V ERROR W1 $PW/run_1 "rm $PW/run_1/spl.txt"
 mutate W2 $V ERROR W2 $PW/power "touch $PW/power/extra.txt"
-mutate W3 $V ERROR W3 $PW/ranging/mlperf_log_detail.txt "delkey $PW/ranging/mlperf_log_detail.txt result_samples_per_second"
-mutate W4 $V ERROR W4 $PW/power "sed -i 's/0001/0002/' $PW/power/server.json"
-mutate W5 $V ERROR W5 $PW/run_1/spl.txt "setkey $OFFLOG power_end '\"08-01-2025 17:04:18.000\"'"
+mutate W3 $V ERROR W3 $PW/ranging/mlperf_log_detail.txt "delkey $PW/ranging/mlperf_log_detail.txt result_samples_per_second && power_rehash $PW"
+mutate W5 $V ERROR W5 $PW/run_1/spl.txt "setkey $OFFLOG power_end '\"08-01-2025 17:04:18.000\"'" --skip-power-check
+# W4: each check of the Power WG checker on realistic session files (lib/mkround.sh)
+JC=$PW/power/client.json
+JS=$PW/power/server.json
+PL=$PW/power/ptd_logs.txt
+T0=$(date -u -d '2025-08-01 00:00:00' +%s)
+mutate W4-json $V ERROR W4 $JC "sed -i '/\"timezone\"/d' $JC" "" "session files.*lacks the required fields timezone"
+mutate W4-src-c $V ERROR W4 $JC "sed -i 's/\"lib\\/common.py\": \"611d/\"lib\\/common.py\": \"711d/' $JC" "" "client sources checksum"
+mutate W4-src-s $V ERROR W4 $JS "sed -i 's/\"server.py\": \"c3f9/\"server.py\": \"d3f9/' $JS" "" "server sources checksum"
+mutate W4-ptdver $V ERROR W4 $JS "sed -i 's/version=1.10.0-/version=1.9.9-/' $JS" "" "PTD version '1.9.9' is not supported"
+mutate W4-model $V ERROR W4 $JS "sed -i 's/\"YokogawaWT310,C2PH/\"FlukeNorma,C2PH/' $JS" "" "analyser 'FlukeNorma' is not supported"
+mutate W4-reply $V ERROR W4 $JS "sed -i 's/\"SR,A,2.2\", \"reply\": \"Range A changed\"/\"SR,A,2.2\", \"reply\": \"Error: range\"/' $JS" "" "wrong reply to PTD command 'SR,A,2.2'"
+mutate W4-range $V ERROR W4 $JS "sed -i 's/Ranges,1,-1.000000,1/Ranges,0,5.000000,1/' $JS" "" "Amps range was not set back.*SR,A,5.000000"
+mutate W4-uuid $V ERROR W4 $JS "sed -i '/\"uuid\"/s/5f2a9e4b/5f2a9e4c/' $JS" "" "UUID.*server UUID differs"
+mutate W4-session $V ERROR W4 $JS "sed -i '/\"session_name\"/s/synth\"/synth2\"/' $JC" "" "session name"
+mutate W4-phase $V ERROR W4 $JS "sed -i -E '/\"ranging\": \\[\\[/s/\\[\\[([0-9]+)\\.5,/[[\\1.9,/' $JS" "" "phase 1 of ranging: client and server times differ by"
+mutate W4-window $V ERROR W4 $OFFLOG "sed -i 's/$((T0 + 17 * 3600 + 4 * 60 + 10))\\./$((T0 + 17 * 3600 + 4 * 60 + 20))./' $JC $JS" "" "power_begin time .* is not within the testing phase"
+mutate W4-short $V WARNING W4 $PW "setkey $OFFLOG power_end '\"08-01-2025 17:06:00.000\"' && power_rehash $PW" "" "testing run .* is shorter than the ranging run"
+mutate W4-delta $V ERROR W4 $PW/run_1/spl.txt "sed -i 's/Watts,2\\([0-9]\\)/Watts,1\\1/' $PW/run_1/spl.txt && power_rehash $PW" "" "testing run .* is lower than that of the ranging run .* by more than 5 %"
+mutate W4-msgs $V ERROR W4 $JS "sed -i 's/\"session,2025-08-01_16-49-50_synth,done\", \\(.*\\)\"reply\": \"OK\"/\"session,2025-08-01_16-49-50_synth,done\", \\1\"reply\": \"Error\"/' $JC" "" "client server messages.*replies to command"
+mutate W4-proto $V ERROR W4 $JS "sed -i 's/mlcommons\\/power server v4/mlcommons\\/power server v5/' $JC $JS" "" "client \\(v4\\) and server \\(v5\\) versions differ"
+mutate W4-sha1 $V ERROR W4 $PW/power/server.log "echo edited >> $PW/power/server.log" "" "results checksum.*SHA-1 of power/server.log differs"
+mutate W4-unrec $V ERROR W4 $JS "sed -i '/\"power\\/client.log\": /d' $JC $JS" "" "results checksum.*power/client.log has no checksum"
+mutate W4-ptderr $V ERROR W4 $PL "echo '08-01-2025 17:05:00.000: ERROR: Analyzer stopped responding' >> $PL && power_rehash $PW" "" "PTD log errors.*ERROR: Analyzer stopped responding"
+mutate W4-ptdwarn $V WARNING W4 $PL "sed -i '3a 08-01-2025 16:55:00.000: ERROR: Unexpected range change' $PL && power_rehash $PW" "" "during ranging, treated as a warning"
+mutate W4-usb $V WARNING W4 $PL "echo '08-01-2025 17:05:00.000: ERROR: USB.' >> $PL && power_rehash $PW" "" "accepted as a warning"
+mutate W4-uncert $V ERROR W4 $PL "sed -i '/Uncertainty checking/d' $PL && power_rehash $PW" "" "Uncertainty checking for Yokogawa... is activated' is missing"
+mutate W4-mark $V ERROR W4 $PL "sed -i 's/_ranging.$/_rangingX'\"'\"'/' $PL && power_rehash $PW" "" "cannot find the ranging measurement"
+mutate W4-device $V ERROR W4 $JS "sed -i 's/\"device_type\": 49/\"device_type\": 50/' $JS" "" "PTD configuration.*device number 50 is not supported"
+mutate W4-multich $V ERROR W4 $JS "sed -i 's/\"device_type\": 49/\"device_type\": 77/' $JS" "" "multichannel mode"
+mutate W4-debug $V ERROR W4 $JS "sed -i 's/^    \"session_name\"/    \"debug\": true,\\n    \"session_name\"/' $JS" "" "debug mode"
+# a common ranging-phase PTD error is accepted without a finding; so is a WARNING line (the
+# reference's load window shrinks by 800 s at each end, so a 10-minute run never has one)
+for v in v5.1; do
+  t="$TMP/ok_ptd"; rm -rf "$t"; cp -a "$TMP/base_$v" "$t"
+  sed -i "3a 08-01-2025 16:55:00.000: ERROR: Can't evaluate uncertainty of this sample!" "$t/$PL"
+  echo '08-01-2025 17:09:00.000: WARNING: Uncertainty 2.10%, which is above 1.00% limit for the last sample!' >> "$t/$PL"
+  power_rehash "$t/$PW"
+  $TEST_WRAP "$MLSUBMIT" check "$t" --version $v --no-csv --tsv "$TMP/ok.tsv" >/dev/null 2>&1 || { echo "FAIL W4-accepted: exit $?"; fail=1; }
+  [ -s "$TMP/ok.tsv" ] && { echo "FAIL W4-accepted: unexpected findings"; cat "$TMP/ok.tsv"; fail=1; }
+done
 # --- compliance (C) ---
 CP=$C/compliance/edge1/resnet50/SingleStream
 mutate C1 $V ERROR C1 $CP "rm -rf $CP"
@@ -181,6 +227,11 @@ mutate u-P2 $V WARNING P2 $SSLOG6 "setkey $SSLOG6 result_validity '\"INVALID\"'"
 mutate u-P16 $V ERROR P16 $D/Offline/performance/run_1/mlperf_log_detail.txt "setkey $D/Offline/performance/run_1/mlperf_log_detail.txt effective_scenario '\"SingleStream\"' && addkey $D/Offline/performance/run_1/mlperf_log_detail.txt early_stopping_latency_ss 1000000"
 mutate u-C2 $V ERROR C2 $E/SingleStream/TEST01 "rm -rf $E/SingleStream/TEST01"
 mutate u-S9 $V WARNING S9 $C/documentation/empty "mkdir $C/documentation/empty"
+PW6=$E/Offline/performance
+mutate u-W1 $V ERROR W1 $PW6/run_1 "touch $PW6/run_1/extra.txt"
+mutate u-W4-sr4 $V ERROR W4 $PW6/power/server.json "tac $PW6/power/server.json | sed '0,/\"SR,A,Auto\"/s//\"RR\"/' | tac > x.json && mv x.json $PW6/power/server.json" "" "cannot find command number 4 starting with 'SR,A'"
+mutate u-W4-cfg $V ERROR W4 $PW6/power/server.json "sed -i 's/\"ptd_config\": \[\(.*\)\]/\"ptd_config\": \1/' $PW6/power/server.json" "" "ptd_config is not a list of analysers"
+mutate u-W4-ptdver $V ERROR W4 $PW6/power/server.json "sed -i 's/version=1.11.1-/version=1.10.0-/' $PW6/power/server.json" "" "PTD version '1.10.0' is not supported"
 
 n=${#covered[@]}
 echo "mutation cases: $cases, distinct check IDs asserted: $n"

@@ -280,6 +280,30 @@ START_TEST(check_catalogue_complete)
 }
 END_TEST
 
+/* datetime.strptime(s, "%m-%d-%Y %H:%M:%S.%f") as the Power WG checker uses it */
+START_TEST(ptd_strptime_like_python)
+{
+    int64_t us;
+    const char *ok = "08-01-2025 17:04:17.291";
+    ck_assert_int_eq(ck_ptd_strptime(ok, strlen(ok), &us), 0);
+    ck_assert(us == 1754067857291000LL);
+    /* one-digit fields, 1-6 fraction digits, several spaces */
+    const char *loose = "8-1-2025  17:4:7.5";
+    ck_assert_int_eq(ck_ptd_strptime(loose, strlen(loose), &us), 0);
+    ck_assert(us == 1754067847500000LL);
+    const char *leap = "02-29-2024 00:00:00.000001";
+    ck_assert_int_eq(ck_ptd_strptime(leap, strlen(leap), &us), 0);
+    ck_assert(us == 1709164800000001LL);
+    static const char *const bad[] = {"13-01-2025 00:00:00.0", "02-29-2025 00:00:00.0",
+                                      "08-01-2025 24:00:00.0", "08-01-2025 17:04:60.0",
+                                      "08-01-2025 17:04:17", "08-01-2025 17:04:17.1234567",
+                                      "08-01-2025 17:04:17.291\n", "08-01-25 17:04:17.291",
+                                      "00-01-2025 17:04:17.291", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(ck_ptd_strptime(bad[i], strlen(bad[i]), &us) == -1, "accepted '%s'", bad[i]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("checker");
@@ -292,6 +316,7 @@ static Suite *suite(void)
     tcase_add_test(tc, files_diff_like_python);
     tcase_add_test(tc, data_dir_and_newest_round);
     tcase_add_test(tc, check_catalogue_complete);
+    tcase_add_test(tc, ptd_strptime_like_python);
     suite_add_tcase(s, tc);
     return s;
 }

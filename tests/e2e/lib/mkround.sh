@@ -26,9 +26,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $VERSION in
-  v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split ;;
-  v6.0) SEEDS=(2465351861681999779 14276810075590677512 3936089224930324775); LAYOUT=unified ;;
-  v6.1) SEEDS=(2085463073848966840 2747215439041700203 16159082839903944936); LAYOUT=unified ;;
+  v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split; PTD_VERSION=1.10.0 ;;
+  v6.0) SEEDS=(2465351861681999779 14276810075590677512 3936089224930324775); LAYOUT=unified; PTD_VERSION=1.11.1 ;;
+  v6.1) SEEDS=(2085463073848966840 2747215439041700203 16159082839903944936); LAYOUT=unified; PTD_VERSION=1.11.1 ;;
   *) echo "mkround.sh: version must be v5.1, v6.0 or v6.1" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
@@ -91,9 +91,12 @@ detail_log() {
     rec effective_performance_sample_count "$psc"
     rec effective_sample_concatenate_permutation "$([ $llm = 1 ] && echo true || echo false)"
     rec loaded_qsl_set "$(cat "$TPL/qsl.json")"
-    if [ "$power" = 1 ]; then
+    if [ "$power" = 1 ]; then      # testing run (run_1)
       rec power_begin '"08-01-2025 17:04:17.291"'
       rec power_end '"08-01-2025 17:14:17.500"'
+    elif [ "$power" = 2 ]; then    # ranging run
+      rec power_begin '"08-01-2025 16:50:10.100"'
+      rec power_end '"08-01-2025 17:00:10.300"'
     fi
     rec result_validity '"VALID"'
     rec result_perf_constraints_met true
@@ -192,20 +195,108 @@ EOF
 
 impl_json() { printf '{\n  "input_data_types": "fp16",\n  "retraining": "No",\n  "starting_weights_filename": "weights.bin",\n  "weight_data_types": "fp8",\n  "weight_transformations": "quantization"\n}\n' > "$1"; }
 
-power_files() { # power_files PERF_DIR (run_1 and ranging exist)
-  local p=$1 d f s
+# The files of a PTD client/server power session (mlcommons/power-dev) in PERF_DIR/power, with
+# realistic client.json/server.json (sources checksums of the official release, PTD messages,
+# phases around the LoadGen power_begin/power_end, SHA-1 of the result files), ptd_logs.txt and
+# the spl.txt sample logs of the ranging and testing runs. The ranging run's logs are written
+# here. power_rehash (lib/power.sh) re-records the checksums after a file changed.
+POWER_SOURCES='{
+        "__init__.py": "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+        "client.py": "33ca4f26368777ac06e01f9567b714a4b8063886",
+        "lib/__init__.py": "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+        "lib/client.py": "ac2aa093c8e8bbc9569b9e2a3471bc64e58a2258",
+        "lib/common.py": "611d8b29633d331eb19c9455ea3b5fa3284ed6df",
+        "lib/external/__init__.py": "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+        "lib/external/ntplib.py": "4da8f970656505a40483206ef2b5d3dd5e81711d",
+        "lib/server.py": "9bc9a3b6b9b716520658ac175913bcbbdb354336",
+        "lib/source_hashes.py": "60a2e02193209e8d392803326208d5466342da18",
+        "lib/summary.py": "602a9fedfa503e5544d27ab3b0067f235047efc3",
+        "lib/time_sync.py": "80894ef2389e540781ff78de94db16aa4203a14e",
+        "server.py": "c3f90f2f7eeb4db30727556d0c815ebc89b3d28b",
+        "tests/unit/__init__.py": "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+        "tests/unit/test_server.py": "948c1995d4008bc2aa6c4046a34ffa3858d6d671",
+        "tests/unit/test_source_hashes.py": "00468a2907583c593e6574a1f6b404e4651c221a"
+    }'
+. "$(dirname "${BASH_SOURCE[0]}")/power.sh"   # POWER_RESULT_FILES, power_rehash
+SID=2025-08-01_16-49-50_synth
+T0=$(date -u -d '2025-08-01 00:00:00' +%s)   # the power session's day, UTC
+at() { echo "$((T0 + $1 * 3600 + $2 * 60 + $3))"; }   # at H M S -> epoch seconds
+
+power_results() { # power_results PERF_DIR: the "results" table of client.json/server.json
+  local p=$1 f sep=""
+  printf '{'
+  for f in $POWER_RESULT_FILES; do
+    printf '%s\n        "%s": "%s"' "$sep" "$f" "$(sha1sum "$p/$f" | cut -c1-40)"
+    sep=,
+  done
+  printf '\n    }'
+}
+
+power_session_json() { # power_session_json PERF_DIR client|server OFFSET
+  local p=$1 who=$2 off=$3 m t sep=""
+  local cu=0b6e1c1e-7a4d-4f1a-9c2e-3d1f5a6b7c8d su=5f2a9e4b-1c3d-4e5f-8a6b-7c8d9e0f1a2b
+  t=$(at 16 49 45)
+  printf '{\n    "version": "1.0",\n    "timezone": 0,\n'
+  printf '    "modules": {"__main__": "%s.py", "lib": "lib/__init__.py", "lib.common": "lib/common.py"},\n' "$who"
+  printf '    "sources": %s,\n    "messages": [\n' "$POWER_SOURCES"
+  local msgs=("mlcommons/power client v4|mlcommons/power server v4"
+              "time|$t.$((off == 0 ? 25 : 31))"
+              "new,synth,$cu|OK $SID,$su"
+              "session,$SID,start,ranging|OK" "session,$SID,stop,ranging|OK"
+              "session,$SID,start,testing|OK" "session,$SID,stop,testing|OK" "session,$SID,done|OK")
+  for m in "${msgs[@]}"; do
+    printf '%s        {"cmd": "%s", "cmd_time": %s.1, "reply": "%s", "reply_time": %s.2}' "$sep" "${m%%|*}" "$t" "${m#*|}" "$t"
+    sep=$',\n'
+  done
+  printf '\n    ],\n    "uuid": {"client": "%s", "server": "%s"},\n    "session_name": "%s",\n' "$cu" "$su" "$SID"
+  printf '    "results": %s,\n' "$(power_results "$p")"
+  printf '    "phases": {\n        "ranging": [[%s.%s, 101.0], [%s.%s, 111.0], [%s.%s, 721.0], [%s.%s, 736.0]],\n' \
+    "$(at 16 49 55)" "$off" "$(at 16 50 5)" "$off" "$(at 17 0 15)" "$off" "$(at 17 0 30)" "$off"
+  printf '        "testing": [[%s.%s, 941.0], [%s.%s, 951.0], [%s.%s, 1566.0], [%s.%s, 1581.0]]\n    }' \
+    "$(at 17 4 0)" "$off" "$(at 17 4 10)" "$off" "$(at 17 14 25)" "$off" "$(at 17 14 40)" "$off"
+  if [ "$who" = server ]; then
+    local go="Starting untimed measurement, maximum 500000 samples at 1000ms with 0 rampup samples"
+    local ptd=("Hello|Hello, PTDaemon here!" "Identify|YokogawaWT310,C2PH13047V,version=$PTD_VERSION-2024-03-11"
+               "RR|Ranges,1,-1.000000,1,-1.000000" "SR,V,Auto|Range V changed" "SR,A,Auto|Range A changed"
+               "Go,1000,0,${SID}_ranging|$go" "Stop|Stopping untimed measurement"
+               "SR,V,264.5|Range V changed" "SR,A,2.2|Range A changed"
+               "Go,1000,0,${SID}_testing|$go" "Stop|Stopping untimed measurement"
+               "Stop|Error: no measurement to stop" "SR,V,Auto|Range V changed" "SR,A,Auto|Range A changed")
+    # the unified checker's copy expects a fourth SR,A command (the initial range comes 3rd or 4th)
+    [ "$LAYOUT" = unified ] && ptd+=("SR,A,Auto|Range A changed")
+    printf ',\n    "ptd_messages": [\n'
+    sep=""
+    for m in "${ptd[@]}"; do printf '%s        {"cmd": "%s", "reply": "%s"}' "$sep" "${m%%|*}" "${m#*|}"; sep=$',\n'; done
+    local cfg='{"command": ["ptd-linux-x86", "-l", "ptd_logs.txt", "-p", "8888", "49", "/dev/usbtmc0"], "device_type": 49, "channel": null, "port": 8888}'
+    [ "$LAYOUT" = unified ] && cfg="[$cfg]"
+    printf '\n    ],\n    "ptd_config": %s' "$cfg"
+  fi
+  printf '\n}\n'
+}
+
+power_files() { # power_files PERF_DIR SCENARIO MODEL (run_1 exists)
+  local p=$1 scen=$2 model=$3 d s
   mkdir -p "$p/power" "$p/ranging"
-  for f in client.json server.json; do
-    printf '{"uuid": "0b6e1c1e-0000-4000-8000-000000000001", "session_name": "synth-session", "timezone": 0}\n' > "$p/power/$f"
-  done
-  for f in client.log server.log ptd_logs.txt; do printf 'synthetic %s\n' "$f" > "$p/power/$f"; done
-  for d in run_1 ranging; do
-    {
-      for s in 18 19 20 21 22 23 24 25; do
-        printf 'Time,08-01-2025 17:%02d:%02d.000,Watts,%s,Volts,230.0,Amps,1.1,PF,0.99,Mark,synthetic\n' $((4 + s / 10)) $((s % 10 * 6)) "$((200 + s)).5"
-      done
-    } > "$p/$d/spl.txt"
-  done
+  detail_log "$p/ranging/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly 2
+  summary_log "$p/ranging/mlperf_log_summary.txt" "$scen"
+  for s in 18 19 20 21 22 23 24 25; do
+    printf 'Time,08-01-2025 17:%02d:%02d.000,Watts,%s,Volts,230.0,Amps,1.1,PF,0.99,Mark,%s_testing\n' $((4 + s / 10)) $((s % 10 * 6)) "$((200 + s)).5" "$SID"
+  done > "$p/run_1/spl.txt"
+  for s in 18 19 20 21 22 23 24 25; do
+    printf 'Time,08-01-2025 16:%02d:%02d.000,Watts,%s,Volts,230.0,Amps,1.1,PF,0.99,Mark,%s_ranging\n' $((50 + s / 10)) $((s % 10 * 6)) "$((200 + s)).5" "$SID"
+  done > "$p/ranging/spl.txt"
+  {
+    printf '08-01-2025 16:49:51.120: Connected to the power analyzer YokogawaWT310\n'
+    printf '08-01-2025 16:49:51.250: Uncertainty checking for YokogawaWT310 is activated\n'
+    printf "08-01-2025 16:50:00.500: Go with mark '%s_ranging'\n" "$SID"
+    printf '08-01-2025 17:00:20.000: Completed test\n'
+    printf "08-01-2025 17:04:05.500: Go with mark '%s_testing'\n" "$SID"
+    printf '08-01-2025 17:14:30.000: Completed test\n'
+  } > "$p/power/ptd_logs.txt"
+  printf '2025-08-01 16:49:45 INFO client: connected to the server\n' > "$p/power/client.log"
+  printf '2025-08-01 16:49:45 INFO server: new session %s\n' "$SID" > "$p/power/server.log"
+  power_session_json "$p" client 0 > "$p/power/client.json"
+  power_session_json "$p" server 5 > "$p/power/server.json"
 }
 
 # scenario SUBDIR(relative to submitter) SYSTEM MODEL_DIR MODEL SCEN DIVISION [power]
@@ -234,9 +325,7 @@ scenario() {
   printf '*.%s.target_qps = 100\n' "$scen" > "$meas/user.conf"
   printf '# %s %s\nSteps to reproduce.\n' "$mdir" "$scen" > "$meas/README.md"
   if [ "$power" = 1 ]; then
-    power_files "$res/performance"
-    detail_log "$res/performance/ranging/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly 1
-    summary_log "$res/performance/ranging/mlperf_log_summary.txt" "$scen"
+    power_files "$res/performance" "$scen" "$model"
     printf 'analyzer: Yokogawa WT310\n' > "$meas/analyzer_table.md"
     printf 'power settings: default\n' > "$meas/power_settings.md"
   fi
