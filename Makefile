@@ -15,8 +15,8 @@ BUILD    ?= build
 CC       ?= cc
 SHELL    := /bin/bash
 
-PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson
-DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev check pkg-config \
+PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson yaml-0.1
+DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev libyaml-dev check pkg-config \
              json-schema-test-suite
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 

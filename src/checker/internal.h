@@ -195,6 +195,9 @@ typedef struct ck_system {
     int ok;                    /* passed the system checks (legacy: system-level key) */
     const char *category;      /* system_type if valid, else NULL */
     int is_network;            /* legacy: string "true" (any case); unified: truthy */
+    int np_done;               /* W6 evaluated (unified bookkeeping, sequential) */
+    int np_ok;                 /* W6 passed: power results of the system may be valid */
+    char *np_text;             /* design_power_watts as str() would print it, or NULL (None) */
     ck_flist findings;         /* system-level findings (reported once) */
 } ck_system;
 
@@ -362,6 +365,10 @@ void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const ch
 /* Python datetime.strptime(s, "%m-%d-%Y %H:%M:%S.%f") as UTC microseconds: 0, or -1 when
  * Python raises ValueError (-2: out of memory) */
 int ck_ptd_strptime(const char *s, size_t n, int64_t *us);
+/* nameplate.c: W6, the design power of systems/<sys>_power.yaml as str() of the sum (malloc'd
+ * in *value). 0 on success; -1 when PyYAML's safe_load or the summation would fail (err says
+ * why, with the line). */
+int ck_nameplate_yaml(const char *path, char **value, char *err, size_t errlen);
 /* walk.c */
 void ck_walk_submitter(ck_state *run, ck_submitter *sub);
 /* system checks (systems.c) */

@@ -215,6 +215,7 @@ void ck_system_free(ck_system *s)
 {
     free(s->name);
     free(s->json_rel);
+    free(s->np_text);
     json_decref(s->j);
     ck_flist_free(&s->findings);
 }

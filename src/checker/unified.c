@@ -390,34 +390,51 @@ static char *unified_row(ck_state *run, const ck_scen *s, const char *location, 
     return ms_buf_steal(&b);
 }
 
-/* W6 (v6.1): the design (nameplate) power of a system with power results: system_power_capacity
- * from the system JSON. systems/<sys>_power.yaml is not read (no YAML parser): a warning says
- * so, as does a missing nameplate. Returns 1 and sets *watts when known. */
-static int design_power(ck_state *run, const ck_scen *s, double *watts)
+/* W6 (v6.1): the design (nameplate) power of a system with power results, evaluated once per
+ * system when its first power result is booked: system_power_capacity from the system JSON when
+ * the key is present (its value as str() prints it), else systems/<sys>_power.yaml (nameplate.c).
+ * An unreadable YAML fails the system's power results; no YAML is a warning (None). */
+static void design_power(ck_state *run, ck_system *sys, const ck_scen *s)
 {
-    const json_t *cap = json_object_get(s->sys->j, "system_power_capacity");
+    if (sys->np_done)
+        return;
+    sys->np_done = 1;
+    sys->np_ok = 1;
     ck_where w = {s->division, s->submitter, s->system, NULL, NULL};
-    if (json_is_number(cap)) {
-        *watts = json_number_value(cap);
-        return 1;
+    const json_t *cap = json_object_get(sys->j, "system_power_capacity");
+    if (cap) {
+        ms_buf b = MS_BUF_INIT;
+        if (ms_py_str_json(&b, cap) == 0 && (b.data || ms_buf_puts(&b, "") == 0))
+            sys->np_text = ms_buf_steal(&b);
+        else
+            run->oom = 1;
+        ms_buf_free(&b);
+        return;
     }
-    if (json_is_string(cap) && ms_py_float_parse(json_string_value(cap),
-                                                 json_string_length(cap), watts) == 0)
-        return 1;
-    char *yrel = ck_fmt("%s/%s/systems/%s_power.yaml", s->division, s->submitter, s->system);
-    char *yabs = yrel ? ck_join(run->root, yrel) : NULL;
-    if (yabs && ck_isfile(yabs))
-        ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_WARNING, yrel, 0, NULL,
-                          "system_power_capacity", "a YAML nameplate",
-                          "the nameplate power is in a YAML file, which mlsubmit does not read; "
-                          "design_power_watts is left as None (set system_power_capacity)");
-    else
-        ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_WARNING, s->sys->json_rel, 0,
-                          "/system_power_capacity", "system_power_capacity or a _power.yaml",
-                          "none", "no nameplate power for a system with power results");
+    const char *tpl = json_string_value(ck_rget(&run->rules, "nameplate_power_path"));
+    char *yrel = ck_fmt("%s/%s/%s", s->division, s->submitter, tpl ? tpl : "systems/{system}_power.yaml");
+    char *at = yrel ? strstr(yrel, "{system}") : NULL;
+    char *yrel2 = at ? ck_fmt("%.*s%s%s", (int)(at - yrel), yrel, s->system, at + 8) : NULL;
+    char *yabs = yrel2 ? ck_join(run->root, yrel2) : NULL;
+    if (!yabs) {
+        run->oom = 1;
+    } else if (!ck_pexists(yabs)) {
+        ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_WARNING, yrel2, 0, NULL,
+                          "system_power_capacity or a nameplate YAML", "none",
+                          "%s has power results but no nameplate power YAML (%s) and no "
+                          "system_power_capacity; design_power_watts is None", s->system, yrel2);
+    } else {
+        char err[300];
+        if (ck_nameplate_yaml(yabs, &sys->np_text, err, sizeof err)) {
+            if (ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_ERROR, yrel2, 0, NULL,
+                                  "a readable nameplate power YAML", err,
+                                  "the nameplate power YAML exists but cannot be read: %s", err))
+                sys->np_ok = 0;
+        }
+    }
     free(yrel);
+    free(yrel2);
     free(yabs);
-    return 0;
 }
 
 /* --private-ids: results/<sys>/privateid.json ({"<sys>": "<id>"}), else an ID derived from the
@@ -511,8 +528,12 @@ static void bookkeeping(uplan *pl)
                     long kidx = ck_key_set(run, key, NULL, 0);
                     for (size_t i = 0; i < s->f.n; i++)
                         s->f.v[i].key = kidx;
+                    int design_on = json_is_true(ck_rget(&run->rules, "csv_design_power"));
+                    if (design_on && s->has_power && s->sys->j)
+                        design_power(run, &uy->sys, s);
                     int ok = uy->sys.ok && um->ok && !walk_bad && s->meas_ok && s->acc_ok &&
-                             s->perf_ok && s->power_ok && s->comp_ok;
+                             s->perf_ok && s->power_ok && s->comp_ok &&
+                             !(design_on && s->has_power && !uy->sys.np_ok);
                     long long na = 0, npn = 0;
                     if (ok && s->sys->j) {
                         if (py_int(json_object_get(s->sys->j, "number_of_nodes"), &na) ||
@@ -530,14 +551,9 @@ static void bookkeeping(uplan *pl)
                     }
                     ck_flist_move(&run->findings, &s->f);
                     if (ok) {
-                        char design[64] = "";
-                        if (json_is_true(ck_rget(&run->rules, "csv_design_power"))) {
-                            double watts;
-                            if (s->has_power && design_power(run, s, &watts))
-                                ms_py_float_repr(watts, design);
-                            else
-                                snprintf(design, sizeof design, "None");
-                        }
+                        const char *design = "";
+                        if (design_on)
+                            design = s->has_power && uy->sys.np_text ? uy->sys.np_text : "None";
                         char *pid = run->o->private_ids ? private_id(run, s) : NULL;
                         ck_key_set(run, key, s->value.text, s->value.d != 0);
                         ck_count_add(run, s->division, s->system, s->has_power);

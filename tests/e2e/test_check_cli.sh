@@ -12,7 +12,7 @@ expect() { # expect RC DESCRIPTION -- command...
   "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
   local rc=$?
   if [ "$rc" != "$want" ]; then
-    echo "FAIL $what: exit $rc, expected $want"; tail -5 "$TMP/o.txt" "$TMP/e.txt"; fail=1; return 1
+    echo "FAIL $what: exit $rc, expected $want"; tail -n 5 "$TMP/o.txt" "$TMP/e.txt"; fail=1; return 1
   fi
   return 0
 }
@@ -104,6 +104,9 @@ rm -rf "$TMP/sm" && cp -a "$T" "$TMP/sm"
 for f in $(grep -rl effective_min_duration_ms "$TMP/sm"); do
   sed -i -E 's/("key": "effective_min_duration_ms", "value": )[0-9]+/\110000/; s/("key": "result_validity", "value": )"VALID"/\1"INVALID"/; s/("key": "early_stopping_met", "value": )true/\1false/' "$f"
 done
+# the edited logs of the power result: re-record the power session's checksums (W4)
+. "$HERE/lib/power.sh"
+for p in $(find "$TMP/sm" -type d -path '*/performance/power'); do power_rehash "$(dirname "$p")"; done
 expect 1 "short runs" -- M check "$TMP/sm" --version v5.1 --no-csv
 expect 0 "--profile smoke" -- M check "$TMP/sm" --version v5.1 --no-csv --profile smoke --json "$TMP/sm.json"
 grep -q "PROFILE smoke" "$TMP/o.txt" || { echo "FAIL: the smoke profile is not printed"; fail=1; }
@@ -133,6 +136,14 @@ grep -q "W6" "$TMP/o.txt" || { echo "FAIL: no W6 warning without a nameplate"; f
 sed -i 's/^{$/{ "system_power_capacity": 1234.5,/' "$TMP/t61/closed/Org1/systems/edge1.json"
 expect 0 "v6.1 nameplate" -- M check "$TMP/t61" --version v6.1 --private-ids --csv "$TMP/p2.csv"
 grep -q "Watts\",\"fp8\",\"1234.5\",\"$id\"" "$TMP/p2.csv" || { echo "FAIL: design power / private ID on the second run"; fail=1; }
+# the nameplate YAML: the largest "Min PSUs Needed" PSU capacities of every leaf, summed as
+# Python sums them (ints stay ints, a float makes the sum a float)
+sed -i 's/^{ "system_power_capacity": 1234.5,$/{/' "$TMP/t61/closed/Org1/systems/edge1.json"
+printf 'Sys:\n- Rack:\n  - Server:\n    - Min PSUs Needed: 2\n      PSUs:\n      - {Name: a, PowerCapacityWatts: 800}\n      - {Name: b, PowerCapacityWatts: 1_200}\n      - {Name: c, PowerCapacityWatts: 1000}\n  - Switch: {min psus needed: 1, psus: [{PowerCapacityWatts: 250.5}, {PowerCapacityWatts: 100}]}\n' \
+  > "$TMP/t61/closed/Org1/systems/edge1_power.yaml"
+expect 0 "v6.1 nameplate YAML" -- M check "$TMP/t61" --version v6.1 --csv "$TMP/p3.csv"
+grep -q 'Watts","fp8","2450.5","' "$TMP/p3.csv" || { echo "FAIL: design power from the YAML should be 2450.5"; grep Watts "$TMP/p3.csv"; fail=1; }
+grep -q 'SingleStream.*"fp8","None","' "$TMP/p3.csv" || { echo "FAIL: results without power should have design power None"; fail=1; }
 
 # --- an installed binary finds rules/ and schemas/ in <prefix>/share/mlsubmit ---
 if command -v make >/dev/null && make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1; then

@@ -11,12 +11,34 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/power.sh"
 bash "$HERE/lib/mkround.sh" "$TMP/base_v5.1" --version v5.1 || exit 1
 bash "$HERE/lib/mkround.sh" "$TMP/base_v6.0" --version v6.0 || exit 1
+bash "$HERE/lib/mkround.sh" "$TMP/base_v6.1" --version v6.1 || exit 1
+# v6.1 power results need a nameplate (W6): the submission template's YAML for edge1
+cat > "$TMP/base_v6.1/closed/Org1/systems/edge1_power.yaml" <<'EOF'
+My System:
+- My Rack 1:
+  - My Server 1:
+    - Description: 'Optional Description'
+      Min PSUs Needed: 1
+      PSUs:
+      - Name: PSU 1
+        PowerCapacityWatts: 1200
+      - Name: PSU 2
+        PowerCapacityWatts: 1200
+  - My Switch 1:
+    - Description: 'Optional Description'
+      Min PSUs needed: 1
+      PSUs:
+      - Name: PSU 1
+        PowerCapacityWatts: 1200
+      - Name: PSU 2
+        PowerCapacityWatts: 1200
+EOF
 
 declare -A covered=()
 cases=0
 
 # the unmodified trees are clean: no finding at all, exit 0
-for v in v5.1 v6.0; do
+for v in v5.1 v6.0 v6.1; do
   if ! $TEST_WRAP "$MLSUBMIT" check "$TMP/base_$v" --version "$v" --no-csv --tsv "$TMP/base.tsv" >"$TMP/base.out" 2>&1; then
     echo "FAIL: the generated $v tree does not pass"; cat "$TMP/base.out"; exit 1
   fi
@@ -232,6 +254,15 @@ mutate u-W1 $V ERROR W1 $PW6/run_1 "touch $PW6/run_1/extra.txt"
 mutate u-W4-sr4 $V ERROR W4 $PW6/power/server.json "tac $PW6/power/server.json | sed '0,/\"SR,A,Auto\"/s//\"RR\"/' | tac > x.json && mv x.json $PW6/power/server.json" "" "cannot find command number 4 starting with 'SR,A'"
 mutate u-W4-cfg $V ERROR W4 $PW6/power/server.json "sed -i 's/\"ptd_config\": \[\(.*\)\]/\"ptd_config\": \1/' $PW6/power/server.json" "" "ptd_config is not a list of analysers"
 mutate u-W4-ptdver $V ERROR W4 $PW6/power/server.json "sed -i 's/version=1.11.1-/version=1.10.0-/' $PW6/power/server.json" "" "PTD version '1.10.0' is not supported"
+
+# --- v6.1: nameplate power (W6) ---
+V=v6.1
+NP=$C/systems/edge1_power.yaml
+mutate u-W6-absent $V WARNING W6 $NP "rm $NP" "" "no nameplate power YAML"
+mutate u-W6-syntax $V ERROR W6 $NP "printf 'My System:\\n  - [unclosed\\n' > $NP" "" "cannot be read: line"
+mutate u-W6-empty $V ERROR W6 $NP ": > $NP" "" "no YAML document|empty"
+mutate u-W6-two $V ERROR W6 $NP "printf 'a: 1\\n---\\nb: 2\\n' > $NP" "" "more than one YAML document"
+mutate u-W6-min $V ERROR W6 $NP "sed -i 's/Min PSUs Needed: 1/Min PSUs Needed: one/' $NP" "" "'Min PSUs Needed' is not an integer"
 
 n=${#covered[@]}
 echo "mutation cases: $cases, distinct check IDs asserted: $n"

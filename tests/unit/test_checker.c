@@ -3,6 +3,7 @@
  * discovery. End-to-end behaviour is covered by tests/e2e/test_check_*.sh. */
 #include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "checker/internal.h"
 #include "testutil.h"
@@ -304,6 +305,55 @@ START_TEST(ptd_strptime_like_python)
 }
 END_TEST
 
+/* the nameplate YAML of W6, summed as the unified checker does with PyYAML */
+static int nameplate(const char *yaml, char **v, char *err)
+{
+    char path[] = "/tmp/mlsubmit-np-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    int rc = ck_nameplate_yaml(path, v, err, 300);
+    unlink(path);
+    return rc;
+}
+
+START_TEST(nameplate_yaml_like_pyyaml)
+{
+    char *v = NULL, err[300];
+    static const struct { const char *yaml, *want; } ok[] = {
+        /* the submission template: one PSU of each leaf (keys case-insensitive) */
+        {"S:\n- R:\n  - Srv:\n    - Min PSUs Needed: 1\n      PSUs:\n      - {Name: a, PowerCapacityWatts: 1200}\n"
+         "      - {Name: b, PowerCapacityWatts: 1200}\n  - Sw:\n    - Min PSUs needed: 1\n      PSUs:\n"
+         "      - {PowerCapacityWatts: 1200}\n      - {PowerCapacityWatts: 1200}\n", "2400"},
+        /* the largest first; ints with underscores, hex, a float turns the sum into a float */
+        {"a: {psus: [{PowerCapacityWatts: 0x10}, {PowerCapacityWatts: 1_000}, {PowerCapacityWatts: 5}], "
+         "min psus needed: 2}\nb: [{PSUS: [{PowerCapacityWatts: 0.5}], MIN PSUS NEEDED: 1}]\n", "1016.5"},
+        /* null takes every PSU, a negative count drops the smallest, missing capacities are 0 */
+        {"- {PSUs: [{PowerCapacityWatts: 3}, {PowerCapacityWatts: 4}], Min PSUs Needed: ~}\n"
+         "- {PSUs: [{PowerCapacityWatts: 10}, {PowerCapacityWatts: 20}, {x: 1}], Min PSUs Needed: -1}\n", "37"},
+        {"just a scalar\n", "0"},
+        {"'quoted': {PSUs: [], Min PSUs Needed: 3}\n", "0"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        ck_assert_msg(nameplate(ok[i].yaml, &v, err) == 0, "case %zu: %s", i, err);
+        ck_assert_str_eq(v, ok[i].want);
+        free(v);
+        v = NULL;
+    }
+    static const char *const bad[] = {"", "# only a comment\n", "a: 1\n---\nb: 2\n", "a: [1, 2\n",
+                                      "1200: {PSUs: [], Min PSUs Needed: 1}\n",
+                                      "x: {PSUs: [{PowerCapacityWatts: many}], Min PSUs Needed: 1}\n",
+                                      "x: {PSUs: 12, Min PSUs Needed: 1}\n",
+                                      "x: {PSUs: [], Min PSUs Needed: 1.5}\n", "&a [*a]\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(nameplate(bad[i], &v, err) == -1, "accepted case %zu", i);
+        ck_assert_ptr_null(v);
+        ck_assert(err[0]);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("checker");
@@ -317,6 +367,7 @@ static Suite *suite(void)
     tcase_add_test(tc, data_dir_and_newest_round);
     tcase_add_test(tc, check_catalogue_complete);
     tcase_add_test(tc, ptd_strptime_like_python);
+    tcase_add_test(tc, nameplate_yaml_like_pyyaml);
     suite_add_tcase(s, tc);
     return s;
 }
