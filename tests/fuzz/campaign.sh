@@ -2,6 +2,7 @@
 # Runs every harness for up to FUZZ_SECONDS (default 600) or 10 million executions, whichever
 # comes first, JOBS at a time, and prints executions, coverage and findings per harness.
 # Usage: tests/fuzz/campaign.sh [harness...]   (after `make fuzz-build`)
+#        REPORT_ONLY=1 tests/fuzz/campaign.sh     (the table of the last campaign)
 set -u
 SECS=${FUZZ_SECONDS:-600}
 JOBS=${JOBS:-2}
@@ -18,12 +19,12 @@ run_one() {
 }
 export -f run_one
 export SECS
-printf '%s\n' "${names[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one {}'
+[ -n "${REPORT_ONLY:-}" ] || printf '%s\n' "${names[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one {}'
 printf '%-14s %12s %8s %8s %10s %s\n' harness executions cov ft seconds result
 for f in "${names[@]}"; do
   log=build-fuzz/campaign-$f.log
   execs=$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-  done_line=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1)
+  done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
   cov=$(echo "$done_line" | grep -o 'cov: [0-9]*' | awk '{print $2}')
   ft=$(echo "$done_line" | grep -o 'ft: [0-9]*' | awk '{print $2}')
   secs=$(grep -m1 'Done [0-9]* runs in' "$log" | grep -o 'in [0-9]* second' | awk '{print $2}')
