@@ -27,7 +27,8 @@ expect_grep '^PASS  full-byte comparison' "$TMP/out"
 expect_grep '^PASS  accuracy-log record count' "$TMP/out"
 cd "$REPO"
 
-# STRICT TEST01 in SingleStream also compares the measured percentile (early-stopping-aware):
+# STRICT TEST01 in SingleStream also compares the measured percentile (early-stopping-aware; the
+# tolerance is 20 % below the round's latency threshold, 10 % above, so it depends on the run):
 # a copy of a reference run whose 90th percentile is 30 % higher but whose early-stopping
 # estimate is the same passes COMPAT and fails STRICT
 SSR="$TMP/ssref"; SSA="$TMP/ssaud"
@@ -41,7 +42,7 @@ sed "s/\"key\": \"result_90.00_percentile_latency_ns\", \"value\": $p90,/\"key\"
 [ $rc = 0 ] && ok || fail "SingleStream COMPAT: exit $rc"
 ( cd "$TMP" && $M audit verify TEST01 --mode strict --reference "$SSR" --audit "$SSA" >"$TMP/ss.out" 2>&1 ); rc=$?
 [ $rc = 1 ] && ok || fail "SingleStream STRICT: exit $rc"
-expect_grep "^FAIL  measured result_90.00_percentile_latency_ns within 20 % .*reference $p90 ns, test $((p90 * 13 / 10)) ns" "$TMP/ss.out"
+expect_grep "^FAIL  measured result_90.00_percentile_latency_ns within (10|20) % .*reference $p90 ns, test $((p90 * 13 / 10)) ns" "$TMP/ss.out"
 
 # A2c: only the bytes after the first differ. COMPAT mode A (byte) passes, STRICT and --unixmode fail
 mkdir -p "$TMP/a2c"
