@@ -6,6 +6,7 @@
  * recursively. A file that safe_load would reject (syntax, several documents, an empty
  * document) or a structure the summation would raise on is an error. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 typedef struct npnum {
     int is_float;
+    int big;            /* an integer beyond 64 bits: Python would hold it, we refuse it */
     long long i;
     double d;
 } npnum;
@@ -78,22 +80,31 @@ static nptype np_scalar(npctx *c, const yaml_node_t *n, npnum *v)
     if (!isint && !np_match(c, 1, s, len))
         return NP_STR;
     /* the constructor: underscores dropped, sign, then the base or the sexagesimal form */
-    char buf[128];
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        np_fail(c, n, "out of memory");
+        return NP_STR;
+    }
     size_t k = 0;
-    for (size_t i = 0; i < len && k < sizeof buf - 1; i++)
+    for (size_t i = 0; i < len; i++)
         if (s[i] != '_')
             buf[k++] = s[i];
     buf[k] = '\0';
-    const char *p = buf;
+    char *p = buf;
     int neg = 0;
     if (*p == '-' || *p == '+')
         neg = *p++ == '-';
+    v->big = 0;
     if (isint) {
         v->is_float = 0;
+        errno = 0;
         if (strchr(p, ':')) {
             long long acc = 0;
-            for (char *tok = strtok((char *)p, ":"); tok; tok = strtok(NULL, ":"))
-                acc = acc * 60 + strtoll(tok, NULL, 10);
+            for (char *tok = strtok(p, ":"); tok; tok = strtok(NULL, ":")) {
+                long long d = strtoll(tok, NULL, 10);
+                if (__builtin_mul_overflow(acc, 60LL, &acc) || __builtin_add_overflow(acc, d, &acc))
+                    v->big = 1;
+            }
             v->i = acc;
         } else if (!strcmp(p, "0")) {
             v->i = 0;
@@ -106,12 +117,17 @@ static nptype np_scalar(npctx *c, const yaml_node_t *n, npnum *v)
         } else {
             v->i = strtoll(p, NULL, 10);
         }
-        if (neg)
+        if (errno == ERANGE)
+            v->big = 1;
+        if (v->big)
+            v->i = 0;
+        else if (neg)
             v->i = -v->i;
+        free(buf);
         return NP_INT;
     }
     v->is_float = 1;
-    for (char *q = (char *)p; *q; q++)
+    for (char *q = p; *q; q++)
         *q = (char)tolower((unsigned char)*q);
     if (!strcmp(p, ".inf")) {
         v->d = INFINITY;
@@ -119,7 +135,7 @@ static nptype np_scalar(npctx *c, const yaml_node_t *n, npnum *v)
         v->d = NAN;
     } else if (strchr(p, ':')) {
         double acc = 0;
-        for (char *tok = strtok((char *)p, ":"); tok; tok = strtok(NULL, ":"))
+        for (char *tok = strtok(p, ":"); tok; tok = strtok(NULL, ":"))
             acc = acc * 60 + strtod(tok, NULL);
         v->d = acc;
     } else {
@@ -127,6 +143,7 @@ static nptype np_scalar(npctx *c, const yaml_node_t *n, npnum *v)
     }
     if (neg)
         v->d = -v->d;
+    free(buf);
     return NP_FLOAT;
 }
 
@@ -135,15 +152,15 @@ static double np_val(const npnum *a)
     return a->is_float ? a->d : (double)a->i;
 }
 
-/* Python a + b for int/float */
-static void np_add(npnum *acc, const npnum *b)
+/* Python a + b for int/float; -1 when an integer sum leaves 64 bits */
+static int np_add(npnum *acc, const npnum *b)
 {
     if (acc->is_float || b->is_float) {
         acc->d = np_val(acc) + np_val(b);
         acc->is_float = 1;
-    } else {
-        acc->i += b->i;
+        return 0;
     }
+    return __builtin_add_overflow(acc->i, b->i, &acc->i) ? -1 : 0;
 }
 
 static int np_sum(npctx *c, const yaml_node_t *n, int depth, npnum *out);
@@ -173,6 +190,10 @@ static int np_leaf(npctx *c, const yaml_node_t *minn, const yaml_node_t *psus, n
         all = 1;
     else if (mt != NP_INT && mt != NP_BOOL) {
         np_fail(c, minn, "'Min PSUs Needed' is not an integer");
+        return -1;
+    }
+    if (mv.big) {
+        np_fail(c, minn, "'Min PSUs Needed' is an integer beyond 64 bits");
         return -1;
     }
     take = mv.i;
@@ -207,6 +228,11 @@ static int np_leaf(npctx *c, const yaml_node_t *minn, const yaml_node_t *psus, n
                 free(cap);
                 return -1;
             }
+            if (cap[i].big) {
+                np_fail(c, v, "'PowerCapacityWatts' is an integer beyond 64 bits");
+                free(cap);
+                return -1;
+            }
         }
     }
     /* sorted(reverse=True) keeps equal values in their order: a stable insertion sort */
@@ -225,7 +251,11 @@ static int np_leaf(npctx *c, const yaml_node_t *minn, const yaml_node_t *psus, n
     if (k > (long long)n)
         k = (long long)n;
     for (long long i = 0; i < k; i++)
-        np_add(out, &cap[i]);
+        if (np_add(out, &cap[i])) {
+            np_fail(c, psus, "the sum of 'PowerCapacityWatts' is beyond 64 bits");
+            free(cap);
+            return -1;
+        }
     free(cap);
     return 0;
 }

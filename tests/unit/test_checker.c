@@ -334,6 +334,8 @@ START_TEST(nameplate_yaml_like_pyyaml)
          "- {PSUs: [{PowerCapacityWatts: 10}, {PowerCapacityWatts: 20}, {x: 1}], Min PSUs Needed: -1}\n", "37"},
         {"just a scalar\n", "0"},
         {"'quoted': {PSUs: [], Min PSUs Needed: 3}\n", "0"},
+        /* the largest 64-bit integer still sums */
+        {"x: {PSUs: [{PowerCapacityWatts: 9223372036854775807}], Min PSUs Needed: 1}\n", "9223372036854775807"},
     };
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         ck_assert_msg(nameplate(ok[i].yaml, &v, err) == 0, "case %zu: %s", i, err);
@@ -345,7 +347,13 @@ START_TEST(nameplate_yaml_like_pyyaml)
                                       "1200: {PSUs: [], Min PSUs Needed: 1}\n",
                                       "x: {PSUs: [{PowerCapacityWatts: many}], Min PSUs Needed: 1}\n",
                                       "x: {PSUs: 12, Min PSUs Needed: 1}\n",
-                                      "x: {PSUs: [], Min PSUs Needed: 1.5}\n", "&a [*a]\n"};
+                                      "x: {PSUs: [], Min PSUs Needed: 1.5}\n", "&a [*a]\n",
+                                      /* integers beyond 64 bits, and a sum that leaves them */
+                                      "x: {PSUs: [{PowerCapacityWatts: 99999999999999999999}], Min PSUs Needed: 1}\n",
+                                      "x: {PSUs: [], Min PSUs Needed: 0x1ffffffffffffffff}\n",
+                                      "x: {PSUs: [{PowerCapacityWatts: 190:0:0:0:0:0:0:0:0:0:0}], Min PSUs Needed: 1}\n",
+                                      "x: {PSUs: [{PowerCapacityWatts: 9223372036854775807}, "
+                                      "{PowerCapacityWatts: 1}], Min PSUs Needed: ~}\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert_msg(nameplate(bad[i], &v, err) == -1, "accepted case %zu", i);
         ck_assert_ptr_null(v);
