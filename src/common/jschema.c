@@ -28,6 +28,7 @@ struct id_entry {
 
 struct ms_jschema {
     json_t *root;
+    ms_jschema_dialect dialect;
     char *name;
     char *root_base;
     struct re_entry *res;
@@ -48,6 +49,17 @@ static int has_scheme(const char *u)
     return *p == ':';
 }
 
+/* The string built in b ("" when nothing was appended), handed to the caller; NULL (and b
+ * freed) when failed or when out of memory. */
+static char *buf_string(ms_buf *b, int failed)
+{
+    if (failed || (!b->data && ms_buf_puts(b, ""))) {
+        ms_buf_free(b);
+        return NULL;
+    }
+    return ms_buf_steal(b);
+}
+
 /* Resolves ref against base (RFC 3986, simplified: absolute refs as is, "#frag" appended to
  * the base without its fragment, "/path" against the authority, else the last segment of the
  * base path replaced). Result malloc'd. */
@@ -62,9 +74,17 @@ static char *uri_resolve(const char *base, const char *ref)
         if (ms_buf_append(&b, base, blen) || ms_buf_puts(&b, ref))
             goto oom;
     } else if (ref[0] == '/') {
+        /* keep the scheme and authority; a base without authority ("urn:x", "/a/b.json")
+         * keeps only its scheme, if any */
         const char *auth = strstr(base, "://");
         const char *path = auth ? strchr(auth + 3, '/') : NULL;
-        size_t keep = path ? (size_t)(path - base) : blen;
+        size_t keep = 0;
+        if (path)
+            keep = (size_t)(path - base);
+        else if (auth)
+            keep = blen;
+        else if (has_scheme(base))
+            keep = (size_t)(strchr(base, ':') - base) + 1;
         if (keep > blen)
             keep = blen;
         if (ms_buf_append(&b, base, keep) || ms_buf_puts(&b, ref))
@@ -76,12 +96,9 @@ static char *uri_resolve(const char *base, const char *ref)
         if (ms_buf_append(&b, base, keep) || ms_buf_puts(&b, ref))
             goto oom;
     }
-    if (!b.data && ms_buf_puts(&b, ""))
-        goto oom;
-    return ms_buf_steal(&b);
+    return buf_string(&b, 0);
 oom:
-    ms_buf_free(&b);
-    return NULL;
+    return buf_string(&b, 1);
 }
 
 /* Percent-decodes a URI fragment in place. */
@@ -196,6 +213,80 @@ static const json_t *pointer_get(const json_t *node, const char *ptr)
 
 /* ------------------------------------------------------------ loading ---- */
 
+/* ECMA-262 accepts the long General_Category value names in \p{...}; PCRE2 (10.42) only the
+ * short ones. */
+static const char *const gc_names[][2] = {
+    {"Cased_Letter", "LC"},         {"Close_Punctuation", "Pe"},
+    {"Connector_Punctuation", "Pc"}, {"Control", "Cc"},
+    {"Currency_Symbol", "Sc"},      {"Dash_Punctuation", "Pd"},
+    {"Decimal_Number", "Nd"},       {"Enclosing_Mark", "Me"},
+    {"Final_Punctuation", "Pf"},    {"Format", "Cf"},
+    {"Initial_Punctuation", "Pi"},  {"Letter", "L"},
+    {"Letter_Number", "Nl"},        {"Line_Separator", "Zl"},
+    {"Lowercase_Letter", "Ll"},     {"Mark", "M"},
+    {"Math_Symbol", "Sm"},          {"Modifier_Letter", "Lm"},
+    {"Modifier_Symbol", "Sk"},      {"Nonspacing_Mark", "Mn"},
+    {"Number", "N"},                {"Open_Punctuation", "Ps"},
+    {"Other", "C"},                 {"Other_Letter", "Lo"},
+    {"Other_Number", "No"},         {"Other_Punctuation", "Po"},
+    {"Other_Symbol", "So"},         {"Paragraph_Separator", "Zp"},
+    {"Private_Use", "Co"},          {"Punctuation", "P"},
+    {"Separator", "Z"},             {"Space_Separator", "Zs"},
+    {"Spacing_Mark", "Mc"},         {"Surrogate", "Cs"},
+    {"Symbol", "S"},                {"Titlecase_Letter", "Lt"},
+    {"Unassigned", "Cn"},           {"Uppercase_Letter", "Lu"},
+};
+
+/* The General_Category short name for the \p{...} body name[0..n), or NULL when it is not a
+ * (possibly "General_Category="/"gc="-prefixed) long name or a prefixed short one. */
+static const char *gc_short(const char *name, size_t n)
+{
+    static const char *const prefixes[] = {"General_Category=", "gc="};
+    int prefixed = 0;
+    for (size_t i = 0; i < 2 && !prefixed; i++) {
+        size_t pl = strlen(prefixes[i]);
+        if (n > pl && !strncmp(name, prefixes[i], pl)) {
+            name += pl;
+            n -= pl;
+            prefixed = 1;
+        }
+    }
+    for (size_t i = 0; i < sizeof gc_names / sizeof *gc_names; i++) {
+        for (int j = 0; j < 2; j++) {
+            if ((j == 1 && !prefixed) || strlen(gc_names[i][j]) != n ||
+                strncmp(gc_names[i][j], name, n))
+                continue;
+            return gc_names[i][1];
+        }
+    }
+    return NULL;
+}
+
+/* pattern with every \p{LongName} / \P{LongName} replaced by the short name (malloc'd; NULL
+ * when out of memory). Escaped backslashes are skipped so "\\p{Letter}" stays as is. */
+static char *pcre2_pattern(const char *pattern)
+{
+    ms_buf b = MS_BUF_INIT;
+    for (const char *p = pattern; *p;) {
+        const char *close;
+        const char *sh = NULL;
+        if (p[0] == '\\' && (p[1] == 'p' || p[1] == 'P') && p[2] == '{' &&
+            (close = strchr(p + 3, '}')) && (sh = gc_short(p + 3, (size_t)(close - p - 3)))) {
+            if (ms_buf_printf(&b, "\\%c{%s}", p[1], sh))
+                goto oom;
+            p = close + 1;
+            continue;
+        }
+        size_t n = p[0] == '\\' && p[1] ? 2 : 1;
+        if (ms_buf_append(&b, p, n))
+            goto oom;
+        p += n;
+    }
+    return buf_string(&b, 0);
+oom:
+    return buf_string(&b, 1);
+}
+
 static int add_re(ms_jschema *s, const void *owner, const char *key, const char *pattern)
 {
     if (s->nres == s->capres) {
@@ -212,8 +303,12 @@ static int add_re(ms_jschema *s, const void *owner, const char *key, const char 
     r->key = key;
     int errcode;
     PCRE2_SIZE erroff;
-    r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+    char *pat = pcre2_pattern(pattern);
+    if (!pat)
+        return -1;
+    r->code = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED,
                             PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
+    free(pat);
     if (!r->code) {
         PCRE2_UCHAR msg[120];
         pcre2_get_error_message(errcode, msg, sizeof msg);
@@ -280,14 +375,38 @@ static int compile_all(ms_jschema *s, const json_t *node, int depth)
     return 0;
 }
 
-/* Registers $id of schema positions (keywords whose values are schemas). */
+/* Keywords whose values are schemas (single[]), arrays of schemas (arrays[]) or maps of schemas
+ * (maps[]), per dialect: $id and $anchor are only looked for there, not in unknown keywords. */
+struct schema_kw {
+    const char *const *single, *const *arrays, *const *maps;
+};
+
+static const char *const d7_single[] = {"items", "additionalItems", "additionalProperties",
+                                        "contains", "propertyNames", "not", "if", "then",
+                                        "else", NULL};
+static const char *const d7_arrays[] = {"items", "allOf", "anyOf", "oneOf", NULL};
+static const char *const d7_maps[] = {"properties", "patternProperties", "definitions",
+                                      "dependencies", NULL};
+static const char *const d2020_single[] = {"items", "additionalProperties", "contains",
+                                           "propertyNames", "not", "if", "then", "else", NULL};
+static const char *const d2020_arrays[] = {"prefixItems", "allOf", "anyOf", "oneOf", NULL};
+static const char *const d2020_maps[] = {"properties", "patternProperties", "$defs",
+                                         "definitions", "dependentSchemas", NULL};
+static const struct schema_kw schema_kws[] = {
+    [MS_JSCHEMA_DRAFT7] = {d7_single, d7_arrays, d7_maps},
+    [MS_JSCHEMA_DRAFT2020_12] = {d2020_single, d2020_arrays, d2020_maps},
+};
+
+/* Registers the $id (and, in 2020-12, $anchor) of schema positions. */
 static int index_ids(ms_jschema *s, const json_t *node, const char *base, int depth)
 {
     if (!json_is_object(node) || depth > MAX_DEPTH)
         return 0;
+    int d2020 = s->dialect == MS_JSCHEMA_DRAFT2020_12;
     char *mybase = NULL;
     const json_t *id = json_object_get(node, "$id");
-    if (json_is_string(id) && !json_object_get(node, "$ref")) {
+    /* draft-07 ignores an $id next to a $ref; 2020-12 does not */
+    if (json_is_string(id) && (d2020 || !json_object_get(node, "$ref"))) {
         mybase = uri_resolve(base, json_string_value(id));
         if (!mybase)
             return -1;
@@ -308,27 +427,36 @@ static int index_ids(ms_jschema *s, const json_t *node, const char *base, int de
         }
         base = mybase;
     }
-    static const char *const single[] = {"items", "additionalItems", "additionalProperties",
-                                         "contains", "propertyNames", "not", "if", "then",
-                                         "else"};
-    static const char *const arrays[] = {"items", "allOf", "anyOf", "oneOf"};
-    static const char *const maps[] = {"properties", "patternProperties", "definitions",
-                                       "dependencies"};
-    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
-        if (index_ids(s, json_object_get(node, single[i]), base, depth + 1))
+    const json_t *anchor = json_object_get(node, "$anchor");
+    if (d2020 && json_is_string(anchor)) {
+        /* "$anchor": "foo" names node base#foo, as "$id": "#foo" did in draft-07 */
+        const char *name = json_string_value(anchor);
+        size_t bl = strcspn(base, "#"), need = bl + strlen(name) + 2;
+        char *uri = malloc(need);
+        if (!uri)
             goto oom;
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
-        const json_t *a = json_object_get(node, arrays[i]);
+        snprintf(uri, need, "%.*s#%s", (int)bl, base, name);
+        int rc = add_id(s, uri, node, base);
+        free(uri);
+        if (rc)
+            goto oom;
+    }
+    const struct schema_kw *kw = &schema_kws[s->dialect];
+    for (const char *const *k = kw->single; *k; k++)
+        if (index_ids(s, json_object_get(node, *k), base, depth + 1))
+            goto oom;
+    for (const char *const *k = kw->arrays; *k; k++) {
+        const json_t *a = json_object_get(node, *k);
         for (size_t j = 0; json_is_array(a) && j < json_array_size(a); j++)
             if (index_ids(s, json_array_get(a, j), base, depth + 1))
                 goto oom;
     }
-    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
-        const json_t *m = json_object_get(node, maps[i]);
-        const char *k;
+    for (const char *const *k = kw->maps; *k; k++) {
+        const json_t *m = json_object_get(node, *k);
+        const char *key;
         json_t *v;
         if (json_is_object(m))
-            json_object_foreach((json_t *)m, k, v)
+            json_object_foreach((json_t *)m, key, v)
                 if (index_ids(s, v, base, depth + 1))
                     goto oom;
     }
@@ -339,15 +467,32 @@ oom:
     return -1;
 }
 
-int ms_jschema_new(ms_jschema **out, json_t *schema, const char *name, ms_err *e)
+#define DRAFT2020_12_URI "https://json-schema.org/draft/2020-12/schema"
+
+int ms_jschema_new_dialect(ms_jschema **out, json_t *schema, const char *name,
+                           ms_jschema_dialect fallback, ms_err *e)
 {
     *out = NULL;
     if (!json_is_object(schema) && !json_is_boolean(schema))
         return ms_err_set(e, MS_EINPUT, "%s: a schema must be an object or a boolean", name);
+    if (fallback != MS_JSCHEMA_DRAFT7 && fallback != MS_JSCHEMA_DRAFT2020_12)
+        return ms_err_set(e, MS_EINPUT, "%s: unknown JSON Schema dialect %d", name,
+                          (int)fallback);
     ms_jschema *s = calloc(1, sizeof *s);
     if (!s)
         return ms_err_oom(e);
     s->root = json_incref(schema);
+    s->dialect = fallback;
+    const json_t *dollar_schema = json_object_get(schema, "$schema");
+    if (json_is_string(dollar_schema)) {
+        const char *u = json_string_value(dollar_schema);
+        size_t n = strlen(u);
+        if (n && u[n - 1] == '#')
+            n--;
+        s->dialect = n == strlen(DRAFT2020_12_URI) && !strncmp(u, DRAFT2020_12_URI, n)
+                         ? MS_JSCHEMA_DRAFT2020_12
+                         : MS_JSCHEMA_DRAFT7;
+    }
     s->name = strdup(name ? name : "<schema>");
     const json_t *id = json_object_get(schema, "$id");
     s->root_base = strdup(json_is_string(id) ? json_string_value(id) : "");
@@ -364,6 +509,16 @@ int ms_jschema_new(ms_jschema **out, json_t *schema, const char *name, ms_err *e
 oom:
     ms_jschema_free(s);
     return ms_err_oom(e);
+}
+
+int ms_jschema_new(ms_jschema **out, json_t *schema, const char *name, ms_err *e)
+{
+    return ms_jschema_new_dialect(out, schema, name, MS_JSCHEMA_DRAFT7, e);
+}
+
+ms_jschema_dialect ms_jschema_dialect_of(const ms_jschema *s)
+{
+    return s->dialect;
 }
 
 int ms_jschema_load(ms_jschema **out, const char *path, ms_err *e)
@@ -639,6 +794,22 @@ static const json_t *resolve_ref(vctx *c, const char *ref, const char *base, cha
     return target;
 }
 
+/* Validates inst against the target of the reference ref (resolved against base). */
+static int validate_ref(vctx *c, const char *ref, const json_t *inst, const char *ptr,
+                        const char *base, int depth)
+{
+    char *nb = NULL;
+    const json_t *target = resolve_ref(c, ref, base, &nb);
+    if (!target) {
+        if (!c->oom)
+            ms_err_set(c->e, MS_EINPUT, "%s: $ref '%s' cannot be resolved", c->s->name, ref);
+        return -1;
+    }
+    int r = validate(c, target, inst, ptr, nb, depth + 1);
+    free(nb);
+    return r;
+}
+
 static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
 {
     int ok = 1;
@@ -785,33 +956,59 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
                     break;
                 }
     }
+    int d2020 = c->s->dialect == MS_JSCHEMA_DRAFT2020_12;
     const json_t *items = json_object_get(sch, "items");
+    /* the items before index `covered` are checked per index (draft-07 array "items", 2020-12
+     * "prefixItems"); `rest` is the schema of the others (draft-07 "additionalItems" after an
+     * array "items", else "items") */
+    const json_t *prefix = NULL, *rest = items;
+    if (d2020) {
+        prefix = json_object_get(sch, "prefixItems");
+        if (json_is_array(items))
+            rest = NULL;  /* the array form of "items" is not 2020-12 */
+    } else if (json_is_array(items)) {
+        prefix = items;
+        rest = json_object_get(sch, "additionalItems");
+    }
     size_t covered = 0;
-    if (items) {
-        int per_index = json_is_array(items);
-        covered = per_index && json_array_size(items) < n ? json_array_size(items) : n;
-        int f = fold(c, validate_range(c, items, per_index, inst, 0, covered, ptr, base, depth),
-                     &ok);
+    if (json_is_array(prefix)) {
+        covered = json_array_size(prefix) < n ? json_array_size(prefix) : n;
+        int f = fold(c, validate_range(c, prefix, 1, inst, 0, covered, ptr, base, depth), &ok);
         if (f <= 0)
             return f;
     }
-    const json_t *addl = json_object_get(sch, "additionalItems");
-    if (addl && json_is_array(items)) {
-        int f = fold(c, validate_range(c, addl, 0, inst, covered, n, ptr, base, depth), &ok);
+    if (rest) {
+        int f = fold(c, validate_range(c, rest, 0, inst, covered, n, ptr, base, depth), &ok);
         if (f <= 0)
             return f;
     }
     const json_t *contains = json_object_get(sch, "contains");
     if (contains) {
-        int found = 0;
-        for (size_t i = 0; i < n && !found; i++) {
+        /* draft-07: at least one match; 2020-12: minContains (default 1) to maxContains */
+        const json_t *kmin = d2020 ? json_object_get(sch, "minContains") : NULL;
+        const json_t *kmax = d2020 ? json_object_get(sch, "maxContains") : NULL;
+        double lo = json_is_number(kmin) ? json_number_value(kmin) : 1;
+        int bounded = json_is_number(kmax);
+        size_t found = 0;
+        for (size_t i = 0; i < n && (bounded || (double)found < lo); i++) {
             int pr = probe(c, contains, json_array_get(inst, i), ptr, base, depth + 1);
             if (pr < 0)
                 return -1;
-            found = pr;
+            found += (size_t)pr;
         }
-        if (!found) {
-            add_err(c, ptr, "contains", "no item matches the 'contains' schema");
+        if ((double)found < lo) {
+            if (json_is_number(kmin))
+                add_err(c, ptr, "minContains",
+                        "%zu items match the 'contains' schema, at least %.0f expected", found,
+                        lo);
+            else
+                add_err(c, ptr, "contains", "no item matches the 'contains' schema");
+            ok = 0;
+        }
+        if (bounded && (double)found > json_number_value(kmax)) {
+            add_err(c, ptr, "maxContains",
+                    "%zu items match the 'contains' schema, at most %.0f allowed", found,
+                    json_number_value(kmax));
             ok = 0;
         }
     }
@@ -850,7 +1047,11 @@ static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char 
     const json_t *pprops = json_object_get(sch, "patternProperties");
     const json_t *addl = json_object_get(sch, "additionalProperties");
     const json_t *pnames = json_object_get(sch, "propertyNames");
-    const json_t *deps = json_object_get(sch, "dependencies");
+    int d2020 = c->s->dialect == MS_JSCHEMA_DRAFT2020_12;
+    /* draft-07 "dependencies" (arrays or schemas); 2020-12 splits it in two */
+    const json_t *deps = d2020 ? NULL : json_object_get(sch, "dependencies");
+    const json_t *dep_req = d2020 ? json_object_get(sch, "dependentRequired") : NULL;
+    const json_t *dep_sch = d2020 ? json_object_get(sch, "dependentSchemas") : NULL;
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)inst, key, val) {
@@ -911,23 +1112,25 @@ static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char 
                 ok = 0;
         }
         const json_t *dep = json_is_object(deps) ? json_object_get(deps, key) : NULL;
-        if (dep) {
-            if (json_is_array(dep)) {
-                for (size_t i = 0; i < json_array_size(dep); i++) {
-                    const char *need = json_string_value(json_array_get(dep, i));
-                    if (need && !json_object_get(inst, need)) {
-                        add_err(c, ptr, "dependencies", "property '%s' requires property '%s'",
-                                key, need);
-                        ok = 0;
-                    }
-                }
-            } else {
-                r = validate(c, dep, inst, ptr, base, depth + 1);
-                if (r < 0)
-                    goto fail;
-                if (!r)
+        const json_t *dreq = json_is_object(dep_req) ? json_object_get(dep_req, key) : NULL;
+        const json_t *dsch = json_is_object(dep_sch) ? json_object_get(dep_sch, key) : NULL;
+        if (json_is_array(dep) || json_is_array(dreq)) {
+            const json_t *names = json_is_array(dep) ? dep : dreq;
+            const char *kwname = json_is_array(dep) ? "dependencies" : "dependentRequired";
+            for (size_t i = 0; i < json_array_size(names); i++) {
+                const char *need = json_string_value(json_array_get(names, i));
+                if (need && !json_object_get(inst, need)) {
+                    add_err(c, ptr, kwname, "property '%s' requires property '%s'", key, need);
                     ok = 0;
+                }
             }
+        }
+        if ((dep && !json_is_array(dep)) || dsch) {
+            r = validate(c, dsch ? dsch : dep, inst, ptr, base, depth + 1);
+            if (r < 0)
+                goto fail;
+            if (!r)
+                ok = 0;
         }
         free(heap);
         if (!ok && !c->collect)
@@ -960,19 +1163,9 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
         return 1;
 
     const json_t *ref = json_object_get(sch, "$ref");
-    if (json_is_string(ref)) {
-        char *nb = NULL;
-        const json_t *target = resolve_ref(c, json_string_value(ref), base, &nb);
-        if (!target) {
-            if (!c->oom)
-                ms_err_set(c->e, MS_EINPUT, "%s: $ref '%s' cannot be resolved", c->s->name,
-                           json_string_value(ref));
-            return -1;
-        }
-        int r = validate(c, target, inst, ptr, nb, depth + 1);
-        free(nb);
-        return r;
-    }
+    int d2020 = c->s->dialect == MS_JSCHEMA_DRAFT2020_12;
+    if (json_is_string(ref) && !d2020)  /* draft-07: the siblings of $ref are ignored */
+        return validate_ref(c, json_string_value(ref), inst, ptr, base, depth);
     char *mybase = NULL;
     const json_t *id = json_object_get(sch, "$id");
     if (json_is_string(id) && json_string_value(id)[0] != '#') {
@@ -987,6 +1180,18 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
     int ok = 1, r;
     const json_t *k;
 
+    if (json_is_string(ref)) {
+        /* 2020-12: the target applies next to the sibling keywords, resolved against the base
+         * this schema's own $id set */
+        r = validate_ref(c, json_string_value(ref), inst, ptr, base, depth);
+        if (r < 0)
+            goto internal;
+        if (!r) {
+            ok = 0;
+            if (!c->collect)
+                goto done;
+        }
+    }
     if ((k = json_object_get(sch, "type"))) {
         int tm = 0;
         if (json_is_string(k))

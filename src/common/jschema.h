@@ -1,12 +1,24 @@
-/* JSON Schema validation (draft-07 keywords) on Jansson, with PCRE2 for "pattern" and
- * "patternProperties". Supported: type, enum, const, required, properties,
- * patternProperties, additionalProperties, propertyNames, dependencies, min/maxProperties,
- * items (schema or array), additionalItems, contains, min/maxItems, uniqueItems, minimum,
- * maximum, exclusiveMinimum, exclusiveMaximum (number or draft-04 boolean), multipleOf,
- * minLength/maxLength (code points), pattern, allOf, anyOf, oneOf, not, if/then/else,
- * boolean schemas, definitions, and $ref within the document (JSON pointers, "#", and $id
- * base-URI resolution to subschemas of the same document). Not supported: remote $ref,
- * "format" (ignored, as draft-07 allows), content* keywords.
+/* JSON Schema validation on Jansson, with PCRE2 for "pattern" and "patternProperties".
+ *
+ * Two dialects. Draft-07 (the default, and what every schema in schemas/ uses): type, enum,
+ * const, required, properties, patternProperties, additionalProperties, propertyNames,
+ * dependencies, min/maxProperties, items (schema or array), additionalItems, contains,
+ * min/maxItems, uniqueItems, minimum, maximum, exclusiveMinimum, exclusiveMaximum (number or
+ * draft-04 boolean), multipleOf, minLength/maxLength (code points), pattern, allOf, anyOf,
+ * oneOf, not, if/then/else, boolean schemas, definitions, and $ref within the document (JSON
+ * pointers, "#", and $id base-URI resolution to subschemas of the same document); the siblings
+ * of a $ref are ignored, as draft-07 says.
+ * Draft 2020-12, selected by the root's "$schema": "https://json-schema.org/draft/2020-12/schema"
+ * (or by the fallback of ms_jschema_new_dialect when the root has no "$schema"): the same
+ * assertions, with prefixItems + items (items = the schema for the items after prefixItems; no
+ * array form, no additionalItems), contains with minContains/maxContains, dependentRequired and
+ * dependentSchemas (no "dependencies"), $defs (and definitions), $anchor, and $ref evaluated
+ * alongside its sibling keywords (an $id next to it sets the base the $ref resolves against).
+ * Both: regular expressions are PCRE2 in UTF mode, with ECMA-262's long General_Category names
+ * (\p{Letter}, \p{gc=Lu}, ...) mapped to the short ones PCRE2 knows. Unknown keywords are
+ * ignored. Not supported: remote $ref (and so the metaschemas), unevaluatedProperties,
+ * unevaluatedItems, $dynamicRef/$dynamicAnchor, $vocabulary, "format" (an annotation only, as
+ * both drafts allow), content* keywords.
  * A loaded schema is immutable and may be shared by threads. */
 #ifndef MS_JSCHEMA_H
 #define MS_JSCHEMA_H
@@ -17,6 +29,11 @@
 #include "common/error.h"
 
 typedef struct ms_jschema ms_jschema;
+
+typedef enum ms_jschema_dialect {
+    MS_JSCHEMA_DRAFT7 = 0,
+    MS_JSCHEMA_DRAFT2020_12 = 1,
+} ms_jschema_dialect;
 
 typedef struct ms_jschema_error {
     char *pointer;  /* JSON pointer into the instance ("" = the whole document) */
@@ -34,6 +51,12 @@ typedef struct ms_jschema_errors {
 int ms_jschema_load(ms_jschema **out, const char *path, ms_err *e);
 /* Same from a Jansson value (a reference is taken). name is used in messages. */
 int ms_jschema_new(ms_jschema **out, json_t *schema, const char *name, ms_err *e);
+/* Same; fallback is the dialect of a schema whose root has no "$schema" (ms_jschema_new and
+ * ms_jschema_load use draft-07). A root "$schema" naming draft 2020-12 selects it; any other
+ * "$schema" selects draft-07. */
+int ms_jschema_new_dialect(ms_jschema **out, json_t *schema, const char *name,
+                           ms_jschema_dialect fallback, ms_err *e);
+ms_jschema_dialect ms_jschema_dialect_of(const ms_jschema *s);
 void ms_jschema_free(ms_jschema *s);
 
 /* Validates instance. Returns 1 if valid, 0 if not (errors appended to errs when given, at most
