@@ -19,7 +19,8 @@ expect_grep '^TTFT Early Stopping Result:' "$S"
 expect_grep '^TPOT Early Stopping Result:' "$S"
 # first-token latency is at least ttft; the median stays near it
 p50=$(awk -F: '/^50.00 percentile first token latency/ {gsub(/ /, "", $2); print $2}' "$S")
-[ -n "$p50" ] && [ "$p50" -ge 2000000 ] && [ "$p50" -lt 20000000 ] && ok || fail "tokens: p50 TTFT $p50 ns"
+# (the upper bound is a timing outcome: not checked under valgrind)
+[ -n "$p50" ] && [ "$p50" -ge 2000000 ] && { [ -n "$SLOW_TOOL" ] || [ "$p50" -lt 20000000 ]; } && ok || fail "tokens: p50 TTFT $p50 ns"
 # accuracy mode: token_data (the first token) then token_count, payload = 4 bytes per token,
 # the same bytes for the same sample in another run
 for r in a b; do
@@ -31,7 +32,9 @@ expect_grep '^\{ "seq_id" : [0-9]+, "qsl_idx" : [0-9]+, "data" : "[0-9A-F]+", "t
 bad=$(awk -F'"' '/seq_id/ { split($0, c, "\"token_count\" : "); n = c[2] + 0;
         if (length($8) != 8 * n || n < 8 || n > 24 || substr($8, 1, 8) != $12) print }' "$A" | wc -l)
 [ "$bad" = 0 ] && ok || fail "tokens: $bad entries with a payload that is not token_count tokens starting with token_data"
-norm() { sed -E 's/"seq_id" : [0-9]+, //' "$1" | sort; }
+# entries compared without seq_id and without the separating comma: the entry that completes
+# last (no comma) is a matter of timing (it differed under valgrind on a loaded machine)
+norm() { sed -E 's/"seq_id" : [0-9]+, //; s/\},$/}/' "$1" | sort; }
 [ "$(norm "$A")" = "$(norm "$TMP/taccb/mlperf_log_accuracy.json")" ] && ok || fail "tokens: payloads differ between runs"
 expect_exit 0 $M loadgen run --scenario Offline --mode performance --sut $T --total-samples 100 \
    --set min_duration_ms=1 --set offline_expected_qps=10000 --set use_token_latencies=1 -o "$TMP/toff"
