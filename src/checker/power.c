@@ -207,41 +207,7 @@ static double us_to_s(int64_t us)
 /* Python == between two JSON values (numbers by value, booleans as 0/1) */
 static int py_eq(const json_t *a, const json_t *b)
 {
-    if (!a || !b)
-        return a == b;
-    int an = json_is_number(a) || json_is_boolean(a), bn = json_is_number(b) || json_is_boolean(b);
-    if (an && bn) {
-        if (json_is_integer(a) && json_is_integer(b))
-            return json_integer_value(a) == json_integer_value(b);
-        double x = json_is_boolean(a) ? json_is_true(a) : json_number_value(a);
-        double y = json_is_boolean(b) ? json_is_true(b) : json_number_value(b);
-        return x == y;
-    }
-    if (json_typeof(a) != json_typeof(b))
-        return 0;
-    if (json_is_string(a))
-        return json_string_length(a) == json_string_length(b) &&
-               !memcmp(json_string_value(a), json_string_value(b), json_string_length(a));
-    if (json_is_array(a)) {
-        if (json_array_size(a) != json_array_size(b))
-            return 0;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!py_eq(json_array_get(a, i), json_array_get(b, i)))
-                return 0;
-        return 1;
-    }
-    if (json_is_object(a)) {
-        if (json_object_size(a) != json_object_size(b))
-            return 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)a, k, v) {
-            if (!py_eq(v, json_object_get(b, k)))
-                return 0;
-        }
-        return 1;
-    }
-    return 1;  /* null */
+    return ms_json_equal(a, b, 1);
 }
 
 /* Python float of a JSON number (bool counts as int); -1 if not a number */

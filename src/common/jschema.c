@@ -649,21 +649,29 @@ static int type_matches(const json_t *v, const char *t)
            (!strcmp(t, "boolean") && json_is_boolean(v));
 }
 
-/* Equality of JSON values with numbers compared by value (1 == 1.0). */
-static int jequal(const json_t *a, const json_t *b)
+int ms_json_equal(const json_t *a, const json_t *b, int bool_as_number)
 {
-    if (json_is_number(a) && json_is_number(b)) {
+    if (!a || !b)
+        return a == b;
+    int an = json_is_number(a) || (bool_as_number && json_is_boolean(a));
+    int bn = json_is_number(b) || (bool_as_number && json_is_boolean(b));
+    if (an && bn) {
         if (json_is_integer(a) && json_is_integer(b))
             return json_integer_value(a) == json_integer_value(b);
-        return json_number_value(a) == json_number_value(b);
+        double x = json_is_boolean(a) ? json_is_true(a) : json_number_value(a);
+        double y = json_is_boolean(b) ? json_is_true(b) : json_number_value(b);
+        return x == y;
     }
     if (json_typeof(a) != json_typeof(b))
         return 0;
+    if (json_is_string(a))
+        return json_string_length(a) == json_string_length(b) &&
+               !memcmp(json_string_value(a), json_string_value(b), json_string_length(a));
     if (json_is_array(a)) {
         if (json_array_size(a) != json_array_size(b))
             return 0;
         for (size_t i = 0; i < json_array_size(a); i++)
-            if (!jequal(json_array_get(a, i), json_array_get(b, i)))
+            if (!ms_json_equal(json_array_get(a, i), json_array_get(b, i), bool_as_number))
                 return 0;
         return 1;
     }
@@ -672,14 +680,18 @@ static int jequal(const json_t *a, const json_t *b)
             return 0;
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)a, k, v) {
-            const json_t *w = json_object_get(b, k);
-            if (!w || !jequal(v, w))
+        json_object_foreach((json_t *)a, k, v)
+            if (!ms_json_equal(v, json_object_get(b, k), bool_as_number))
                 return 0;
-        }
         return 1;
     }
-    return json_equal((json_t *)a, (json_t *)b);
+    return 1;  /* null, or the same boolean */
+}
+
+/* Equality as JSON Schema's enum, const and uniqueItems mean it: 1 == 1.0, true != 1. */
+static int jequal(const json_t *a, const json_t *b)
+{
+    return ms_json_equal(a, b, 0);
 }
 
 static size_t utf8_len(const char *s, size_t n)

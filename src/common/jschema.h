@@ -59,6 +59,11 @@ int ms_jschema_new_dialect(ms_jschema **out, json_t *schema, const char *name,
 ms_jschema_dialect ms_jschema_dialect_of(const ms_jschema *s);
 void ms_jschema_free(ms_jschema *s);
 
+/* Deep equality of two JSON values (either may be NULL), numbers compared by value (1 == 1.0).
+ * With bool_as_number, booleans equal the numbers 0 and 1 (Python's ==); without, a boolean
+ * equals only itself (JSON Schema's enum/const/uniqueItems). */
+int ms_json_equal(const json_t *a, const json_t *b, int bool_as_number);
+
 /* Validates instance. Returns 1 if valid, 0 if not (errors appended to errs when given, at most
  * max_errors of them; 0 = no limit), -1 on an internal failure (out of memory; e set). */
 int ms_jschema_validate(const ms_jschema *s, const json_t *instance, ms_jschema_errors *errs,
