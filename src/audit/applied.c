@@ -1,6 +1,6 @@
-/* COMPLIANCE.md 1.7: evidence in the audited run's detail log that its audit.config was found,
- * parsed and applied. Upstream checks none of this (a TEST04 run without its audit.config
- * passes the comparison trivially), so these are STRICT checks. */
+/* Evidence (see README, Audits: STRICT checks) in the audited run's detail log that its
+ * audit.config was found, parsed and applied. Upstream checks none of this (a TEST04 run without
+ * its audit.config passes the comparison trivially), so these are STRICT checks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
-/* Compliance audits (COMPLIANCE.md): TEST01 (accuracy in performance mode), TEST04 (caching
- * detection) and TEST05 (alternate seeds).
+/* Compliance audits (MLCommons compliance/TESTxx; README, Audits): TEST01 (accuracy in performance
+ * mode), TEST04 (caching detection) and TEST05 (alternate seeds).
  *
  *   au_run     performs an audit with the embedded LoadGen and a reference SUT: the reference
  *              run(s), the audited run with the test's audit.config, verification, and the
  *              TESTxx/ directory as a submitter places it.
  *   au_verify  verifies the logs of any LoadGen and writes the verify files. COMPAT reproduces
- *              the upstream scripts' verdicts and file contents; STRICT adds the spec's stronger
+ *              the upstream scripts' verdicts and file contents; STRICT adds mlsubmit's stronger
  *              checks and reports them separately (never inside the COMPAT files).
  *   au_replay  re-derives from a detail log's requested settings what an unmodified LoadGen
  *              would have done, and lists every mismatch with the log.
@@ -36,13 +36,15 @@ typedef enum au_dtype { AU_DT_BYTE = 0, AU_DT_INT32, AU_DT_INT64, AU_DT_FLOAT32 
 int au_dtype_parse(const char *s);
 const char *au_dtype_name(au_dtype d);
 
-/* Directory layouts of a round (COMPLIANCE.md 11.6). */
+/* Directory layouts of a round (where each round's submission_checker.py check_compliance_dir
+ * looks). */
 typedef enum au_layout { AU_LAYOUT_V6 = 0, AU_LAYOUT_V51 = 1 } au_layout;
 int au_layout_parse(const char *s);   /* "v6", "v6.0", "v6.1", "6" / "v5.1", "5.1", "v5.0" */
 
-/* The accuracy script used by the TEST01 non-determinism fallback (COMPLIANCE.md 3.6):
- * none (no fallback files), bytes (share of records byte-identical to the accuracy run: for
- * SUTs without a dataset), digits (the digits benchmark's scorer, on the dataset in data_dir). */
+/* The accuracy script used by the TEST01 non-determinism fallback
+ * (compliance/TEST01/create_accuracy_baseline.sh and the TEST01 README): none (no fallback files),
+ * bytes (share of records byte-identical to the accuracy run: for SUTs without a dataset), digits
+ * (the digits benchmark's scorer, on the dataset in data_dir). */
 typedef enum au_scorer { AU_SCORER_NONE = 0, AU_SCORER_BYTES, AU_SCORER_DIGITS } au_scorer;
 
 /* ---- rules data (rules/compliance.json) ---- */

@@ -48,7 +48,8 @@ int au_test_from_path(const char *path);
 
 /* ---- rules.c ---- */
 
-/* Fallback tolerance (allowed delta, percent) for a model (COMPLIANCE.md 3.6). */
+/* Fallback tolerance (allowed delta, percent) for a model
+ * (compliance/TEST01/create_accuracy_baseline.sh and the TEST01 README). */
 double au_rules_fallback_delta(const au_rules *r, const char *model);
 /* Tolerances of a test's performance comparison. */
 void au_rules_tolerance(const au_rules *r, const char *test, double *delta, double *relaxed,
@@ -56,7 +57,7 @@ void au_rules_tolerance(const au_rules *r, const char *test, double *delta, doub
 double au_rules_sigmas(const au_rules *r);
 /* The TEST01 logging seed (720381539243781796). */
 uint64_t au_rules_test01_seed(const au_rules *r);
-/* TEST04 same index (3). */
+/* TEST04 same index (its audit.config's performance_issue_same_index). */
 uint64_t au_rules_same_index(const au_rules *r);
 /* The round whose alternate seeds a LoadGen version string ("4.1.3 @ ...") stands for, or
  * NULL: v3.0, v3.1, v4.0, v4.1; v5.0+ maps to the rounds of rules (all share one triple). */
@@ -80,12 +81,13 @@ int au_logged_settings(const ms_mllog *log, int compat, au_logged *out, char *wh
 /* 1 if version (e.g. "5.1.0 @ abc") is at least 6.0.6, the loaded-set rule of master. */
 int au_version_is_606(const char *version);
 
-/* Expected accuracy-log sampling of a performance run (spec 4.7): probability and samples
- * generated. -1 with why if the log does not allow it. */
+/* Expected accuracy-log sampling of a performance run (reference loadgen.cc, GenerateQueries:
+ * accuracy_log_rng_seed): probability and samples generated. -1 with why if the log does not allow
+ * it. */
 int au_expected_sampling(const ms_mllog *log, double *p, uint64_t *samples, char *why,
                          size_t whysz);
 
-/* ---- applied.c: COMPLIANCE.md 1.7, was the audit.config applied ---- */
+/* ---- applied.c: was the audit.config applied (README, Audits) ---- */
 
 /* Adds the checks of 1.7 for test t to rep. target: the TEST01 sampling target expected (0 =
  * unknown, any non-zero accepted); seeds: TEST05 expected seeds (NULL = not checked);
@@ -124,10 +126,11 @@ typedef struct au_fallback {
 } au_fallback;
 
 /* The reason an accuracy log cannot be read: the reader's message, or that the packaging tool
- * truncated it (COMPLIANCE.md 11.5, E8). */
+ * truncated it (submission tools' truncate_accuracy_log.py). */
 void au_explain_acclog_error(const char *path, const ms_err *pe, char *why, size_t n);
 
-/* COMPLIANCE.md 3.6: the baseline subset of the reference log, both accuracy outputs, the delta. */
+/* TEST01 fallback (compliance/TEST01/create_accuracy_baseline.sh): the baseline subset of the
+ * reference log, both accuracy outputs, the delta. */
 int au_test01_fallback(const char *ref_log, const char *test_log, au_fallback *f, ms_err *e);
 void au_fallback_free(au_fallback *f);
 /* The scorer's one-line output on an accuracy log ("accuracy=96.648%, good=519, total=537"). */
@@ -136,7 +139,7 @@ int au_score_log(au_scorer sc, const char *data_dir, const char *ref_log, const 
 
 /* ---- perf.c ---- */
 
-/* TEST01 verify_performance.txt (detail logs, spec 3.5). */
+/* TEST01 verify_performance.txt (detail logs, compliance/TEST01/verify_performance.py). */
 int au_test01_performance(const au_rules *r, const char *ref_detail, const char *test_detail,
                           ms_buf *out, int *pass, double *ref_score, double *test_score,
                           ms_buf *notes);

@@ -1,9 +1,9 @@
-/* Performance verification:
- *   TEST01 (COMPLIANCE.md 3.5)  detail logs, score per scenario (12), two-sided tolerance;
- *   TEST04 (4.4)                summary logs, SingleStream/MultiStream latencies converted to
+/* Performance verification (compliance/TESTxx/verify_performance.py):
+ *   TEST01                      detail logs, score per scenario, two-sided tolerance;
+ *   TEST04                      summary logs, SingleStream/MultiStream latencies converted to
  *                               rates before the relaxed-tolerance test (upstream quirk Q4),
  *                               one-sided;
- *   TEST05 (5.4, v4.1 rule)     summary logs, latencies kept, one-sided 5 %.
+ *   TEST05 (v4.1 script)        summary logs, latencies kept, one-sided 5 %.
  * The text written is what the upstream script prints, in order. Where the upstream script
  * crashes (a missing file or key, an unparsable number, error entries in a TEST01 detail log)
  * the file says which file and why instead of a traceback. */
@@ -35,7 +35,7 @@ static void tolerance(const au_rules *r, const char *test, int scen, double ref,
     *delta = (scen == 0 && ref <= ss) || (scen == 1 && ref <= ms) ? relaxed : d;
 }
 
-/* ---- TEST01: detail logs ---------------------------------------------------------------------- */
+/* ---- TEST01: detail logs --------------------------------------------------------------------- */
 
 typedef struct dside {
     int scen;
@@ -159,7 +159,7 @@ int au_test01_performance(const au_rules *r, const char *ref_detail, const char 
     return MS_OK;
 }
 
-/* ---- TEST04 / TEST05: summary logs --------------------------------------------------------------- */
+/* ---- TEST04 / TEST05: summary logs ----------------------------------------------------------- */
 
 enum { RX_SS, RX_MS, RX_ERR, RX_N };
 
@@ -177,7 +177,8 @@ static int rx_init(rxset *x)
 {
     /* upstream's patterns, used with re.match (anchored at the start of the line). TEST05's
      * v4.1 script only knew '90th' / '99th'; LoadGen prints '90.0th' since v5.1, so both
-     * spellings are accepted for TEST05 as well (COMPLIANCE.md 12). */
+     * spellings are accepted for TEST05 as well (the TEST05 verify_performance.py of v4.1 knew
+     * only 90th/99th). */
     static const char *const pat[RX_N] = {".*Early stopping (90th|90.0th|99.9th) percentile estimate",
                                           ".*Early stopping (99th|99.0th) percentile estimate", "\\d+ ERROR"};
     memset(x, 0, sizeof *x);
@@ -378,7 +379,7 @@ int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary
     return MS_OK;
 }
 
-/* ---- STRICT ------------------------------------------------------------------------------------ */
+/* ---- STRICT ---------------------------------------------------------------------------------- */
 
 /* The metric of a summary for STRICT comparisons, as a rate (higher is better): samples/s for
  * Offline and Server, 1e9 / latency for SingleStream and MultiStream. es: the early-stopping

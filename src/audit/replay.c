@@ -1,7 +1,8 @@
 /* audit replay: what an unmodified LoadGen would have done with the settings a detail log says
  * were requested (lg_plan_test), compared with what the log says happened. A review-committee
  * tool: edited seeds or loaded sets, a modified LoadGen, or an audit.config that was not
- * applied (COMPLIANCE.md 1.7) show up as mismatches naming the key and both values.
+ * applied (README, Audits: the STRICT evidence) show up as mismatches naming the key and both
+ * values.
  *
  * The requested doubles (expected latency, target QPS) are logged with 6 significant digits;
  * where a derived count depends on one of them, the values at both ends of its rounding
@@ -389,7 +390,7 @@ static void check_sampling(rctx *c, const char *detail, const char *given)
     free(path);
 }
 
-/* ---- audit evidence (1.7) ---- */
+/* ---- audit evidence (README, Audits: STRICT) ---- */
 
 static void check_audit(rctx *c, const au_replay_opts *o, const au_rules *r, const char *detail)
 {

@@ -1,8 +1,9 @@
-/* au_run: a whole audit with the embedded LoadGen (COMPLIANCE.md 1.1): the reference run(s) the
- * test compares against, the audited run with the test's audit.config (applied by the LoadGen
- * exactly as the reference does: model '*', from a file), verification, and the TESTxx tree.
- * Every run gets a fresh SUT instance and a fresh configuration session, as separate processes
- * would upstream (a caching SUT starts cold in each run). */
+/* au_run: a whole audit with the embedded LoadGen (the procedure of each
+ * compliance/TESTxx/README.md): the reference run(s) the test compares against, the audited run
+ * with the test's audit.config (applied by the LoadGen exactly as the reference does: model '*',
+ * from a file), verification, and the TESTxx tree. Every run gets a fresh SUT instance and a fresh
+ * configuration session, as separate processes would upstream (a caching SUT starts cold in each
+ * run). */
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -228,7 +229,8 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
     int req = au_rules_required(r, round, o->test, o->model);
     if (req == 0 && !o->force)
         return ms_err_set(e, MS_EUSAGE,
-                          "%s is not required for model '%s' in round %s (COMPLIANCE.md 2.1, E4); give --force to run it anyway",
+                          "%s is not required for model '%s' in round %s (rules/compliance.json); "
+                          "give --force to run it anyway",
                           au_test_name(o->test), o->model, round);
     if (req < 0)
         note(o, "note: model '%s' is not in the %s requirement lists of the rules; running %s as asked", o->model, round,

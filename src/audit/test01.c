@@ -1,4 +1,4 @@
-/* TEST01 accuracy verification (COMPLIANCE.md 3.4, 3.6):
+/* TEST01 accuracy verification (compliance/TEST01/verify_accuracy.py, create_accuracy_baseline.sh):
  *   mode A   upstream's default: first dtype element of each performance-mode response against
  *            the accuracy-mode response of its qsl_idx, with upstream's quirks (a later record
  *            of the same qsl_idx is compared with the previous compliance record);
@@ -134,7 +134,7 @@ static int first_differs(au_dtype d, const unsigned char *a, const unsigned char
     return memcmp(a, b, elem_size(d)) != 0;
 }
 
-/* A log cut by the packaging tool (COMPLIANCE.md 11.5) is no longer JSON: say so. */
+/* A log cut by the packaging tool (truncate_accuracy_log.py) is no longer JSON: say so. */
 void au_explain_acclog_error(const char *path, const ms_err *pe, char *why, size_t n)
 {
     char *text = NULL;
@@ -155,7 +155,7 @@ void au_explain_acclog_error(const char *path, const ms_err *pe, char *why, size
         snprintf(why, n, "%s", pe->msg);
 }
 
-/* ---- mode A and STRICT ------------------------------------------------------------------------ */
+/* ---- mode A and STRICT ----------------------------------------------------------------------- */
 
 static int read_reference(au_t01 *t, emap *m, char *why, size_t whysz, int *oom)
 {
@@ -346,7 +346,7 @@ static int mode_a(au_t01 *t, ms_buf *out, au_rep *rep, ms_buf *notes, ms_err *e)
 
 /* ---- mode B: line digests -------------------------------------------------------------------- */
 
-/* trim, delete commas, delete '"seq_id" <sp>* : <sp>* <non-space>+' (COMPLIANCE.md 3.4.2) */
+/* trim, delete commas, delete '"seq_id" <sp>* : <sp>* <non-space>+' (verify_accuracy.py --unixmode) */
 static void canon(const char *s, size_t n, ms_buf *out)
 {
     ms_buf_reset(out);
@@ -590,7 +590,7 @@ int au_test01_accuracy(au_t01 *t, ms_buf *out, au_rep *rep, ms_buf *notes, ms_er
     return rc;
 }
 
-/* ---- scorers and the non-determinism fallback (3.6) ----------------------------------------- */
+/* ---- scorers and the non-determinism fallback (create_accuracy_baseline.sh) ------------------ */
 
 /* qsl_idx -> MD5 of the first accuracy-mode response, for the bytes scorer */
 static int ref_digests(const char *ref_log, emap *m, ms_err *e)

@@ -99,7 +99,7 @@ static void remove_in(const char *dir, const char *name)
     free(p);
 }
 
-/* STRICT record count (3.4.3): the logged count against p * N within k sigma. */
+/* STRICT record count: the logged count against p * N within k sigma. */
 static void record_count_check(au_rep *rep, const au_rules *r, const char *detail, uint64_t count)
 {
     ms_mllog log;
@@ -355,7 +355,7 @@ int au_verify(const au_verify_opts *o, const au_rules *r, au_verify_result *res,
     if (o->mode == AU_STRICT) {
         res->strict_run = 1;
         ms_buf_printf(&res->strict_report,
-                      "STRICT %s checks (COMPLIANCE.md 1.7, 3.4.3, 4.5, 15); not part of the COMPAT verify files\n"
+                      "STRICT %s checks (README, Audits); not part of the COMPAT verify files\n"
                       "reference: %s\naudited run: %s\nmodel: %s\n",
                       au_test_name(o->test), o->reference_dir, o->audit_dir, c.model ? c.model : "(unknown)");
     }

@@ -27,7 +27,7 @@ typedef struct ck_options {
     size_t nskip;
     const char *waivers_path;  /* waivers file, or NULL */
 
-    /* options of the MLCommons checkers (CHECKER.md 2.14) */
+    /* options of the MLCommons checkers (submission_checker.py get_args) */
     int skip_compliance;
     int debug;
     int submission_exceptions;

@@ -1,9 +1,9 @@
 /* The legacy profile (v5.x): the traversal and bookkeeping of the v5.1 MLCommons checker
- * (CHECKER.md 2.0): plan the tree (sequential, directory listings and system descriptions),
- * run the submitter walks and the scenario tasks in parallel, then replay the reference's loop
- * in order to set result keys, counters and summary.csv rows.
- * Deviation (allowed by the spec): directories are visited in byte-wise sorted order, so the
- * `errors` column and the M6 key depend on that order rather than on os.listdir's. */
+ * (submission_checker.py check_results_dir): plan the tree (sequential, directory listings and
+ * system descriptions), run the submitter walks and the scenario tasks in parallel, then replay
+ * the reference's loop in order to set result keys, counters and summary.csv rows.
+ * Deviation (deliberate, README "Deviations and limits"): directories are visited in byte-wise
+ * sorted order, so the `errors` column and the M6 key depend on that order rather than on os.listdir's. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -898,7 +898,8 @@ static void accres_put(accres *a, const char *k, const char *v, size_t vlen)
         a->n++;
 }
 
-/* The A3/A4 algorithm (CHECKER.md 2.5) over accuracy.txt. report: emit A3/A4 findings. */
+/* The A3/A4 algorithm (submission_checker.py check_accuracy_dir) over accuracy.txt. report: emit
+ * A3/A4 findings. */
 static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const json_t *targets,
                            const json_t *limits, accres *out, int report)
 {

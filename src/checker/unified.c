@@ -1,9 +1,10 @@
 /* The unified profile (v6.x): the traversal of the MLCommons submission_checker package
- * (CHECKER.md 2.0u). Every scenario directory is one result whose key is the performance
- * detail-log path (ROOT as given + /<div>/<sub>/results/<sys>/<model>/<scen>/performance/
- * run_1/mlperf_log_detail.txt); it is valid iff every check group passed, including the
- * system description and the model-level scenario set (evaluated from directory names).
- * Problems at submitter/system level are reported once and fail every scenario below. */
+ * (the v6 submission_checker package). Every scenario directory is one result whose key is the
+ * performance detail-log path (ROOT as given +
+ * /<div>/<sub>/results/<sys>/<model>/<scen>/performance/ run_1/mlperf_log_detail.txt); it is valid
+ * iff every check group passed, including the system description and the model-level scenario set
+ * (evaluated from directory names). Problems at submitter/system level are reported once and fail
+ * every scenario below. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

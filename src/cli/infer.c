@@ -1,4 +1,5 @@
-/* mlsubmit infer: edge-result inference in place (CHECKER.md 5.4, 5.5). */
+/* mlsubmit infer: edge-result inference in place (preprocess_submission.py infer_scenario_results,
+ * copy low-accuracy results). */
 #include <stdio.h>
 #include <string.h>
 

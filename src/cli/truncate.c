@@ -1,4 +1,5 @@
-/* mlsubmit truncate: accuracy-log truncation with a verifiable record (CHECKER.md 6). */
+/* mlsubmit truncate: accuracy-log truncation with a verifiable record (truncate_accuracy_log.py).
+ * */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* Streaming reader for mlperf_log_accuracy.json (LoadGen spec 7.4): a JSON array of objects
+/* Streaming reader for mlperf_log_accuracy.json (the reference LoadGen's logging.cc,
+ * AsyncLog::LogAccuracy): a JSON array of objects
  *
  *     { "seq_id" : N, "qsl_idx" : M, "data" : "HEX" [, "token_data" : "HEX"] [, "token_count" : N] }
  *

@@ -1,6 +1,6 @@
-/* Reader for mlperf_log_summary.txt (LoadGen spec 7.2): the file as lines, and the
- * "name : value" convention the MLCommons tools use (the value is the text after the first
- * ": ", trimmed). Small and generic: the audits, the checker and the report can all use it. */
+/* Reader for mlperf_log_summary.txt (the reference LoadGen's results.cc,
+ * PerformanceSummary::LogSummary): the file as lines, and the "name : value" convention the
+ * MLCommons tools use (the value is the text after the first ": ", trimmed). Small and generic: the audits, the checker and the report can all use it. */
 #ifndef MS_SUMMARY_H
 #define MS_SUMMARY_H
 

@@ -21,7 +21,8 @@ void lg_conf_session_set_audit_test05(lg_conf_session *cs, int on);
 
 /* ---- run.c ---- */
 
-/* The accuracy-log sampling probability of a performance series (spec 4.7). */
+/* The accuracy-log sampling probability of a performance series (reference loadgen.cc,
+ * GenerateQueries: accuracy_log_rng_seed). */
 double lg_accuracy_log_probability(const lg_effective *ef);
 
 #endif

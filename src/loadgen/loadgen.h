@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-/* ---- basic types (spec 1.2) ---------------------------------------------------------------- */
+/* ---- basic types (reference query_sample.h) -------------------------------------------------- */
 
 typedef uintptr_t lg_response_id;   /* opaque, never 0; return it unchanged */
 typedef size_t lg_sample_index;     /* index into the QSL, < total_sample_count */
@@ -62,8 +62,9 @@ typedef struct lg_qsl {
     int (*unload_samples)(void *ctx, const lg_sample_index *indices, size_t n);
 } lg_qsl;
 
-/* Thread-safe completion calls (spec 1.5). cb (optional) is invoked for every response whose
- * payload is going to be logged, before it is copied. */
+/* Thread-safe completion calls (reference loadgen.cc, QuerySamplesComplete / FirstTokenComplete).
+ * cb (optional) is invoked for every response whose payload is going to be logged, before it is
+ * copied. */
 typedef void (*lg_response_cb)(void *cb_ctx, lg_response *response);
 void lg_query_samples_complete(lg_test *test, lg_response *responses, size_t n);
 void lg_query_samples_complete_cb(lg_test *test, lg_response *responses, size_t n,
@@ -72,7 +73,7 @@ void lg_first_token_complete(lg_test *test, lg_response *responses, size_t n);
 void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
                                 lg_response_cb cb, void *cb_ctx);
 
-/* ---- settings (spec 2) ------------------------------------------------------------------------ */
+/* ---- settings (reference test_settings.h) ---------------------------------------------------- */
 
 typedef enum lg_scenario {
     LG_SINGLE_STREAM = 0,
@@ -150,10 +151,10 @@ int lg_settings_set(lg_test_settings *s, const char *name, const char *value, ms
 /* Name of every settable field, NULL-terminated. */
 extern const char *const lg_settings_field_names[];
 
-/* ---- configuration files (spec 3) -------------------------------------------------------------- */
+/* ---- configuration files (reference test_settings_internal.cc, FromConfig) ------------------- */
 
-/* Which LoadGen the run emulates (spec 4.5, 10): the loaded-set rule, the embedded mlperf.conf
- * and the accuracy_sample_count keys. */
+/* Which LoadGen the run emulates (reference loadgen.cc GenerateLoadableSets and version.cc of each
+ * release): the loaded-set rule, the embedded mlperf.conf and the accuracy_sample_count keys. */
 typedef enum lg_compat {
     LG_COMPAT_6_0 = 0,   /* master, LoadGen 6.0.6+ (default) */
     LG_COMPAT_5_1 = 1,   /* LoadGen 5.1.x (round v5.1) */
@@ -186,9 +187,10 @@ typedef struct lg_conf_session lg_conf_session;
 lg_conf_session *lg_conf_session_new(lg_compat compat, const char *mlperf_conf_path, ms_err *e);
 void lg_conf_session_free(lg_conf_session *cs);
 
-/* FromConfig (spec 3.1): conf_type 0 = mlperf.conf, 1 = user.conf, 2 = audit.config. The first
- * user.conf applies the session's mlperf.conf first. Returns 0, -2 (cannot open) or -22 (syntax
- * error; nothing of this file applied), like the reference; findings are recorded. */
+/* FromConfig (reference test_settings_internal.cc, TestSettings::FromConfig): conf_type 0 =
+ * mlperf.conf, 1 = user.conf, 2 = audit.config. The first user.conf applies the session's
+ * mlperf.conf first. Returns 0, -2 (cannot open) or -22 (syntax error; nothing of this file
+ * applied), like the reference; findings are recorded. */
 int lg_settings_from_config(lg_conf_session *cs, lg_test_settings *s, const char *path,
                             const char *model, const char *scenario, int conf_type);
 /* Same for text already in memory (name is used in messages). */
@@ -205,7 +207,8 @@ const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t
 /* Resolves OVERRIDDEN findings across everything applied so far (call after the last file). */
 void lg_conf_session_finish(lg_conf_session *cs);
 
-/* Effective settings (spec 2.3): what the detail log reports as effective_*. */
+/* Effective settings (reference test_settings_internal.cc, TestSettingsInternal and
+ * LogEffectiveSettings): what the detail log reports as effective_*. */
 typedef struct lg_effective {
     lg_scenario scenario;
     lg_mode mode;
@@ -276,7 +279,7 @@ int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, l
                  int accuracy, lg_plan *out, ms_err *e);
 void lg_plan_free(lg_plan *p);
 
-/* ---- logging and running ------------------------------------------------------------------------ */
+/* ---- logging and running --------------------------------------------------------------------- */
 
 typedef struct lg_log_settings {
     const char *outdir;          /* default "." */
@@ -329,10 +332,10 @@ typedef struct lg_run_result {
     char first_error[512];      /* text of the first error entry, if any */
 } lg_run_result;
 
-/* Runs a whole test (spec 5.1) and writes the log files. Returns MS_OK when the test ran to its
- * end (whatever its validity); MS_ERUNTIME when the logs could not be opened, the QSL failed, or
- * the SUT timed out (logs are still written and say why; see lg_run_result.abandoned).
- * Completion calls that arrive after the test ended are ignored. */
+/* Runs a whole test (reference loadgen.cc, StartTest) and writes the log files. Returns MS_OK when
+ * the test ran to its end (whatever its validity); MS_ERUNTIME when the logs could not be opened,
+ * the QSL failed, or the SUT timed out (logs are still written and say why; see
+ * lg_run_result.abandoned). Completion calls that arrive after the test ended are ignored. */
 int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *settings,
                   const lg_log_settings *log, const lg_run_options *opts, lg_run_result *result,
                   ms_err *e);
@@ -364,7 +367,7 @@ int lg_issued_trace_diff(const lg_issued_trace *a, const lg_issued_trace *b, cha
 /* Frees a test handed back in lg_run_result.abandoned (after its SUT was stopped). */
 void lg_test_free(lg_test *test);
 
-/* ---- reference SUTs (src/loadgen/suts/) ------------------------------------------------------------ */
+/* ---- reference SUTs (src/loadgen/suts/) ------------------------------------------------------ */
 
 /* A SUT created from a spec "name[:k=v,...]" (e.g. "null", "latency:fixed=1ms"). */
 typedef struct lg_sut_instance lg_sut_instance;

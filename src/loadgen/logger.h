@@ -1,6 +1,6 @@
-/* The LoadGen's four output files (spec 7), written through temporary files that are renamed
- * into place when the test ends. Detail entries are formatted on the calling thread and
- * appended under a mutex, with the time of the call. Internal to the LoadGen. */
+/* The LoadGen's four output files (reference logging.cc and results.cc), written through temporary
+ * files that are renamed into place when the test ends. Detail entries are formatted on the
+ * calling thread and appended under a mutex, with the time of the call. Internal to the LoadGen. */
 #ifndef LG_LOGGER_H
 #define LG_LOGGER_H
 

@@ -228,7 +228,8 @@ size_t lg_qgen_next(lg_qgen *g, size_t *out, int64_t *delta)
     size_t Llen = g->L->len;
     size_t n;
     if (g->offline_remainder && g->produced == g->query_count - 1) {
-        /* spec 4.6 step 6: the accuracy remainder drawn from D_main */
+        /* reference loadgen.cc GenerateQueries, Offline: the accuracy remainder drawn from D_main
+         * */
         n = Llen % g->spq;
         for (size_t i = 0; i < n; i++)
             out[i] = L[next_main(g)];

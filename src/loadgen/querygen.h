@@ -1,7 +1,8 @@
-/* Loadable sets (spec 4.5) and query generation (spec 4.6), lazily: the generator draws from
- * the sample and schedule engines in exactly the reference's order, one query at a time, so a
- * 30-million-query Server run needs no pre-generated query list. A first pass over the
- * schedule only gives the count and duration the detail log reports before issuing. */
+/* Loadable sets (reference loadgen.cc, GenerateLoadableSets) and query generation (reference
+ * loadgen.cc, GenerateQueries), lazily: the generator draws from the sample and schedule engines
+ * in exactly the reference's order, one query at a time, so a 30-million-query Server run needs no
+ * pre-generated query list. A first pass over the schedule only gives the count and duration the
+ * detail log reports before issuing. */
 #ifndef LG_QUERYGEN_H
 #define LG_QUERYGEN_H
 
@@ -47,7 +48,7 @@ typedef struct lg_qgen {
     uint64_t query_count;        /* generated_query_count */
     int64_t total_duration_ns;   /* generated_query_duration */
     uint64_t sample_count;       /* total samples of all generated queries */
-    int offline_remainder;       /* spec 4.6 step 6 */
+    int offline_remainder;       /* reference GenerateQueries, Offline remainder */
     /* issue pass state */
     uint64_t produced;
     int64_t ts;

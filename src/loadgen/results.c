@@ -62,7 +62,8 @@ int lg_sort_i64(int64_t *a, size_t n)
     return 0;
 }
 
-/* ---- early stopping (spec 6.3) ------------------------------------------------------------ */
+/* ---- early stopping (reference results.cc PerformanceSummary::EarlyStopping, early_stopping.cc)
+ * */
 
 static double lbeta(int64_t x, int64_t y)
 {
@@ -384,7 +385,7 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
         if (latstats(in->ttft, n, n, P, &r->ttft) != 0 || latstats(in->tpot, n, n, P, &r->tpot) != 0)
             return -1;
     }
-    /* min duration (6.4) */
+    /* min duration (reference PerformanceSummary::MinDurationMet) */
     double min_dur = (double)ef->min_duration_ms / 1000.0;
     switch (ef->scenario) {
     case LG_OFFLINE:
@@ -401,7 +402,7 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
         break;
     }
     r->min_queries_met = in->queries_issued >= ef->min_query_count && n >= ef->min_sample_count;
-    /* performance constraints (6.5) */
+    /* performance constraints (reference PerformanceSummary::PerfConstraintsMet) */
     r->perf_constraints_met = 1;
     if (ef->scenario == LG_SERVER) {
         if (!in->token_mode) {
@@ -468,7 +469,7 @@ void lg_perf_result_free(lg_perf_result *r)
     ms_buf_free(&r->es_tpot_text);
 }
 
-/* ---- summary file (spec 7.2) ----------------------------------------------------------------- */
+/* ---- summary file (reference results.cc, PerformanceSummary::LogSummary) --------------------- */
 
 static const char *const kPctLabels[6] = {"50.00", "90.00", "95.00", "97.00", "99.00", "99.90"};
 
@@ -648,7 +649,7 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
     return o->data ? 0 : -1;
 }
 
-/* ---- detail log result entries (spec 7.3 rows 26-36) ----------------------------------------- */
+/* ---- detail log result entries (reference results.cc, PerformanceSummary::LogDetail) --------- */
 
 static void nl_to_space(char *s)
 {

@@ -1,6 +1,6 @@
-/* Performance results (spec 6): latency statistics, early stopping, validity, and the summary
- * and detail-log result entries. Internal to the LoadGen (the early-stopping finder is also
- * used by `audit replay` through loadgen.h-level helpers later). */
+/* Performance results (reference results.cc): latency statistics, early stopping, validity, and
+ * the summary and detail-log result entries. Internal to the LoadGen (the early-stopping finder is
+ * also used by `audit replay` through loadgen.h-level helpers later). */
 #ifndef LG_RESULTS_H
 #define LG_RESULTS_H
 
@@ -50,10 +50,11 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r);
 void lg_perf_result_free(lg_perf_result *r);
 /* Appends the performance part of the summary file. */
 int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *out);
-/* Logs the result_* entries (rows 26-36 of spec 7.3). */
+/* Logs the result_* entries (reference results.cc, PerformanceSummary::LogDetail). */
 void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const lg_perf_result *r);
 
-/* Early stopping primitives (spec 6.3), exposed for tests and audits. */
+/* Early stopping primitives (reference results.cc PerformanceSummary::EarlyStopping,
+ * early_stopping.cc), exposed for tests and audits. */
 typedef struct lg_es_finder lg_es_finder;
 lg_es_finder *lg_es_finder_new(void);
 void lg_es_finder_free(lg_es_finder *f);

@@ -1,7 +1,7 @@
 /* Random numbers bit-exact with the MLCommons LoadGen built with GCC >= 11 libstdc++
- * (LOADGEN.md section 4): 32-bit mt19937, Lemire uniform integers, libstdc++'s shuffle with its
- * two-at-a-time draw, two-word canonical doubles, exponential gaps. Used by the LoadGen and by
- * the cheat-seed SUT (which predicts the official sequence). */
+ * (as the reference LoadGen uses libstdc++'s <random>): 32-bit mt19937, Lemire uniform integers,
+ * libstdc++'s shuffle with its two-at-a-time draw, two-word canonical doubles, exponential gaps.
+ * Used by the LoadGen and by the cheat-seed SUT (which predicts the official sequence). */
 #ifndef LG_RNG_H
 #define LG_RNG_H
 

@@ -1,5 +1,5 @@
-/* lg_start_test: the test flow of spec 5, issuing (5.3-5.6), completions (1.5), accuracy-log
- * sampling (4.7) and the detail-log sequence (7.3).
+/* lg_start_test: the test flow of the reference loadgen.cc (StartTest, IssueQueries,
+ * QuerySamplesComplete), accuracy-log sampling (GenerateQueries) and the detail-log sequence (LogDetail).
  *
  * Per series the LoadGen keeps one int64 slot per generated sample (its scheduled time until it
  * completes, then its latency), a completion bitmap, and only when needed the QSL index (for
@@ -411,7 +411,7 @@ void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
     gate_leave(test);
 }
 
-/* ---- waiting ------------------------------------------------------------------------------------ */
+/* ---- waiting --------------------------------------------------------------------------------- */
 
 /* Waits until every issued sample completed. Returns 0, or -1 on timeout (no completion for
  * timeout_ns). */
@@ -471,7 +471,7 @@ static void sleep_until(int64_t target)
     }
 }
 
-/* ---- the timeout report ----------------------------------------------------------------------- */
+/* ---- the timeout report ---------------------------------------------------------------------- */
 
 static void report_timeout(lg_test *t, series *s)
 {
@@ -531,8 +531,8 @@ static void dump_line(FILE *f, char tag, const size_t *idx, size_t n)
     fputc('\n', f);
 }
 
-/* Issues every query of g (spec 5.3); on return all issued samples have completed (or the
- * SUT timed out: returns -1). */
+/* Issues every query of g (reference loadgen.cc, IssueQueries); on return all issued samples have
+ * completed (or the SUT timed out: returns -1). */
 static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double log_offset,
                         series_stats *st)
 {
@@ -645,7 +645,8 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
             dump_line(dump, 'Q', idx, n);
         uint64_t merged = 0;
         if (coalesce) {
-            /* merge the following queries that are already due (spec 5.5.2) */
+            /* merge the following queries that are already due (reference IssueQueries,
+             * server_coalesce_queries) */
             la_n = lg_qgen_next(g, la_idx, &la_delta);
             while (la_n > 0 && start + la_delta <= now) {
                 if (nq + la_n > qs_cap) {
@@ -733,7 +734,8 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
 out:
     if (rc == -1)
         report_timeout(t, s);
-    /* Generated-but-unissued queries still consume ids and accuracy-log draws (spec 4.7). */
+    /* Generated-but-unissued queries still consume ids and accuracy-log draws (reference
+     * loadgen.cc, GenerateQueries: accuracy_log_rng_seed). */
     for (uint64_t i = k; i < g->sample_count; i++)
         (void)lg_uniform_real(&t->acc_rng, 0, 1);
     t->next_query_id = query_base + g->query_count;
@@ -749,7 +751,7 @@ out:
 #undef ASSIGN
 }
 
-/* ---- detail-log blocks ------------------------------------------------------------------------ */
+/* ---- detail-log blocks ----------------------------------------------------------------------- */
 
 static void log_index_list(lg_logger *L, const char *key, const size_t *idx, size_t n)
 {
@@ -821,7 +823,7 @@ static void log_generated(lg_test *t, const lg_qgen *g)
     lg_detail_i64(t->L, now, "generated_query_duration", g->total_duration_ns, LN);
 }
 
-/* ---- accuracy mode (spec 5.10) ------------------------------------------------------------------ */
+/* ---- accuracy mode (reference loadgen.cc, RunAccuracyMode) ----------------------------------- */
 
 static int run_accuracy(lg_test *t)
 {
@@ -875,7 +877,7 @@ static int run_accuracy(lg_test *t)
     return rc;
 }
 
-/* ---- performance mode (spec 5.2) ---------------------------------------------------------------- */
+/* ---- performance mode (reference loadgen.cc, RunPerformanceMode) ----------------------------- */
 
 typedef struct perf_run {
     series *s;
@@ -1089,7 +1091,7 @@ static int run_performance(lg_test *t, lg_run_result *res)
     return rc;
 }
 
-/* ---- FindPeakPerformance (spec 5.11) ------------------------------------------------------------ */
+/* ---- FindPeakPerformance (reference loadgen.cc, FindPeakPerformanceMode) --------------------- */
 
 static int find_peak(lg_test *t, lg_run_result *res)
 {
@@ -1206,7 +1208,7 @@ done:
     return rc;
 }
 
-/* ---- StartTest (spec 5.1) ---------------------------------------------------------------------- */
+/* ---- StartTest (reference loadgen.cc, StartTest) --------------------------------------------- */
 
 void lg_test_free(lg_test *t)
 {
@@ -1413,7 +1415,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
             errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(cs, i));
     size_t logged_conf_errors = cs ? lg_conf_session_nlog_errors(cs) : 0;
 
-    /* audit.config (spec 3.4) */
+    /* audit.config (reference loadgen.cc StartTest) */
     const char *ac = opts_in->audit_config_path;
     if (ac && *ac) {
         FILE *f = fopen(ac, "r");

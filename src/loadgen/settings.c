@@ -1,6 +1,7 @@
-/* TestSettings: defaults (spec 2.2), set-by-name, config files with the reference's grammar,
- * lookup order and quirks (spec 3), per-line findings for `loadgen check-conf`, and the
- * effective settings (spec 2.3). */
+/* TestSettings: defaults (reference test_settings.h), set-by-name, config files with the
+ * reference's grammar, lookup order and quirks (reference test_settings_internal.cc, FromConfig),
+ * per-line findings for `loadgen check-conf`, and the effective settings (reference
+ * test_settings_internal.cc, TestSettingsInternal and LogEffectiveSettings). */
 #include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
@@ -535,8 +536,8 @@ static int entry_set(conf_file *cf, const char *key, const char *value, size_t l
     return 0;
 }
 
-/* Tokenizes like `istream >> string` line by line (spec 3.2). Returns the number of syntax
- * errors (each logged and recorded); -1 on allocation failure. */
+/* Tokenizes like `istream >> string` line by line (reference TestSettings::FromConfig). Returns
+ * the number of syntax errors (each logged and recorded); -1 on allocation failure. */
 static int parse_conf_text(lg_conf_session *cs, conf_file *cf, const char *text, size_t len)
 {
     int errors = 0, report = cf->type != 0;
@@ -615,7 +616,7 @@ static int parse_conf_text(lg_conf_session *cs, conf_file *cf, const char *text,
     return errors;
 }
 
-/* ---- lookup and application (spec 3.3) ---- */
+/* ---- lookup and application (reference TestSettings::FromConfig, lookupkv) ---- */
 
 typedef struct apply_ctx {
     lg_conf_session *cs;
@@ -738,7 +739,8 @@ static void apply_all(apply_ctx *a)
         apply_u64(a, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
         apply_u64(a, S, "test05_schedule_rng_seed", OFF(test05_schedule_rng_seed), 1);
     } else if (type == 2 && a->cs->audit_test05) {
-        /* the alternate-seed audit (COMPLIANCE.md 5.3): LoadGen <= v4.1 read these from any file */
+        /* the alternate-seed audit (TEST05, compliance/nvidia/TEST05 of v4.1): LoadGen <= v4.1
+         * read these from any file */
         apply_bool(a, S, "test05", OFF(test05), 1);
         apply_u64(a, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
         apply_u64(a, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
@@ -946,7 +948,8 @@ static int apply_text(lg_conf_session *cs, lg_test_settings *s, const char *name
     return 0;
 }
 
-/* The conf_type 1 prologue (spec 3.1): the first user.conf brings the mlperf.conf. */
+/* The conf_type 1 prologue (reference test_settings_internal.cc, TestSettings::FromConfig): the
+ * first user.conf brings the mlperf.conf. */
 static void begin_user_conf(lg_conf_session *cs, lg_test_settings *s, const char *name,
                             const char *model, const char *scenario)
 {
@@ -1023,7 +1026,8 @@ void lg_conf_session_finish(lg_conf_session *cs)
     }
 }
 
-/* ---- effective settings (spec 2.3) ------------------------------------------------------- */
+/* ---- effective settings (reference test_settings_internal.cc, TestSettingsInternal and
+ * LogEffectiveSettings) */
 
 static void ef_error(lg_effective *ef, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ef_error(lg_effective *ef, const char *fmt, ...)

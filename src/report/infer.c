@@ -1,8 +1,10 @@
 /* mlsubmit infer: the scenario inference and low-accuracy copies of preprocess_submission.py
- * (CHECKER.md 5.4, 5.5), in place and never overwriting. Each copy goes to a temporary sibling
- * directory that is renamed into place (RENAME_NOREPLACE), so a reader never sees half a copy.
+ * (preprocess_submission.py infer_scenario_results, copy low-accuracy results), in place and never
+ * overwriting. Each copy goes to a temporary sibling directory that is renamed into place
+ * (RENAME_NOREPLACE), so a reader never sees half a copy.
  *
- * Default behaviour vs --upstream (CHECKER.md 5.4 allows the first deviation):
+ * Default behaviour vs --upstream (the first is a deliberate deviation from
+ * preprocess_submission.py):
  *   - existence of offline/multistream is tested case-insensitively, so a tree that already has
  *     Offline or MultiStream gets no duplicate; upstream tests the lower-case names only;
  *   - inferred directories get canonical names (Offline, MultiStream); upstream writes lower-case
@@ -46,8 +48,8 @@ static const char *find_scen(infer_ctx *c, char **dirs, size_t n, const char *lo
     return NULL;
 }
 
-/* What the checker will compute for an inferred result (CHECKER.md 2.7), from the source
- * scenario's performance log; appended to b. */
+/* What the checker will compute for an inferred result (submission_checker.py
+ * get_inferred_result), from the source scenario's performance log; appended to b. */
 static void describe_value(const char *src_dir, const char *from, const char *to, ms_buf *b)
 {
     char *path = rp_fmt("%s/performance/run_1/mlperf_log_detail.txt", src_dir);
@@ -113,7 +115,8 @@ static int do_copy(infer_ctx *c, const char *src, const char *dst, const char *w
     return rc;
 }
 
-/* Scenario inference in one model directory of one tree (CHECKER.md 5.4). */
+/* Scenario inference in one model directory of one tree (preprocess_submission.py
+ * infer_scenario_results). */
 static int infer_model(infer_ctx *c, const char *model_path, const char *tree, const json_t *all,
                        ms_err *e)
 {
@@ -147,7 +150,8 @@ static int infer_model(infer_ctx *c, const char *model_path, const char *tree, c
                 if (c->o->no_scenarios) {
                     note(c, "skip %s: --noinfer-scenario-results", src + strlen(c->o->root) + 1);
                 } else {
-                    /* upstream always infers Offline here; CHECKER.md 5.4: when it is allowed */
+                    /* upstream always infers Offline here; mlsubmit: only when the rules allow it
+                     * */
                     if (has_off_allowed)
                         targets[0] = off_name;
                     if (has_ms_allowed)
@@ -293,7 +297,8 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
             free(mlperf);
         }
         rp_list_free(models, nmod);
-        /* low-accuracy copies (CHECKER.md 5.5), after the scenarios of the system's models */
+        /* low-accuracy copies (preprocess_submission.py, low-accuracy copies), after the scenarios
+         * of the system's models */
         if (!rc && !c->o->no_low_accuracy) {
             if ((rc = rp_list(sys_path, 1, &models, &nmod, e)) == 0) {
                 for (size_t m = 0; m < nmod && !rc; m++) {

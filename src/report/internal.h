@@ -22,8 +22,8 @@ typedef struct rp_rules {
 int rp_rules_load(rp_rules *r, const char *data_dir, const char *version, ms_err *e);
 void rp_rules_free(rp_rules *r);
 
-/* The mlperf model of a model directory (CHECKER.md 2.3 M1); mapping is the open division's
- * model_mapping.json object or NULL. Returns a malloc'd name. */
+/* The mlperf model of a model directory (submission_checker.py get_mlperf_model); mapping is the
+ * open division's model_mapping.json object or NULL. Returns a malloc'd name. */
 char *rp_map_model(const rp_rules *r, const char *dir, const json_t *mapping);
 /* The required (or optional) scenarios of a model for a system_type; NULL if none. */
 const json_t *rp_scenarios(const rp_rules *r, const char *table, const char *system_type,

@@ -1,6 +1,6 @@
 /* mlsubmit report: results tables from an index (or a tree indexed in memory).
  *
- * json: the published summary_results.json (CHECKER.md 7: generate_final_report.py) — columns
+ * json: the published summary_results.json (generate_final_report.py) — columns
  *       renamed, clean-ups, Details/Code URLs, Unique ID, ColorKey, IDs (ids.json), the
  *       per-suite (Model, Scenario) filter of rules/report.json, the record order, duplicate
  *       removal and performance/power merging, Python json.dumps(indent=2) text; floats as
@@ -571,7 +571,7 @@ static void move_field(rec *dst, const char *dk, rec *src, const char *sk)
     rec_set(dst, dk, v);
 }
 
-/* The records of summary_results.json (CHECKER.md 7 step 7). */
+/* The records of summary_results.json (generate_final_report.py). */
 static int build_records(rctx *c, rec **out, size_t *nout, ms_err *e)
 {
     size_t cap = c->n * 2 + 1, n = 0;

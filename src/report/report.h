@@ -1,6 +1,7 @@
 /* Reporting and packaging of submission trees: edge-result inference (infer), accuracy-log
  * truncation and its verification (truncate), the SQLite index of a tree (index, query), the
- * reproducible tarball (package) and the results tables (report). CHECKER.md sections 4-8.
+ * reproducible tarball (package) and the results tables (report). As the MLCommons
+ * tools/submission scripts.
  *
  * Library code: nothing is printed except through the callbacks and FILE streams the caller
  * passes; errors come back in ms_err (file named, what was expected). Every output file is
@@ -18,7 +19,8 @@
 /* A line of progress or of an action list, for the caller to print. */
 typedef void (*rp_note_fn)(void *ctx, const char *line);
 
-/* ---- infer: edge-result inference (CHECKER.md 5.4, 5.5) ------------------------------------ */
+/* ---- infer: edge-result inference (preprocess_submission.py infer_scenario_results, copy
+ * low-accuracy results) */
 
 typedef struct rp_infer_opts {
     const char *root;
@@ -43,7 +45,7 @@ typedef struct rp_infer_stats {
 
 int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e);
 
-/* ---- truncate (CHECKER.md 6) ------------------------------------------------------------- */
+/* ---- truncate (truncate_accuracy_log.py) ----------------------------------------------------- */
 
 #define RP_TRUNCATE_MANIFEST "mlsubmit-truncation.json"
 

@@ -1,4 +1,4 @@
-/* mlsubmit truncate: truncate_accuracy_log.py (CHECKER.md 6) with a verifiable record.
+/* mlsubmit truncate: truncate_accuracy_log.py (truncate_accuracy_log.py) with a verifiable record.
  *
  * For every accuracy log of the tree (split layout: results/.../<scenario>/accuracy and, in
  * closed/network, compliance/.../<scenario>/TEST01/accuracy; unified layout: results/.../
@@ -85,7 +85,7 @@ static trec *rec_put(tctx *c, const char *path, ms_err *e)
     return r;
 }
 
-/* The truncated form of a log (CHECKER.md 6 step 6): the first 4,096 characters (UTF-8 code
+/* The truncated form of a log (truncate_accuracy_log.py): the first 4,096 characters (UTF-8 code
  * points; bytes for invalid UTF-8), "\n\n...\n\n", the last 4,096 bytes. */
 static int truncated_form(const char *data, size_t len, ms_buf *out)
 {
@@ -104,9 +104,9 @@ static int truncated_form(const char *data, size_t len, ms_buf *out)
     return 0;
 }
 
-/* hash= lines of accuracy.txt (the regex of CHECKER.md 6, re.match, universal newlines): *first
- * gets a malloc'd copy of the first one's value (NULL if none); *has_want is set when one of them
- * equals want (may be NULL). */
+/* hash= lines of accuracy.txt (truncate_accuracy_log.py's regex, re.match, universal newlines):
+ * *first gets a malloc'd copy of the first one's value (NULL if none); *has_want is set when one
+ * of them equals want (may be NULL). */
 static int find_hash(tctx *c, const char *text, size_t len, const char *want, char **first, int *has_want,
                      ms_err *e)
 {

@@ -160,7 +160,7 @@ const char *rp_scenario_canonical(const char *dir)
         if (!strcmp(dir, names[i]))
             return names[i];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        /* the lower-case aliases of CHECKER.md 1.3 */
+        /* the lower-case scenario names preprocess_submission.py writes */
         const char *n = names[i];
         size_t k = 0;
         for (; n[k] && dir[k]; k++) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # audit run end to end: honest SUTs pass TEST01, TEST04 and TEST05 (COMPAT and STRICT); each
-# cheater fails the audit that exists to catch it (COMPLIANCE.md 14: A1a, A1b, A2, A3, A10);
+# cheater fails the audit that exists to catch it (the cheating SUTs of README, Reference SUTs);
 # the compliance directory is laid out as the checker expects (exact file sets, v5.1 / v6).
 # Runs are kept short (tens of ms of minimum duration, sleep-based emulated costs so that the
 # timings do not depend on how busy the machine is).

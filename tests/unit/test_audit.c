@@ -1,6 +1,6 @@
 /* Audits: the scores as Python prints them, the summary reader, rules data and audit.config files
  * (as the LoadGen parses them), TEST01 mode A / mode B / STRICT on crafted logs (upstream's
- * quirks), TEST01/TEST04/TEST05 performance verdicts and file texts, COMPLIANCE.md 1.7. */
+ * quirks), TEST01/TEST04/TEST05 performance verdicts and file texts, the audit.config evidence. */
 #include <math.h>
 
 #include "audit/audit_int.h"

@@ -6,7 +6,8 @@
  * and without the emulated cost. Its bytes are the cached (correct) bytes, so accuracy audits
  * pass; TEST04 (the same sample issued for the whole run) must catch the speed-up. With cap=all
  * (a cache as large as the QSL) the normal performance run is served from the cache as well, so
- * upstream's TEST04 comparison passes: COMPLIANCE.md 4.5 (the unique-index run) catches it. */
+ * upstream's TEST04 comparison passes: mlsubmit's STRICT unique-index run (README, Audits) catches
+ * it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -60,7 +60,8 @@ static int cheat_perf_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_su
     rc = dg_engine_start(si, &d, env, "cheat-perf", &h, e);
     if (rc != MS_OK)
         return rc;
-    /* accuracy loadable sets (spec 4.5): ceil(min(accuracy count, N) / P) */
+    /* accuracy loadable sets (reference loadgen.cc, GenerateLoadableSets): ceil(min(accuracy
+     * count, N) / P) */
     size_t total = si->qsl.total_sample_count, perf = si->qsl.performance_sample_count;
     const lg_test_settings *s = env ? env->settings : NULL;
     if (s && s->performance_sample_count_override)

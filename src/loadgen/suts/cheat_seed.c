@@ -4,12 +4,12 @@
  * exists to catch this). Every sample costs a fetch (fetch=DURATION of sleeping, like reading
  * it from slow storage) before inference. This SUT knows the round's official
  * sample_index_rng_seed (from the embedded mlperf.conf, or seed=N): with the loaded set it
- * reproduces the LoadGen's draws (spec 4.6: the D_unique shuffle, the D_eq shuffles, then
- * uniform positions), locks on after watching the first LOCK queries, and from then on stages
- * the next `window` predicted samples ahead of time, so their fetch is already done when they
- * are issued. With the official seeds it is fast; with any other seeds no prediction matches
- * and every sample pays its fetch. Responses are always the honest inference. Prediction works
- * for SingleStream, MultiStream and Server performance runs in the default issue mode. */
+ * reproduces the LoadGen's draws (reference loadgen.cc GenerateQueries: the D_unique shuffle, the
+ * D_eq shuffles, then uniform positions), locks on after watching the first LOCK queries, and from
+ * then on stages the next `window` predicted samples ahead of time, so their fetch is already done
+ * when they are issued. With the official seeds it is fast; with any other seeds no prediction
+ * matches and every sample pays its fetch. Responses are always the honest inference. Prediction
+ * works for SingleStream, MultiStream and Server performance runs in the default issue mode. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +80,8 @@ static void consume_shuffle(lg_mt19937 *g, size_t *scratch, size_t n)
     lg_shuffle_size(scratch, n, g);
 }
 
-/* The engine state just before D_main's first draw, assuming k D_eq shuffles (spec 4.6). */
+/* The engine state just before D_main's first draw, assuming k D_eq shuffles (reference
+ * loadgen.cc, GenerateQueries). */
 static void replay(const seed_cheat *c, size_t k, lg_mt19937 *g, size_t *scratch)
 {
     size_t stride = c->scenario == LG_MULTI_STREAM ? (size_t)c->spq : 1;
