@@ -61,6 +61,45 @@ assert all(r["Code"].endswith("/src") for r in recs)
 assert all(r["Scenario"] in ("SingleStream", "MultiStream", "Offline", "Server", "Interactive") for r in recs)
 PY
 fi
+# Interactive results of the LLMs are published records: generate_final_report.py (main,
+# filter_scenarios / FilterScenario) lists Interactive for llama2-70b, llama3.1-405b and
+# llama3.1-8b in datacenter tables of rounds after v5.0.
+bash tests/e2e/lib/mkround.sh "$TMP/i51" --version v5.1 --interactive >/dev/null
+expect_exit 0 M report "$TMP/i51" --version v5.1 --format json -o "$TMP/i51.json"
+expect_grep "7 records from 8 summary rows" "$TMP/out"
+if have_python; then
+  python3 - "$TMP/i51.json" <<'PY' && ok || fail "v5.1: the llama3.1-8b Interactive record is missing"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+inter = [r for r in recs if r["Scenario"] == "Interactive"]
+assert len(inter) == 1, [(r["Model"], r["Scenario"]) for r in recs]
+r = inter[0]
+# the v5.1 checker's units (submission_checker.py, log_result's special_unit_dict) give
+# llama3.1-8b Tokens/s for Offline and Server only: its Interactive result is in Queries/s
+assert (r["Model"], r["Performance_Units"], r["Suite"]) == ("llama3.1-8b", "Queries/s", "datacenter"), r
+assert r["Performance_Result"] == 5103.99, r
+PY
+fi
+bash tests/e2e/lib/mkround.sh "$TMP/i61" --version v6.1 --interactive >/dev/null
+expect_exit 0 M report "$TMP/i61" --version v6.1 --format csv -o "$TMP/i61.csv"
+expect_grep ',llama3.1-8b,Interactive,' "$TMP/i61.csv"
+# the filter of rules/report.json is upstream's table, model for model (v5.0 and later rounds)
+GFR="$SHARED/upstream/submission-checkers/v5.1.1/generate_final_report.py"
+if [ -n "$SHARED" ] && [ -f "$GFR" ] && have_python; then
+  python3 - "$GFR" rules/report.json <<'PY' && ok || fail "rules/report.json differs from generate_final_report.py's filter_scenarios"
+import ast, json, sys
+tree = ast.parse(open(sys.argv[1]).read())
+tables = [ast.literal_eval(n.value) for n in ast.walk(tree)
+          if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "filter_scenarios" for t in n.targets)]
+ours = json.load(open(sys.argv[2]))
+assert len(tables) == 2, len(tables)
+def same(a, b):
+    return {s: {m: sorted(v) for m, v in t.items()} for s, t in a.items()} == \
+           {s: {m: sorted(v) for m, v in t.items()} for s, t in b.items()}
+assert same(tables[0], ours["rounds"]["v5.0"]), "v5.0"
+assert same(tables[1], ours["default"]), "default (rounds after v5.0)"
+PY
+fi
 expect_exit 2 M report "$TMP/u"
 expect_exit 2 M report "$TMP/u" --db x --format json
 expect_exit 2 M report "$TMP/u" --format pdf
