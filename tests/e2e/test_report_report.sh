@@ -100,6 +100,36 @@ assert same(tables[0], ours["rounds"]["v5.0"]), "v5.0"
 assert same(tables[1], ours["default"]), "default (rounds after v5.0)"
 PY
 fi
+# a failed check (S2: a file outside the division folders, as in the published repositories):
+# the official checker accepts nothing, so the report would be empty. Refused, naming the
+# finding and the option that skips it; --force writes it and says so.
+bash tests/e2e/lib/mkround.sh "$TMP/s2" --version v5.1 >/dev/null
+echo notes > "$TMP/s2/notes.txt"
+echo '{}' > "$TMP/s2-ids.json"
+expect_exit 1 M report "$TMP/s2" --version v5.1 --format json -o "$TMP/s2.json" --ids "$TMP/s2-ids.json"
+expect_grep "checker finds errors: S2 files at the root \\(1 finding: 'notes.txt'; skipped by --skip-extra-files-in-root-check\\)" "$TMP/err"
+expect_grep "not written \\(--force writes it anyway\\)" "$TMP/err"
+[ ! -e "$TMP/s2.json" ] && ok || fail "a refused report was written"
+[ "$(cat "$TMP/s2-ids.json")" = '{}' ] && ok || fail "a refused report rewrote ids.json"
+expect_exit 1 M report "$TMP/s2" --version v5.1 --format csv
+[ ! -s "$TMP/out" ] && ok || fail "a refused report wrote to stdout"
+expect_exit 0 M report "$TMP/s2" --version v5.1 --format json -o "$TMP/s2.json" --force
+expect_grep "0 records from 0 summary rows" "$TMP/out"
+expect_grep "warning: written with --force on a failed check: S2 files at the root" "$TMP/err"
+expect_exit 0 M report "$TMP/s2" --version v5.1 --format json -o "$TMP/s2.json" --skip-extra-files-in-root-check
+expect_grep "6 records from 7 summary rows" "$TMP/out"
+expect_no_grep "warning" "$TMP/err"
+# an index records the failed check: refused too (index --force keeps it), and so is a report of it
+expect_exit 1 M index "$TMP/s2" --db "$TMP/s2.db" --version v5.1
+expect_grep "checker finds errors: S2 files at the root .*--skip-extra-files-in-root-check.*not indexed \\(--force" "$TMP/err"
+[ ! -e "$TMP/s2.db" ] && ok || fail "a refused index was written"
+expect_exit 0 M index "$TMP/s2" --db "$TMP/s2.db" --version v5.1 --force
+expect_grep "warning: indexed with --force on a failed check: S2" "$TMP/err"
+expect_exit 0 M index "$TMP/s2" --db "$TMP/s2.db" --version v5.1 --force
+expect_grep "records a failed check" "$TMP/err"
+expect_exit 1 M report --db "$TMP/s2.db" --format csv
+expect_grep "checker finds errors \\(recorded in the index\\): S2 files at the root" "$TMP/err"
+expect_exit 0 M report --db "$TMP/s2.db" --format csv --force
 expect_exit 2 M report "$TMP/u"
 expect_exit 2 M report "$TMP/u" --db x --format json
 expect_exit 2 M report "$TMP/u" --format pdf
