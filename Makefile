@@ -11,6 +11,10 @@
 # docs/ARCHITECTURE.md).
 
 PREFIX   ?= /usr/local
+# make install also installs the digits dataset and its trained model (make data fetches and
+# trains them) into PREFIX/share/mlsubmit/data/digits; INSTALL_DATA=0 installs without them.
+INSTALL_DATA ?= 1
+DATA_DIR := $(or $(MLSUBMIT_DATA),data)
 BUILD    ?= build
 CC       ?= cc
 SHELL    := /bin/bash
@@ -220,6 +224,12 @@ install: all
 	install -m 644 src/common/error.h $(DESTDIR)$(PREFIX)/include/mlsubmit/common/error.h
 	install -d $(DESTDIR)$(PREFIX)/share/mlsubmit
 	cp -r rules schemas $(DESTDIR)$(PREFIX)/share/mlsubmit/ 2>/dev/null || true
+ifneq ($(INSTALL_DATA),0)
+	@MLSUBMIT=$(BIN) $(MAKE) --no-print-directory data
+	install -d $(DESTDIR)$(PREFIX)/share/mlsubmit/data/digits
+	install -m 644 $(DATA_DIR)/digits/digits.csv.gz $(DATA_DIR)/digits/digits-fp32.bin \
+	  $(DESTDIR)$(PREFIX)/share/mlsubmit/data/digits/
+endif
 
 clean:
 	rm -rf build build-asan

@@ -53,7 +53,7 @@ BIN=${MLSUBMIT:-build/mlsubmit}
 MODEL="$DIGITS_DIR/digits-fp32.bin"
 if [ -x "$BIN" ]; then
     if [ ! -f "$MODEL" ] || [ "$BIN" -nt "$MODEL" ]; then
-        "$BIN" digits train --data "$DIGITS_DIR" -o "$MODEL"
+        "$BIN" digits train --data "$DATA" -o "$MODEL"
     else
         echo "data: $MODEL up to date"
     fi

@@ -97,7 +97,7 @@ typedef struct au_verify_opts {
     au_dtype dtype;                 /* TEST01 mode A */
     int unixmode;                   /* TEST01 mode B (line digests) instead of mode A */
     au_scorer scorer;               /* TEST01 fallback */
-    const char *data_dir;           /* for AU_SCORER_DIGITS: folder of digits.csv.gz */
+    const char *data_dir;           /* for AU_SCORER_DIGITS: --data (digits_find_dir); NULL = default places */
     const char *model;              /* for the TEST01 sampling target and the fallback tolerance;
                                        NULL = guessed from the directory names */
     const uint64_t *test05_seeds;   /* TEST05 STRICT: expected alternate seeds (NULL = round's) */
@@ -145,7 +145,7 @@ typedef struct au_run_opts {
     size_t nsets;
     size_t total_samples, performance_samples; /* counting QSL size (0 = SUT's own) */
     lg_compat compat;
-    const char *data_dir;           /* dataset directory for dataset SUTs (default "data") */
+    const char *data_dir;           /* --data of dataset SUTs (digits_find_dir); NULL = default places */
     au_layout layout;
     const char *output_dir;         /* scenario directory: TESTxx/ goes inside */
     const char *results_dir;        /* where the reference runs are / go (NULL = by layout) */

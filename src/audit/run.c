@@ -22,7 +22,7 @@ void au_run_opts_default(au_run_opts *o)
     o->mode = AU_COMPAT;
     o->scenario = LG_OFFLINE;
     o->compat = LG_COMPAT_6_0;
-    o->data_dir = "data";
+    o->data_dir = NULL; /* the default places (loadgen/digits.h digits_find_dir) */
     o->layout = AU_LAYOUT_V6;
     o->dtype = AU_DT_INT32;
 }
@@ -341,11 +341,9 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
     vo.dtype = o->dtype;
     vo.model = o->model;
     vo.test05_seeds = o->test05_seeds;
-    char *digits_dir = au_path3(o->data_dir, "digits", NULL);
     vo.scorer = !strncmp(ri.qsl_name, "digits", 6) ? AU_SCORER_DIGITS : AU_SCORER_BYTES;
-    vo.data_dir = digits_dir;
+    vo.data_dir = o->data_dir; /* the scorer looks for the dataset as the SUT did */
     rc = au_verify(&vo, r, &res->v, e);
-    free(digits_dir);
     if (rc == MS_EINPUT) {
         /* an input of our own making was unusable: that is a failed run, not a bad user file */
         rc = ms_err_set(e, MS_ERUNTIME, "the audit's own logs could not be verified: %s",

@@ -659,7 +659,11 @@ int au_score_log(au_scorer sc, const char *data_dir, const char *ref_log, const 
     *text = NULL;
     if (sc == AU_SCORER_DIGITS) {
         digits_dataset ds;
-        rc = digits_load_dir(data_dir ? data_dir : "data/digits", &ds, e);
+        char *dir = digits_find_dir(data_dir, e);
+        if (!dir)
+            return e && e->code ? e->code : MS_EINPUT;
+        rc = digits_load_dir(dir, &ds, e);
+        free(dir);
         if (rc != MS_OK)
             return rc;
         digits_score s;

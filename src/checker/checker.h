@@ -94,5 +94,9 @@ typedef struct ck_check_info {
 } ck_check_info;
 const ck_check_info *ck_checks(size_t *n);
 const ck_check_info *ck_check_find(const char *id);
+/* The option of the official checker that skips check id in the profile (unified 1, legacy 0;
+ * -1 unknown: only flags that apply in both), e.g. "--skip-extra-files-in-root-check" for S2;
+ * NULL when the check has none (--skip ID skips any check). */
+const char *ck_check_skip_flag(const char *id, int unified);
 
 #endif

@@ -1,5 +1,6 @@
 /* The check catalogue (IDs, titles, hints), recording findings, waivers and skips. */
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,26 +155,40 @@ int ck_flist_move(ck_flist *dst, ck_flist *src)
     return 0;
 }
 
+/* The checks with an option of their own (the official checker's --skip-* flags), as
+ * submission_checker.py main() and check_results_dir apply them; profile: -1 any, 0 legacy only,
+ * 1 unified only. Any check can also be skipped with --skip ID. */
+static const struct {
+    const char *id, *flag;
+    size_t off;
+    int profile;
+} skip_flags[] = {
+    {"S2", "--skip-extra-files-in-root-check", offsetof(ck_options, skip_extra_files_in_root_check), -1},
+    {"S10", "--skip-all-systems-have-results-check", offsetof(ck_options, skip_all_systems_have_results_check), -1},
+    {"S11", "--skip-calibration-check", offsetof(ck_options, skip_calibration_check), -1},
+    {"W4", "--skip-power-check", offsetof(ck_options, skip_power_check), -1},
+    {"E3", "--skip-check-power-measure-files", offsetof(ck_options, skip_check_power_measure_files), 0},
+    {"A8", "--skip-extra-accuracy-files-check", offsetof(ck_options, skip_extra_accuracy_files_check), -1},
+    {"A7", "--skip-dataset-size-check", offsetof(ck_options, skip_dataset_size_check), 1},
+};
+
+const char *ck_check_skip_flag(const char *id, int unified)
+{
+    for (size_t i = 0; i < sizeof skip_flags / sizeof *skip_flags; i++)
+        if (!strcmp(skip_flags[i].id, id))
+            return skip_flags[i].profile < 0 || skip_flags[i].profile == unified ? skip_flags[i].flag : NULL;
+    return NULL;
+}
+
 int ck_skipped(const ck_state *run, const char *id)
 {
     for (size_t i = 0; i < run->o->nskip; i++)
         if (!strcmp(run->o->skip_ids[i], id))
             return 1;
-    const ck_options *o = run->o;
-    if (!strcmp(id, "S2"))
-        return o->skip_extra_files_in_root_check;
-    if (!strcmp(id, "S10"))
-        return o->skip_all_systems_have_results_check;
-    if (!strcmp(id, "S11"))
-        return o->skip_calibration_check;
-    if (!strcmp(id, "W4"))
-        return o->skip_power_check;
-    if (!strcmp(id, "E3"))
-        return o->skip_check_power_measure_files && !run->rules.unified;
-    if (!strcmp(id, "A8"))
-        return o->skip_extra_accuracy_files_check;
-    if (!strcmp(id, "A7"))
-        return o->skip_dataset_size_check && run->rules.unified;
+    for (size_t i = 0; i < sizeof skip_flags / sizeof *skip_flags; i++)
+        if (!strcmp(skip_flags[i].id, id))
+            return (skip_flags[i].profile < 0 || skip_flags[i].profile == run->rules.unified) &&
+                   *(const int *)((const char *)run->o + skip_flags[i].off);
     return 0;
 }
 

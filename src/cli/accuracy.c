@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "The target (99%% of the FP32 reference accuracy) comes from the rules data\n"
             "(default: rules/digits.json in the working directory, else beside the binary).\n"
             "\n"
-            "  --data DIR     folder holding " DIGITS_CSV_NAME " (default data/digits)\n"
+            CLI_DATA_HELP
             "  -o FILE        output file\n"
             "  --rules FILE   rules data file\n"
             "\n"
@@ -39,7 +39,7 @@ int cmd_accuracy(int argc, char **argv)
         usage(stdout);
         return MS_OK;
     }
-    const char *bench = NULL, *log = NULL, *data = "data/digits", *out = NULL, *rules = NULL;
+    const char *bench = NULL, *log = NULL, *data = NULL, *out = NULL, *rules = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] == '-' && a[1]) {
@@ -75,14 +75,18 @@ int cmd_accuracy(int argc, char **argv)
         return cli_fail("accuracy", &e);
     }
     ms_err e = {0};
+    int rc;
     digits_rules rl;
     if (digits_rules_load(rules_path, &rl, &e) != MS_OK)
         return cli_fail("accuracy", &e);
     digits_dataset ds;
-    if (digits_load_dir(data, &ds, &e) != MS_OK)
+    char *dir = digits_find_dir(data, &e);
+    rc = dir ? digits_load_dir(dir, &ds, &e) : MS_EINPUT;
+    free(dir);
+    if (rc != MS_OK)
         return cli_fail("accuracy", &e);
     digits_score sc;
-    int rc = digits_score_log(log, &ds, &sc, &e);
+    rc = digits_score_log(log, &ds, &sc, &e);
     digits_dataset_free(&ds);
     if (rc != MS_OK)
         return cli_fail("accuracy", &e);

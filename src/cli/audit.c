@@ -60,6 +60,7 @@ static void usage_run(FILE *o)
             "  --keep-work         keep the work directory (audit.config files, the unique-index runs)\n"
             "  --strict-report F   write the STRICT report to F (keep it outside the submission tree)\n"
             "  --timeout D         give up a run when no sample completes for D (e.g. 30s)\n"
+            CLI_DATA_HELP
             "\n"
             "The TEST01 fallback (baseline_accuracy.txt, compliance_accuracy.txt; only on an accuracy\n"
             "FAIL) uses the digits scorer for the digits SUTs and a byte comparison for the others.\n"
@@ -91,8 +92,9 @@ static void usage_verify(FILE *o)
             "                  (and --strict-report), never inside the verify files\n"
             "  --dtype T       TEST01 element type of upstream's first-element comparison (default byte)\n"
             "  --unixmode      TEST01 upstream's line-digest comparison instead\n"
-            "  --scorer S      TEST01 fallback accuracy script: bytes, digits (with --data, default\n"
-            "                  data/digits), none (default: no fallback files)\n"
+            "  --scorer S      TEST01 fallback accuracy script: bytes, digits (the dataset of --data),\n"
+            "                  none (default: no fallback files)\n"
+            CLI_DATA_HELP
             "  --model M       model name for the sampling target and fallback tolerance (default: from\n"
             "                  the directory names)\n"
             "\n"
@@ -396,8 +398,6 @@ static int cmd_verify(int argc, char **argv)
     if (o.unique_dir && t != AU_TEST04)
         return cli_usage_error(cmd, "--unique is for TEST04 only");
     o.test = (au_test)t;
-    if (o.scorer == AU_SCORER_DIGITS && !o.data_dir)
-        o.data_dir = "data/digits";
     au_rules *r = load_rules(cmd, rules, &rc);
     if (!r)
         return rc;

@@ -21,7 +21,7 @@ static void usage(FILE *out)
             "          Prints the validation accuracy: the FP32 reference.\n"
             "  eval    prints FP32 and INT8 top-1 accuracy on every split.\n"
             "\n"
-            "  --data DIR     folder holding " DIGITS_CSV_NAME " (default data/digits, see 'make data')\n"
+            CLI_DATA_HELP
             "  --model FILE   weights file (default DIR/" DIGITS_MODEL_NAME ")\n"
             "  -o FILE        output weights file of train\n"
             "  --epochs N     training epochs (default 60; other values do not give the reference)\n"
@@ -48,7 +48,7 @@ int cmd_digits(int argc, char **argv)
     int train = !strcmp(action, "train");
     if (!train && strcmp(action, "eval") != 0)
         return cli_usage_error("digits", "unknown action '%s' (expected train or eval)", action);
-    const char *data = "data/digits", *out = NULL, *model = NULL;
+    const char *data = NULL, *out = NULL, *model = NULL;
     digits_train_params tp;
     digits_train_params_default(&tp);
     for (int i = 2; i < argc; i++) {
@@ -72,11 +72,17 @@ int cmd_digits(int argc, char **argv)
     }
     ms_err e = {0};
     digits_dataset ds;
-    if (digits_load_dir(data, &ds, &e) != MS_OK)
+    char *dir = digits_find_dir(data, &e);
+    if (!dir)
         return cli_fail("digits", &e);
+    if (digits_load_dir(dir, &ds, &e) != MS_OK) {
+        free(dir);
+        return cli_fail("digits", &e);
+    }
     digits_fp32 *m = malloc(sizeof *m);
     digits_int8 *q = malloc(sizeof *q);
-    char *defpath = ms_path_join(data, DIGITS_MODEL_NAME);
+    char *defpath = ms_path_join(dir, DIGITS_MODEL_NAME);
+    free(dir);
     int rc = MS_OK;
     if (!m || !q || !defpath) {
         ms_err_oom(&e);

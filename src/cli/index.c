@@ -10,7 +10,7 @@
 
 static const char index_usage[] =
     "usage: mlsubmit index ROOT --db FILE [--version vX.Y] [--backup DIR] [--jobs N] [--full]\n"
-    "                      [--no-check] [checker options]\n"
+    "                      [--no-check] [--force] [checker options]\n"
     "\n"
     "Indexes a submission tree into an SQLite database (schema: docs/index-schema.md): every file\n"
     "(SHA-256, size, mtime, mode; symbolic links as links, never followed), the system\n"
@@ -26,9 +26,14 @@ static const char index_usage[] =
     "  --jobs N         hashing threads (default: all CPUs)\n"
     "  --full           re-hash every file\n"
     "  --no-check       do not run the checker (no results, no findings)\n"
+    "  --force          index a tree whose check fails (its results table then holds only what\n"
+    "                   the checker accepts; the verdict and findings are in meta and findings)\n"
     "\n"
-    "Exit: 0 indexed (whatever the checker's verdict, stored in meta), 2 usage, 3 bad input,\n"
-    "4 cannot write the database.\n";
+    "A tree whose check fails is refused: the message names the failing checks and the option\n"
+    "that skips each (e.g. S2, files at the root: --skip-extra-files-in-root-check).\n"
+    "\n"
+    "Exit: 0 indexed (the verdict is stored in meta), 1 the check failed (not indexed), 2 usage,\n"
+    "3 bad input, 4 cannot write the database.\n";
 
 static const char query_usage[] =
     "usage: mlsubmit query FILE \"SQL\" [--csv]\n"
@@ -47,6 +52,7 @@ int cmd_index(int argc, char **argv)
         return MS_OK;
     }
     rp_index_opts o = {.note = rp_cli_print};
+    int force = 0;
     rp_cli_check ck;
     rp_cli_check_init(&ck);
     for (int i = 1; i < argc; i++) {
@@ -58,6 +64,8 @@ int cmd_index(int argc, char **argv)
             continue;
         if (!strcmp(a, "--full"))
             o.full = 1;
+        else if (!strcmp(a, "--force"))
+            force = 1;
         else if (!strcmp(a, "--no-check"))
             o.no_check = 1;
         else if (!strcmp(a, "--db") || !strcmp(a, "--version") || !strcmp(a, "--backup") || !strcmp(a, "--jobs")) {
@@ -86,6 +94,7 @@ int cmd_index(int argc, char **argv)
     if (!o.root || !o.db)
         return cli_usage_error("index", "ROOT and --db FILE are required");
     o.check = &ck.o;
+    o.refuse_failed_check = !force;
     ms_err e;
     ms_err_clear(&e);
     rp_index_stats st;
@@ -95,8 +104,13 @@ int cmd_index(int argc, char **argv)
     if (st.unchanged) {
         printf("index %s: unchanged: %zu files re-stat'ed, nothing hashed or written; %.3f s\n", o.db, st.files,
                st.seconds);
+        if (st.check_exit > 0)
+            fprintf(stderr, "mlsubmit index: warning: %s records a failed check (indexed with --force; "
+                            "'mlsubmit query %s \"SELECT * FROM findings WHERE counts\"' lists it)\n", o.db, o.db);
         return MS_OK;
     }
+    if (st.check_exit > 0)
+        fprintf(stderr, "mlsubmit index: warning: indexed with --force on a failed check: %s\n", st.check_failure);
     printf("index %s: %zu files (%zu hashed, %llu bytes; %zu unchanged), %zu links, %zu removed; "
            "%zu results, %zu findings, %zu systems, %zu runs; %.2f s\n",
            o.db, st.files, st.hashed, (unsigned long long)st.bytes_hashed, st.reused, st.symlinks, st.removed,

@@ -48,7 +48,9 @@ static void usage_run(FILE *o)
             "                        mlperf.conf and log keys of LoadGen 5.1)\n"
             "  --trace               write the Chrome trace (mlperf_log_trace.json)\n"
             "  --timeout D           give up when no sample completes for D (e.g. 30s); exit 4\n"
-            "  --data DIR            dataset directory for dataset SUTs (default: data)\n"
+            "  --data DIR            data folder of dataset SUTs, holding digits/ (the folder itself is\n"
+            "                        accepted too); default: $MLSUBMIT_DATA, then data/ beside the\n"
+            "                        rules: ./data, the build tree's data/, PREFIX/share/mlsubmit/data\n"
             "  --quiet               no result line on stdout\n"
             "\n"
             "Exit: 0 the run completed (VALID, or an accuracy run) with no error in the detail log;\n"
@@ -367,7 +369,7 @@ static int supervise(pid_t child, int sock, const char *cmd)
 static int cmd_run(int argc, char **argv)
 {
     const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
-    const char *user = NULL, *audit = NULL, *outdir = ".", *dump = NULL, *data = "data";
+    const char *user = NULL, *audit = NULL, *outdir = ".", *dump = NULL, *data = NULL;
     uint64_t total = 0, perf = 0;
     int compat = LG_COMPAT_6_0, trace = 0, quiet = 0;
     int64_t timeout = 0;

@@ -98,6 +98,8 @@ int cmd_package(int argc, char **argv)
     printf("package %s: %zu members (%zu files, %zu directories, %zu links, %llu bytes), sha256 %s\n"
            "checksum: %s.sha256%s\n",
            o.output, st.members, st.files, st.dirs, st.symlinks, (unsigned long long)st.bytes, st.sha256, o.output,
-           st.check_exit ? " (packaged with --force although the checker finds errors)" : "");
+           st.check_exit > 0 ? " (packaged with --force although the checker finds errors)" : "");
+    if (st.check_exit > 0)
+        fprintf(stderr, "mlsubmit package: warning: packaged with --force on a failed check: %s\n", st.check_failure);
     return MS_OK;
 }

@@ -10,7 +10,7 @@ static const char usage_text[] =
     "usage: mlsubmit report ROOT|--db FILE --format csv|md|html|json [-o FILE] [--version vX.Y]\n"
     "                       [--ids ids.json] [--report-version 5.1] [--repository NAME]\n"
     "                       [--repository-owner OWNER] [--repository-branch BRANCH] [--title TEXT]\n"
-    "                       [checker options]\n"
+    "                       [--force] [checker options]\n"
     "\n"
     "Results tables from an index (--db) or from a tree (checked and indexed in memory):\n"
     "  json  the published summary_results.json record format of generate_final_report.py:\n"
@@ -25,7 +25,12 @@ static const char usage_text[] =
     "Details/Code URLs: https://github.com/OWNER/REPOSITORY/tree/BRANCH/... (defaults mlcommons,\n"
     "inference_results_<round>, main). Output to FILE (temporary file + rename) or stdout.\n"
     "\n"
-    "Exit: 0 written, 2 usage, 3 bad input (tree, index, ids.json), 4 cannot write.\n";
+    "A tree whose check fails (or an index recording one) is refused: the message names the failing\n"
+    "checks and the option that skips each (e.g. S2, files at the root: --skip-extra-files-in-root-check);\n"
+    "--force writes the report anyway and says on stderr that it was built on a failed check.\n"
+    "\n"
+    "Exit: 0 written, 1 the check failed (not written), 2 usage, 3 bad input (tree, index,\n"
+    "ids.json), 4 cannot write.\n";
 
 int cmd_report(int argc, char **argv)
 {
@@ -45,7 +50,9 @@ int cmd_report(int argc, char **argv)
             return MS_EUSAGE;
         if (r)
             continue;
-        if (!strcmp(a, "--db") || !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+        if (!strcmp(a, "--force"))
+            o.force = 1;
+        else if (!strcmp(a, "--db") || !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
             !strcmp(a, "--version") || !strcmp(a, "--ids") || !strcmp(a, "--report-version") ||
             !strcmp(a, "--repository") || !strcmp(a, "--repository-owner") || !strcmp(a, "--repository-branch") ||
             !strcmp(a, "--title")) {
@@ -102,5 +109,7 @@ int cmd_report(int argc, char **argv)
         return cli_fail("report", &e);
     if (o.output)
         printf("report %s: %zu records from %zu summary rows\n", o.output, st.records, st.rows);
+    if (st.check_failed)
+        fprintf(stderr, "mlsubmit report: warning: written with --force on a failed check: %s\n", st.check_failure);
     return MS_OK;
 }

@@ -785,7 +785,16 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
         ran = !rc;
         if (ran) {
             c->st->check_exit = ck.exit_code;
-            rc = write_check(c, db, &ck, e);
+            if (ck.exit_code) {
+                rp_check_failure_text(json_object_get(ck.report, "findings"), rp_check_unified(&ck),
+                                      c->st->check_failure, sizeof c->st->check_failure);
+                if (c->o->refuse_failed_check)
+                    rc = ms_err_set(e, MS_FAIL, "%s: the checker finds errors: %s ('mlsubmit check %s' lists the findings); "
+                                                "not indexed (--force indexes it anyway)", c->o->root,
+                                    c->st->check_failure, c->o->root);
+            }
+            if (!rc)
+                rc = write_check(c, db, &ck, e);
         }
     }
     if (!rc)
@@ -868,7 +877,7 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
         }
     }
     size_t diff = 0;
-    int same_opts = 0;
+    int same_opts = 0, old_check = -1;
     if (!rc) {
         diff = reuse_old(&c, old);
         sqlite3_stmt *q = NULL;
@@ -878,12 +887,19 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
             same_opts = v && !strcmp(v, optkey);
         }
         sqlite3_finalize(q);
+        q = NULL;
+        /* an unchanged index keeps its verdict: say so when it records a failed check */
+        if (old && sqlite3_prepare_v2(old, "SELECT value FROM meta WHERE key='check_exit_code'", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            old_check = atoi((const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
     }
     if (!rc && old && diff == 0 && same_opts) {
         sqlite3_close(old);
         st->files = c.n;
         st->reused = c.n - st->symlinks;
         st->unchanged = 1;
+        st->check_exit = old_check;
         ents_free(&c);
         free(optkey);
         ms_buf_free(&c.line);

@@ -84,6 +84,14 @@ typedef struct rp_check_out {
 int rp_check_run(const char *root, const char *version, const char *data_dir,
                  const ck_options *opts, rp_check_out *out, ms_err *e);
 void rp_check_out_free(rp_check_out *c);
+/* Names what failed a check, for the refusals of report, package and index: the findings
+ * (objects with id, title, file, found, counts: the checker's JSON report) that count against
+ * the verdict, grouped by check ID with a count, the first file (else what was found) and the official option that
+ * skips the check, if it has one (ck_check_skip_flag). unified: the rules' profile (1, 0; -1 unknown).
+ * Truncated to outsz. */
+void rp_check_failure_text(const json_t *findings, int unified, char *out, size_t outsz);
+/* The profile of a check run: 1 unified, 0 legacy, -1 unknown. */
+int rp_check_unified(const rp_check_out *c);
 
 /* ---- the index database (report/index.c) ---- */
 #include <sqlite3.h>

@@ -340,9 +340,13 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
               json_string_value(json_object_get(ck.report, "verdict")),
               (long long)json_integer_value(json_object_get(cnt, "errors")),
               (long long)json_integer_value(json_object_get(cnt, "warnings")));
-        if (ck.exit_code && !o->force)
-            rc = ms_err_set(e, MS_FAIL, "%s: the checker finds errors ('mlsubmit check %s' lists them); "
-                                        "not packaged (--force packages anyway)", o->root, o->root);
+        if (ck.exit_code) {
+            rp_check_failure_text(json_object_get(ck.report, "findings"), rp_check_unified(&ck), st->check_failure,
+                                  sizeof st->check_failure);
+            if (!o->force)
+                rc = ms_err_set(e, MS_FAIL, "%s: the checker finds errors: %s ('mlsubmit check %s' lists the findings); "
+                                            "not packaged (--force packages anyway)", o->root, st->check_failure, o->root);
+        }
     }
     rp_check_out_free(&ck);
     /* 2. the index, in memory */

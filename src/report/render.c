@@ -1252,6 +1252,49 @@ static int open_source(rctx *c, ms_err *e)
     return 0;
 }
 
+/* A report built on a failed check misses what the checker refused (with files outside the
+ * division folders, finding S2, the official checker accepts nothing at all: every record).
+ * The index records the check's exit code and findings; refuse unless forced, naming them. */
+static int failed_check(rctx *c, rp_report_stats *st, ms_err *e)
+{
+    sqlite3_stmt *q = NULL;
+    int failed = 0;
+    if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='check_exit_code'", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+        failed = strcmp((const char *)sqlite3_column_text(q, 0), "0") != 0;
+    sqlite3_finalize(q);
+    if (!failed)
+        return 0;
+    json_t *fs = json_array();
+    if (!fs)
+        return ms_err_oom(e);
+    q = NULL;
+    if (sqlite3_prepare_v2(c->db, "SELECT check_id, title, file, found FROM findings WHERE counts ORDER BY id", -1, &q,
+                           NULL) == SQLITE_OK)
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            const char *t = (const char *)sqlite3_column_text(q, 1), *f = (const char *)sqlite3_column_text(q, 2),
+                       *fd = (const char *)sqlite3_column_text(q, 3);
+            json_t *o = json_pack("{s:s,s:s?,s:s?,s:s?,s:b}", "id", (const char *)sqlite3_column_text(q, 0), "title",
+                                  t, "file", f, "found", fd, "counts", 1);
+            if (!o || json_array_append_new(fs, o)) {
+                sqlite3_finalize(q);
+                json_decref(fs);
+                return ms_err_oom(e);
+            }
+        }
+    sqlite3_finalize(q);
+    st->check_failed = 1;
+    rp_check_failure_text(fs, c->unified, st->check_failure, sizeof st->check_failure);
+    json_decref(fs);
+    if (c->o->force)
+        return 0;
+    const char *src = c->o->db ? c->o->db : c->o->root;
+    return ms_err_set(e, MS_FAIL,
+                      "%s: the checker finds errors%s: %s. The report would hold only what the checker "
+                      "accepts ('mlsubmit check' lists the findings); not written (--force writes it anyway)",
+                      src, c->o->db ? " (recorded in the index)" : "", st->check_failure);
+}
+
 int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
 {
     memset(st, 0, sizeof *st);
@@ -1288,6 +1331,8 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             rp_rules_free(&rules);
         }
     }
+    if (!rc)
+        rc = failed_check(&c, st, e);
     if (!rc)
         rc = load_rows(&c, e);
     if (!rc)

@@ -90,6 +90,7 @@ typedef struct rp_index_opts {
     int full;                   /* re-hash everything even if size and mtime are unchanged */
     int no_check;               /* do not run the checker (no results, no findings) */
     int portable;               /* no mtimes, no absolute paths, no times (the package's index) */
+    int refuse_failed_check;    /* fail (MS_FAIL, nothing written) when the check fails */
     const ck_options *check;    /* checker options (root, version, data_dir are filled in); NULL = defaults */
     rp_note_fn note;
     void *ctx;
@@ -101,6 +102,7 @@ typedef struct rp_index_stats {
     uint64_t bytes_hashed;
     size_t results, findings, systems, runs;
     int check_exit;             /* the checker's exit code (0 OK, 1 errors), -1 if not run */
+    char check_failure[1024];   /* when it failed: what (rp_check_failure_text) */
     double seconds;
 } rp_index_stats;
 
@@ -134,6 +136,7 @@ typedef struct rp_package_stats {
     size_t members, files, dirs, symlinks;
     uint64_t bytes;
     int check_exit;
+    char check_failure[1024];   /* when the check failed: what (rp_check_failure_text) */
     char sha256[65];
 } rp_package_stats;
 
@@ -168,6 +171,7 @@ typedef struct rp_report_opts {
     const char *repository_owner;
     const char *repository_branch;
     const char *title;
+    int force;                  /* write even when the check failed (the stats say so) */
     const ck_options *check;
     rp_note_fn note;
     void *ctx;
@@ -175,6 +179,8 @@ typedef struct rp_report_opts {
 
 typedef struct rp_report_stats {
     size_t rows, records;
+    int check_failed;           /* the tree's (or index's) check failed; written with force */
+    char check_failure[1024];   /* what failed (rp_check_failure_text) */
 } rp_report_stats;
 
 int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e);

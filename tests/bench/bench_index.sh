@@ -2,7 +2,8 @@
 # Benchmark of `mlsubmit index`: a full index of a synthetic v5.1 round (tests/e2e/lib/mkround.sh
 # --big, BENCH_INDEX_SUBMITTERS x BENCH_INDEX_SYSTEMS system sets; default 10 x 5: ~5,000 files,
 # ~230 MB) against a re-index of the unchanged tree (only re-stat'ed, nothing hashed or written),
-# and a re-index after one file changed (one file hashed, derived tables rebuilt).
+# and a re-index after one file changed (one file hashed, derived tables rebuilt; a document, so
+# that the check still passes: index refuses a tree whose check fails).
 # Prints the three wall times (best of BENCH_RUNS, warm cache) and the full/incremental ratio.
 # Exits non-zero only if the incremental runs hash more than they should.
 set -euo pipefail
@@ -43,7 +44,7 @@ grep -q "($files hashed" "$T/o" || { echo "full index: expected $files files has
 inc=$(best "$MLSUBMIT" index "$R" --db "$T/i.db" --version v5.1)
 grep -q "unchanged: $files files re-stat'ed, nothing hashed or written" "$T/o" ||
   { echo "unchanged re-index hashed or wrote: $(cat "$T/o")" >&2; exit 1; }
-one=$(best bash -c "echo x >> '$R/closed/Org1/systems/edge1.json'; '$MLSUBMIT' index '$R' --db '$T/i.db' --version v5.1")
+one=$(best bash -c "echo x >> '$R/closed/Org1/documentation/calibration.md'; '$MLSUBMIT' index '$R' --db '$T/i.db' --version v5.1")
 grep -q "(1 hashed" "$T/o" || { echo "one changed file: expected 1 hashed: $(cat "$T/o")" >&2; exit 1; }
 awk -v f="$full" -v i="$inc" -v o="$one" -v n="$files" -v b="$bytes" 'BEGIN {
   printf "index: %d files, %.1f MB (synthetic v5.1 round)\n", n, b / 1e6;

@@ -78,7 +78,7 @@ printf '[\n{ "seq_id" : 0, "qsl_idx" : 5, "data" : "0700" }\n]\n' > "$TMP/short.
 expect_exit 3 $M accuracy digits "$TMP/short.json" --data "$D/digits"
 expect_grep 'short.json:2: entry 0 \(qsl_idx 5\): response is 2 bytes' "$TMP/err"
 expect_exit 3 $M accuracy digits "$TMP/off-digits/mlperf_log_accuracy.json" --data "$TMP"
-expect_grep 'digits.csv.gz: missing' "$TMP/err"
+expect_grep "$TMP: no digits dataset \\(digits.csv.gz\\); tried $TMP/digits, $TMP\$" "$TMP/err"
 expect_exit 3 $M accuracy digits "$TMP/off-digits/mlperf_log_accuracy.json" --data "$D/digits" --rules "$TMP/short.json"
 
 finish

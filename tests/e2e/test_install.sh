@@ -3,7 +3,12 @@
 # runs a test with its own SUT.
 . "$(dirname "$0")/lib.sh"
 command -v cc >/dev/null || { echo "SKIP: no C compiler"; exit 0; }
-make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1 && ok || fail "make install"
+# make install also installs the digits dataset and model (make data); without them on this
+# machine (no network for make data), the rest is installed and tested
+DATA=${MLSUBMIT_DATA:-data}
+HAVE_DATA=0; [ -f "$DATA/digits/digits.csv.gz" ] && [ -f "$DATA/digits/digits-fp32.bin" ] && HAVE_DATA=1
+[ "$HAVE_DATA" = 1 ] && INST="" || INST="INSTALL_DATA=0"
+make -s install PREFIX="$TMP/prefix" $INST >/dev/null 2>&1 && ok || fail "make install"
 cat > "$TMP/user.c" <<'C'
 #include <stdio.h>
 #include <loadgen/loadgen.h>
@@ -39,4 +44,29 @@ mkdir -p "$TMP/logs"
 expect_exit 0 "$TMP/user" "$TMP/logs"
 expect_grep '^VALID 100$' "$TMP/out"
 expect_grep '^Samples per second' "$TMP/logs/mlperf_log_summary.txt"
+# the installed binary finds its rules and data from any working directory, with nothing set
+if [ "$HAVE_DATA" = 1 ]; then
+  I="$TMP/prefix/share/mlsubmit/data/digits"
+  cmp -s "$I/digits.csv.gz" "$DATA/digits/digits.csv.gz" && cmp -s "$I/digits-fp32.bin" "$DATA/digits/digits-fp32.bin" &&
+    ok || fail "make install: the digits dataset and model are not in share/mlsubmit/data/digits"
+  mkdir -p "$TMP/elsewhere"
+  IB="$TMP/prefix/bin/mlsubmit"
+  ( cd "$TMP/elsewhere" && env -u MLSUBMIT_DATA -u MLSUBMIT_RULES -u MLSUBMIT_DATA_DIR "$IB" digits eval ) > "$TMP/out" 2> "$TMP/err" &&
+    ok || { fail "installed: digits eval"; head -3 "$TMP/err" >&2; }
+  expect_grep '^FP32 validation +accuracy=96\.648%, good=519, total=537$' "$TMP/out" "installed digits eval"
+  ( cd "$TMP/elsewhere" && env -u MLSUBMIT_DATA -u MLSUBMIT_RULES -u MLSUBMIT_DATA_DIR "$IB" loadgen run --sut digits \
+      --scenario Offline --mode submission --set min_duration_ms=0 --set min_query_count=1 \
+      --set offline_expected_qps=2000 -o "$TMP/elsewhere/run" ) > "$TMP/out" 2> "$TMP/err" &&
+    ok || { fail "installed: loadgen run --sut digits"; head -3 "$TMP/err" >&2; }
+  ( cd "$TMP/elsewhere/run" && env -u MLSUBMIT_DATA -u MLSUBMIT_RULES -u MLSUBMIT_DATA_DIR "$IB" accuracy digits \
+      mlperf_log_accuracy.json ) > "$TMP/out" 2> "$TMP/err" && ok || { fail "installed: accuracy digits"; head -3 "$TMP/err" >&2; }
+  expect_grep '^accuracy=96\.648%, good=519, total=537$' "$TMP/elsewhere/run/accuracy.txt" "installed: submission run accuracy"
+  ( cd "$TMP/elsewhere" && env -u MLSUBMIT_DATA -u MLSUBMIT_RULES -u MLSUBMIT_DATA_DIR "$IB" audit run TEST04 --sut digits \
+      --model digits --scenario Server --set min_duration_ms=300 --set server_target_qps=20000 \
+      --set server_target_latency_ns=100000000 -o "$TMP/elsewhere/aud/Server" ) > "$TMP/out" 2> "$TMP/err" &&
+    ok || { fail "installed: audit run --sut digits"; tail -3 "$TMP/err" >&2; }
+  expect_grep '^TEST04: PASS' "$TMP/out" "installed: audit run"
+else
+  echo "SKIP (part) $(basename "$0"): $DATA/digits is incomplete (run make data)"
+fi
 finish

@@ -91,8 +91,15 @@ expect_grep "up: symbolic link to '../../../../etc/passwd' leaves the submission
 cp -r "$TMP/r" "$TMP/bad"; rm "$TMP/bad/closed/Org1/systems/edge1.json"
 expect_exit 1 M package "$TMP/bad" -o "$TMP/pk/n.tar.gz" --version v5.1
 expect_grep "the checker finds errors" "$TMP/err"
+expect_grep "errors: [A-Z][0-9]+ [a-z].* \\([0-9]+ findings?" "$TMP/err" "the refusal names the failing checks"
 [ ! -e "$TMP/pk/n.tar.gz" ] && ok || fail "refused package written"
 expect_exit 0 M package "$TMP/bad" -o "$TMP/pk/n.tar.gz" --version v5.1 --force
+expect_grep "warning: packaged with --force on a failed check: " "$TMP/err"
+# files at the root (S2): the refusal names the option that skips the check
+cp -r "$TMP/r" "$TMP/s2"; echo notes > "$TMP/s2/notes.txt"
+expect_exit 1 M package "$TMP/s2" -o "$TMP/pk/s2.tar.gz" --version v5.1
+expect_grep "S2 files at the root \\(1 finding: 'notes.txt'; skipped by --skip-extra-files-in-root-check\\)" "$TMP/err"
+expect_exit 0 M package "$TMP/s2" -o "$TMP/pk/s2.tar.gz" --version v5.1 --skip-extra-files-in-root-check
 # output inside the tree refused; usage
 expect_exit 2 M package "$TMP/r" -o "$TMP/r/self.tar.gz" --version v5.1
 expect_exit 2 M package "$TMP/r"

@@ -61,6 +61,75 @@ assert all(r["Code"].endswith("/src") for r in recs)
 assert all(r["Scenario"] in ("SingleStream", "MultiStream", "Offline", "Server", "Interactive") for r in recs)
 PY
 fi
+# Interactive results of the LLMs are published records: generate_final_report.py (main,
+# filter_scenarios / FilterScenario) lists Interactive for llama2-70b, llama3.1-405b and
+# llama3.1-8b in datacenter tables of rounds after v5.0.
+bash tests/e2e/lib/mkround.sh "$TMP/i51" --version v5.1 --interactive >/dev/null
+expect_exit 0 M report "$TMP/i51" --version v5.1 --format json -o "$TMP/i51.json"
+expect_grep "7 records from 8 summary rows" "$TMP/out"
+if have_python; then
+  python3 - "$TMP/i51.json" <<'PY' && ok || fail "v5.1: the llama3.1-8b Interactive record is missing"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+inter = [r for r in recs if r["Scenario"] == "Interactive"]
+assert len(inter) == 1, [(r["Model"], r["Scenario"]) for r in recs]
+r = inter[0]
+# the v5.1 checker's units (submission_checker.py, log_result's special_unit_dict) give
+# llama3.1-8b Tokens/s for Offline and Server only: its Interactive result is in Queries/s
+assert (r["Model"], r["Performance_Units"], r["Suite"]) == ("llama3.1-8b", "Queries/s", "datacenter"), r
+assert r["Performance_Result"] == 5103.99, r
+PY
+fi
+bash tests/e2e/lib/mkround.sh "$TMP/i61" --version v6.1 --interactive >/dev/null
+expect_exit 0 M report "$TMP/i61" --version v6.1 --format csv -o "$TMP/i61.csv"
+expect_grep ',llama3.1-8b,Interactive,' "$TMP/i61.csv"
+# the filter of rules/report.json is upstream's table, model for model (v5.0 and later rounds)
+GFR="$SHARED/upstream/submission-checkers/v5.1.1/generate_final_report.py"
+if [ -n "$SHARED" ] && [ -f "$GFR" ] && have_python; then
+  python3 - "$GFR" rules/report.json <<'PY' && ok || fail "rules/report.json differs from generate_final_report.py's filter_scenarios"
+import ast, json, sys
+tree = ast.parse(open(sys.argv[1]).read())
+tables = [ast.literal_eval(n.value) for n in ast.walk(tree)
+          if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "filter_scenarios" for t in n.targets)]
+ours = json.load(open(sys.argv[2]))
+assert len(tables) == 2, len(tables)
+def same(a, b):
+    return {s: {m: sorted(v) for m, v in t.items()} for s, t in a.items()} == \
+           {s: {m: sorted(v) for m, v in t.items()} for s, t in b.items()}
+assert same(tables[0], ours["rounds"]["v5.0"]), "v5.0"
+assert same(tables[1], ours["default"]), "default (rounds after v5.0)"
+PY
+fi
+# a failed check (S2: a file outside the division folders, as in the published repositories):
+# the official checker accepts nothing, so the report would be empty. Refused, naming the
+# finding and the option that skips it; --force writes it and says so.
+bash tests/e2e/lib/mkround.sh "$TMP/s2" --version v5.1 >/dev/null
+echo notes > "$TMP/s2/notes.txt"
+echo '{}' > "$TMP/s2-ids.json"
+expect_exit 1 M report "$TMP/s2" --version v5.1 --format json -o "$TMP/s2.json" --ids "$TMP/s2-ids.json"
+expect_grep "checker finds errors: S2 files at the root \\(1 finding: 'notes.txt'; skipped by --skip-extra-files-in-root-check\\)" "$TMP/err"
+expect_grep "not written \\(--force writes it anyway\\)" "$TMP/err"
+[ ! -e "$TMP/s2.json" ] && ok || fail "a refused report was written"
+[ "$(cat "$TMP/s2-ids.json")" = '{}' ] && ok || fail "a refused report rewrote ids.json"
+expect_exit 1 M report "$TMP/s2" --version v5.1 --format csv
+[ ! -s "$TMP/out" ] && ok || fail "a refused report wrote to stdout"
+expect_exit 0 M report "$TMP/s2" --version v5.1 --format json -o "$TMP/s2.json" --force
+expect_grep "0 records from 0 summary rows" "$TMP/out"
+expect_grep "warning: written with --force on a failed check: S2 files at the root" "$TMP/err"
+expect_exit 0 M report "$TMP/s2" --version v5.1 --format json -o "$TMP/s2.json" --skip-extra-files-in-root-check
+expect_grep "6 records from 7 summary rows" "$TMP/out"
+expect_no_grep "warning" "$TMP/err"
+# an index records the failed check: refused too (index --force keeps it), and so is a report of it
+expect_exit 1 M index "$TMP/s2" --db "$TMP/s2.db" --version v5.1
+expect_grep "checker finds errors: S2 files at the root .*--skip-extra-files-in-root-check.*not indexed \\(--force" "$TMP/err"
+[ ! -e "$TMP/s2.db" ] && ok || fail "a refused index was written"
+expect_exit 0 M index "$TMP/s2" --db "$TMP/s2.db" --version v5.1 --force
+expect_grep "warning: indexed with --force on a failed check: S2" "$TMP/err"
+expect_exit 0 M index "$TMP/s2" --db "$TMP/s2.db" --version v5.1 --force
+expect_grep "records a failed check" "$TMP/err"
+expect_exit 1 M report --db "$TMP/s2.db" --format csv
+expect_grep "checker finds errors \\(recorded in the index\\): S2 files at the root" "$TMP/err"
+expect_exit 0 M report --db "$TMP/s2.db" --format csv --force
 expect_exit 2 M report "$TMP/u"
 expect_exit 2 M report "$TMP/u" --db x --format json
 expect_exit 2 M report "$TMP/u" --format pdf

@@ -67,7 +67,7 @@ cp "$CSV" "$D/digits/"
 expect_exit 0 $M digits train --data "$D/digits"
 RUN="$M loadgen run --data $D"
 expect_exit 3 $RUN --scenario Offline --sut digits:data="$TMP/none"
-expect_grep 'none/digits.csv.gz: missing' "$TMP/err"
+expect_grep "none: no digits dataset \\(digits.csv.gz\\); tried $TMP/none/digits, $TMP/none\$" "$TMP/err"
 expect_exit 2 $RUN --scenario Offline --sut digits --total-samples 600
 expect_grep 'the digits QSL has 537 samples' "$TMP/err"
 

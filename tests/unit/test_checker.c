@@ -281,6 +281,25 @@ START_TEST(check_catalogue_complete)
 }
 END_TEST
 
+/* the official checker's own skip options, named in the refusals of index/package/report; each
+ * is in the catalogue's hint, and the profile-bound ones only in their profile */
+START_TEST(check_skip_flags)
+{
+    const char *ids[] = {"S2", "S10", "S11", "W4", "E3", "A8", "A7"};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        const char *f = ck_check_skip_flag(ids[i], !strcmp(ids[i], "A7"));
+        ck_assert_msg(f && !strncmp(f, "--skip-", 7), "%s has no skip option", ids[i]);
+    }
+    ck_assert_str_eq(ck_check_skip_flag("S2", -1), "--skip-extra-files-in-root-check");
+    ck_assert_ptr_nonnull(strstr(ck_check_find("S2")->hint, ck_check_skip_flag("S2", 0)));
+    ck_assert_ptr_nonnull(strstr(ck_check_find("S10")->hint, ck_check_skip_flag("S10", 1)));
+    ck_assert_ptr_null(ck_check_skip_flag("E3", 1));
+    ck_assert_ptr_null(ck_check_skip_flag("A7", 0));
+    ck_assert_ptr_null(ck_check_skip_flag("E3", -1));
+    ck_assert_ptr_null(ck_check_skip_flag("P7", 0));
+}
+END_TEST
+
 /* datetime.strptime(s, "%m-%d-%Y %H:%M:%S.%f") as the Power WG checker uses it */
 START_TEST(ptd_strptime_like_python)
 {
@@ -374,6 +393,7 @@ static Suite *suite(void)
     tcase_add_test(tc, files_diff_like_python);
     tcase_add_test(tc, data_dir_and_newest_round);
     tcase_add_test(tc, check_catalogue_complete);
+    tcase_add_test(tc, check_skip_flags);
     tcase_add_test(tc, ptd_strptime_like_python);
     tcase_add_test(tc, nameplate_yaml_like_pyyaml);
     suite_add_tcase(s, tc);

@@ -276,14 +276,15 @@ int dg_engine_start(lg_sut_instance *si, const dg_options *d, const lg_sut_env *
     int rc = MS_OK;
     char *dir = NULL, *model = NULL;
     digits_dataset ds = {0};
-    if (d->data_dir)
-        dir = strdup(d->data_dir);
-    else
-        dir = ms_path_join(env && env->data_dir ? env->data_dir : "data", "digits");
-    model = d->model_path ? strdup(d->model_path) : (dir ? ms_path_join(dir, DIGITS_MODEL_NAME) : NULL);
+    /* the SUT's data= option, else the run's --data, else the default places */
+    if (!(dir = digits_find_dir(d->data_dir ? d->data_dir : env ? env->data_dir : NULL, e))) {
+        rc = e && e->code ? e->code : MS_EINPUT;
+        goto fail;
+    }
+    model = d->model_path ? strdup(d->model_path) : ms_path_join(dir, DIGITS_MODEL_NAME);
     g->fp32 = malloc(sizeof *g->fp32);
     g->int8 = malloc(sizeof *g->int8);
-    if (!dir || !model || !g->fp32 || !g->int8) {
+    if (!model || !g->fp32 || !g->int8) {
         rc = ms_err_oom(e);
         goto fail;
     }

@@ -2,26 +2,29 @@
 # Generates a synthetic, valid MLPerf Inference submission tree for the checker's tests and
 # benchmark (nothing is committed: trees are made at test time).
 #
-#   mkround.sh OUT [--version v5.1|v6.0|v6.1] [--submitters N] [--systems N] [--big]
+#   mkround.sh OUT [--version v5.1|v6.0|v6.1] [--submitters N] [--systems N] [--big] [--interactive]
 #
 # v5.1 gives the split layout (legacy profile), v6.0 and v6.1 the unified layout. Each submitter gets:
 #   closed: an edge system "edge<i>" with resnet50 SingleStream/MultiStream/Offline (TEST01,
 #           TEST04; Offline with power measurements) and a datacenter system "dc<i>" with
 #           llama3.1-8b Offline/Server (TEST06);
 #   open:   an edge system "opn<i>" with "mobilenet-v2" (mapped to resnet) SingleStream.
+# --interactive adds llama3.1-8b Interactive to "dc<i>" (a Server-scenario log within the
+# Interactive latency limits: first token 400 ms, 25 ms per output token).
 # --big writes realistic-size detail logs (loaded_qsl_set, loadgen_file_sha1: ~100 KB each) and
 # performance-mode accuracy logs of a few hundred KB, for the benchmark.
 set -euo pipefail
 
 OUT=${1:?usage: mkround.sh OUT [--version v5.1|v6.0] [--submitters N] [--systems N] [--big]}
 shift
-VERSION=v5.1 NSUB=1 NSYS=1 BIG=0
+VERSION=v5.1 NSUB=1 NSYS=1 BIG=0 INTERACTIVE=0
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=$2; shift 2 ;;
     --submitters) NSUB=$2; shift 2 ;;
     --systems) NSYS=$2; shift 2 ;;
     --big) BIG=1; shift ;;
+    --interactive) INTERACTIVE=1; shift ;;
     *) echo "mkround.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -59,7 +62,9 @@ fi
 detail_log() {
   local i
   local f=$1 scen=$2 model=$3 mode=$4 power=${5:-0}
-  local psc=1024 total=50000 spq=1 mq=100 llm=0
+  local psc=1024 total=50000 spq=1 mq=100 llm=0 ttft=1911170364 tpot=25128964
+  # an Interactive result is a Server-scenario run under tighter latency limits
+  [ "$scen" = Interactive ] && { scen=Server; ttft=400123456; tpot=25000000; }
   case $model in
     resnet) psc=1024; total=50000 ;;
     llama3.1-8b) psc=13368; total=13368; llm=1 ;;
@@ -124,16 +129,16 @@ detail_log() {
       Server)
         rec result_completed_samples_per_sec 39.5
         rec result_completed_tokens_per_second 5103.99
-        rec result_first_token_99.00_percentile_latency_ns 1911170364
-        rec result_time_per_output_token_99.00_percentile_ns 25128964
-        rec result_99.00_percentile_latency_ns 1911170364
+        rec result_first_token_99.00_percentile_latency_ns "$ttft"
+        rec result_time_per_output_token_99.00_percentile_ns "$tpot"
+        rec result_99.00_percentile_latency_ns "$ttft"
         rec result_mean_latency_ns 1000000 ;;
     esac
     rec num_errors 0
   } > "$f"
 }
 
-summary_log() { printf '================================================\nMLPerf Results Summary\n================================================\nSUT name : SynthSUT\nScenario : %s\nMode     : PerformanceOnly\nResult is : VALID\n' "$2" > "$1"; }
+summary_log() { local s=$2; [ "$s" = Interactive ] && s=Server; printf '================================================\nMLPerf Results Summary\n================================================\nSUT name : SynthSUT\nScenario : %s\nMode     : PerformanceOnly\nResult is : VALID\n' "$s" > "$1"; }
 
 acc_txt() { # acc_txt FILE MODEL
   case $2 in
@@ -369,6 +374,7 @@ submitter() { # submitter INDEX
     scenario "$c" "$e" resnet50 resnet Offline closed 1
     scenario "$c" "$d" llama3.1-8b llama3.1-8b Offline closed
     scenario "$c" "$d" llama3.1-8b llama3.1-8b Server closed
+    [ "$INTERACTIVE" = 1 ] && scenario "$c" "$d" llama3.1-8b llama3.1-8b Interactive closed
     scenario "$o" "$p" mobilenet-v2 resnet SingleStream open
   done
 }
