@@ -428,24 +428,35 @@ static double clipd(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* upstream compute_ne (float32 inputs, computed in double) */
+/* upstream compute_ne with NumPy 1.x's types (Debian's): the arrays and their sums stay float32
+ * (the clip bounds cast to float32), the clipped base rate becomes a float64 scalar, and so do
+ * the baseline entropy and NE. Sums of up to a few elements are sequential, as NumPy's are. */
+static float clipf(float x, float lo, float hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
 static double compute_ne(const float *pred, const float *labels, const float *weights, size_t n)
 {
-    const double eps = 1e-7;
-    double w = 0, ce = 0, wy = 0;
-    for (size_t i = 0; i < n; i++) {
-        double p = clipd(pred[i], eps, 1 - eps), y = clipd(labels[i], eps, 1 - eps);
+    const float lo = 1e-7f, hi = (float)(1 - 1e-7);
+    float w = 0, ce = 0, wy = 0;
+    for (size_t i = 0; i < n; i++)
         w += weights[i];
-        ce += -(double)weights[i] * (y * log(p) + (1 - y) * log(1 - p));
-        wy += (double)weights[i] * y;
+    for (size_t i = 0; i < n; i++) {
+        float p = clipf(pred[i], lo, hi), y = clipf(labels[i], lo, hi);
+        float one_y = 1.0f - y, one_p = 1.0f - p;
+        float t = y * logf(p) + one_y * logf(one_p);
+        ce += weights[i] * t;
+        wy += weights[i] * y;
     }
+    ce = -ce;
     if (w == 0)
         return 0;
-    double q = clipd(wy / w, eps, 1 - eps);
+    double q = clipd((double)(wy / w), 1e-7, 1 - 1e-7);
     double h = -q * log(q) - (1 - q) * log(1 - q);
     if (h == 0)
         return 0;
-    return ce / (h * w);
+    return (double)ce / (h * (double)w);
 }
 
 static void t08free(t08rec *v, size_t n)
