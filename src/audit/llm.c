@@ -79,7 +79,7 @@ static int check_applied(const au_bench *b, const char *detail, au_rep *rep, cha
             found = 1;
         if (v && !strcmp(r->key, "error_invalid_config") &&
             (strstr(v, "value needs to be integer or double") || strstr(v, "expected 'key=value'")))
-            ms_buf_printf(&bad, "; the LoadGen rejected the file (line %zu: %s), so nothing of it was applied", r->line_no, v);
+            ms_buf_printf(&bad, "; the LoadGen rejected the file (detail log line %zu: %s), so nothing of it was applied", r->line_no, v);
         free(v);
     }
     if (!found)
@@ -784,7 +784,9 @@ int au_llm_verify(const au_llm_in *in, const char *out_dir, au_verify_result *re
         return ms_err_oom(e);
     }
     snprintf(res->verify_accuracy_path, sizeof res->verify_accuracy_path, "%s", p);
-    rc = ms_write_file_atomic(p, out.data ? out.data : "", out.len, e);
+    rc = ms_mkdir_p(out_dir, e);
+    if (rc == MS_OK)
+        rc = ms_write_file_atomic(p, out.data ? out.data : "", out.len, e);
     free(p);
     ms_buf_free(&out);
     res->performance_pass = 1;
