@@ -61,10 +61,20 @@ static uint64_t splitmix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+uint32_t tk_gen_len(uint64_t seed, uint64_t lo, uint64_t hi, uint64_t idx)
+{
+    uint64_t span = hi - lo + 1;
+    return (uint32_t)(lo + splitmix(seed * 0x100000001B3ull ^ idx) % span);
+}
+
+uint32_t tk_gen_token(uint64_t seed, uint64_t idx, uint32_t k)
+{
+    return (uint32_t)(splitmix(splitmix(seed ^ (idx << 20)) + k) % 32000u);
+}
+
 static uint32_t sample_len(const tokens_sut *t, lg_sample_index idx)
 {
-    uint64_t span = t->hi - t->lo + 1;
-    uint64_t n = t->lo + splitmix(t->seed * 0x100000001B3ull ^ (uint64_t)idx) % span;
+    uint64_t n = tk_gen_len(t->seed, t->lo, t->hi, (uint64_t)idx);
     if (t->perf_mode && t->cheat.perf_len_num && t->cheat.perf_len_den) {
         n = n * t->cheat.perf_len_num / t->cheat.perf_len_den;
         if (n < 2)
@@ -76,7 +86,7 @@ static uint32_t sample_len(const tokens_sut *t, lg_sample_index idx)
 /* Token k of sample idx: an id in [0, 32000). */
 static uint32_t token(const tokens_sut *t, lg_sample_index idx, uint32_t k)
 {
-    return (uint32_t)(splitmix(splitmix(t->seed ^ ((uint64_t)idx << 20)) + k) % 32000u);
+    return tk_gen_token(t->seed, (uint64_t)idx, k);
 }
 
 /* ---- min-heap ------------------------------------------------------------------------------- */

@@ -22,6 +22,11 @@ typedef struct tk_cheat {
 int tk_start(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_env *env, const tk_cheat *cheat,
              const char *label, ms_err *e);
 
+/* The honest outputs, a pure function of the seed and the sample index (for accuracy scoring):
+ * the length in lo..hi, and token k (an id in [0, 32000)). */
+uint32_t tk_gen_len(uint64_t seed, uint64_t lo, uint64_t hi, uint64_t idx);
+uint32_t tk_gen_token(uint64_t seed, uint64_t idx, uint32_t k);
+
 /* Option help shared by the tokens SUT family. */
 #define TK_OPTIONS_HELP \
     "               ttft=D (50ms)  tpot=D (5ms)  len=LO..HI (32..256) tokens per sample  seed=N (1)\n"
