@@ -54,6 +54,16 @@ static int find_logs(const char *dir, runlogs *l)
     l->detail = au_path3(perf, "mlperf_log_detail.txt", NULL);
     l->summary = au_path3(perf, "mlperf_log_summary.txt", NULL);
     l->accuracy = au_path3(dir, is_raw ? NULL : "accuracy", "mlperf_log_accuracy.json");
+    if (l->accuracy && is_raw && !ms_path_exists(l->accuracy)) {
+        /* a placed folder without performance/ (TEST06): accuracy/ only */
+        char *acc = au_path3(dir, "accuracy", "mlperf_log_accuracy.json");
+        if (acc && ms_path_exists(acc)) {
+            free(l->accuracy);
+            l->accuracy = acc;
+        } else {
+            free(acc);
+        }
+    }
     free(raw);
     free(placed);
     if (!l->detail || !l->summary || !l->accuracy) {

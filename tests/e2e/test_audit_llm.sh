@@ -157,6 +157,12 @@ for mode in truncate pad; do
   [ $mode = truncate ] && expect_grep '^Min check pass: False$' "$V" || expect_grep '^Max check pass: False$' "$V"
   oracle09 "$TMP/t09/len-$mode/Offline" "$CFG" $RC
 done
+# the tokens benchmark's accuracy script: every record the SUT's exact token sequence
+expect_exit 0 $M accuracy tokens "$TMP/t09/tokens/Offline/TEST09/accuracy/mlperf_log_accuracy.json" -o "$TMP/acc-tokens.txt"
+expect_grep '^accuracy=100\.000%, good=1024, total=1024$' "$TMP/acc-tokens.txt"
+expect_exit 1 $M accuracy tokens "$TMP/t09/len-truncate/Offline/TEST09/accuracy/mlperf_log_accuracy.json" -o "$TMP/acc-trunc.txt"
+expect_grep '^accuracy=0\.000%, good=0, total=1024$' "$TMP/acc-trunc.txt"
+expect_exit 2 $M accuracy tokens "$TMP/acc-tokens.txt" --len 5..3
 # the TEST06 cheater passes TEST09
 for mode in extra-eos first-token count; do
   run_audit TEST09 "$TMP/t09/eos-$mode/Offline" --sut cheat-eos:mode=$mode,$TK $LLM --scenario Offline
@@ -233,10 +239,16 @@ $M loadgen run --quiet --scenario Offline --sut tokens:$TK --total-samples 1024 
   --audit-config "$TMP/rejected.config" -o "$TMP/rejected" >/dev/null 2>&1
 expect_exit 3 $M audit verify TEST09 --audit "$TMP/rejected" --model tokens
 expect_grep 'the LoadGen rejected the file \(detail log line [0-9]+: value needs to be integer or double' "$TMP/err"
-# no detail log beside the accuracy log
+# no detail log beside the accuracy log (a published TEST06 folder): COMPAT verifies with a note,
+# as upstream (which never looks); STRICT fails
 mkdir -p "$TMP/onlyacc" && cp "$TMP/raw09/mlperf_log_accuracy.json" "$TMP/onlyacc/"
-expect_exit 3 $M audit verify TEST09 --audit "$TMP/onlyacc" --model tokens
-expect_grep 'no mlperf_log_detail.txt beside the accuracy log' "$TMP/err"
+expect_exit 0 $M audit verify TEST09 --audit "$TMP/onlyacc" --model tokens --output "$TMP/v-onlyacc"
+expect_grep 'cannot confirm that the TEST09 audit.config was applied: no mlperf_log_detail.txt' "$TMP/err"
+expect_exit 1 $M audit verify TEST09 --mode strict --audit "$TMP/onlyacc" --model tokens --output "$TMP/v-onlyacc"
+expect_grep '^FAIL  audit.config applied: no detail log to show it' "$TMP/out"
+expect_exit 0 $M audit verify TEST06 --audit "$TMP/t06/tokens/Server/TEST06" --model tokens --scenario Server --output "$TMP/v06"
+cmp -s "$TMP/v06/TEST06/verify_accuracy.txt" "$TMP/t06/tokens/Server/TEST06/verify_accuracy.txt" && ok \
+  || fail "verify of the placed TEST06 folder differs"
 # an accuracy log without the samples the test needs
 expect_exit 4 $M audit run TEST06 --sut tokens:$TK --model tokens --scenario Offline -o "$TMP/notok/Offline"
 expect_grep 'has no token_count: TEST06 needs a run with token latencies' "$TMP/err"
