@@ -139,6 +139,16 @@ for mode in truncate pad; do
   oracle06 "$TMP/t06/len-$mode/Server" Server $RC
 done
 
+# v5.1 layout (of these tests only TEST06 is in v5.1): the folder under compliance/, a real
+# LLM benchmark's values (llama2-70b: its dataset size sizes the counting QSL)
+V51="$TMP/sub/closed/Org/compliance/sys1/llama2-70b-99/Server"
+run_audit TEST06 "$V51" --layout v5.1 --loadgen-compat 5.1 --sut tokens:$TK --model llama2-70b-99 \
+  --set use_token_latencies=1 $SRV
+expect_rc 0 "TEST06 llama2-70b-99, v5.1 layout"
+exact_files "$V51/TEST06" "accuracy verify_accuracy.txt"
+expect_grep '"key": "qsl_reported_total_count", "value": 24576,' "$(dirname "$CFG")/run/mlperf_log_detail.txt"
+oracle06 "$V51" Server $RC
+
 # ---- TEST09: mean output length -----------------------------------------------------------------
 run_audit TEST09 "$TMP/t09/tokens/Offline" --mode strict --sut tokens:$TK $LLM --scenario Offline
 expect_rc 0 "tokens TEST09"
