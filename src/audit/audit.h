@@ -178,6 +178,7 @@ typedef struct au_run_opts {
     int force;                      /* run a test the round does not require for the model */
     int keep_work;                  /* keep the work directory (audit.config files, unique runs) */
     const char *strict_report_path;
+    const char *accuracy_script;    /* TEST07: the benchmark's own accuracy script (see verify) */
     /* progress messages ("reference performance run: ...") for the caller to print */
     void (*note)(void *ctx, const char *msg);
     void *note_ctx;

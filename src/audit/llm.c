@@ -234,21 +234,30 @@ static int test06(const au_llm_in *in, const au_bench *b, const char *scenario, 
 
 /* ---- TEST07 ---- */
 
+/* The command with upstream's str.format(accuracy_log=...) rules: {accuracy_log} is the path,
+ * {{ and }} are literal braces, any other field is an error. */
 static int run_script(const char *cmd_tmpl, const char *log, char **text, ms_err *e)
 {
     ms_buf cmd = MS_BUF_INIT;
     const char *ph = "{accuracy_log}";
-    for (const char *p = cmd_tmpl; *p;) {
-        const char *q = strstr(p, ph);
-        if (!q) {
-            ms_buf_puts(&cmd, p);
-            break;
+    int bad = ms_buf_puts(&cmd, "(");
+    for (const char *p = cmd_tmpl; *p && !bad; p++) {
+        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+            bad = ms_buf_putc(&cmd, *p++);
+        } else if (!strncmp(p, ph, strlen(ph))) {
+            bad = ms_buf_puts(&cmd, log);
+            p += strlen(ph) - 1;
+        } else if (*p == '{' || *p == '}') {
+            ms_buf_free(&cmd);
+            return ms_err_set(e, MS_EUSAGE,
+                              "--accuracy-script: '%c' at offset %zu is not {accuracy_log}; write literal braces as {{ "
+                              "and }} (the command is a Python format string upstream)",
+                              *p, (size_t)(p - cmd_tmpl));
+        } else {
+            bad = ms_buf_putc(&cmd, *p);
         }
-        ms_buf_append(&cmd, p, (size_t)(q - p));
-        ms_buf_puts(&cmd, log);
-        p = q + strlen(ph);
     }
-    if (ms_buf_puts(&cmd, " 2>&1") != 0) {
+    if (bad || ms_buf_puts(&cmd, ") 2>&1") != 0) { /* stderr too, as upstream's Popen(stderr=STDOUT) */
         ms_buf_free(&cmd);
         return ms_err_oom(e);
     }

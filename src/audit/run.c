@@ -233,6 +233,11 @@ int au_run(const au_run_opts *oin, const au_rules *r, au_run_result *res, ms_err
         int brc = au_rules_bench(r, o->test, o->model, &b, e);
         if (brc != MS_OK)
             return brc;
+        if (o->test == AU_TEST07 && !strcmp(b.scorer, "external") && !o->accuracy_script)
+            return ms_err_set(e, MS_EUSAGE,
+                              "TEST07 for %s is scored by the benchmark's own accuracy script: give --accuracy-script "
+                              "\"COMMAND {accuracy_log}\"",
+                              b.name);
         /* a SUT without its own dataset gets a counting QSL of the benchmark's dataset size */
         if (!oc.total_samples && b.dataset_size)
             oc.total_samples = (size_t)b.dataset_size;
@@ -285,14 +290,10 @@ int au_run(const au_run_opts *oin, const au_rules *r, au_run_result *res, ms_err
     if (o->reuse_results) {
         if (need_acc && (rc = need_file(results, "accuracy/mlperf_log_accuracy.json", e)) != MS_OK)
             goto out;
-        if (!need_perf) {
-            note(o, "reference runs: reusing %s", results);
-        } else
-        if ((rc = need_file(results, "performance/run_1/mlperf_log_detail.txt", e)) != MS_OK ||
-            (rc = need_file(results, "performance/run_1/mlperf_log_summary.txt", e)) != MS_OK)
+        if (need_perf && ((rc = need_file(results, "performance/run_1/mlperf_log_detail.txt", e)) != MS_OK ||
+                          (rc = need_file(results, "performance/run_1/mlperf_log_summary.txt", e)) != MS_OK))
             goto out;
-        else
-            note(o, "reference runs: reusing %s", results);
+        note(o, "reference runs: reusing %s", results);
     } else {
         if (need_acc) {
             note(o, "reference accuracy run (AccuracyOnly)");
@@ -357,6 +358,7 @@ int au_run(const au_run_opts *oin, const au_rules *r, au_run_result *res, ms_err
     vo.reference_dir = !bench || o->test == AU_TEST08 ? results : NULL;
     vo.audit_dir = bench ? run_dir : res->test_dir;
     vo.scenario = lg_scenario_name(o->scenario);
+    vo.accuracy_script = o->accuracy_script;
     vo.unique_dir = best_uni;
     vo.output_dir = o->output_dir;
     vo.strict_report_path = o->strict_report_path;

@@ -33,7 +33,7 @@ static void usage_run(FILE *o)
             "                [--total-samples N] [--performance-samples P] [--loadgen-compat 5.1|6.0]\n"
             "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
             "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
-            "                [--strict-report FILE] [--rules FILE] [--quiet]\n"
+            "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
             "\n"
             "Performs a compliance audit (COMPLIANCE.md): the reference run(s) the test compares against\n"
             "(TEST01: an accuracy run and a performance run; TEST04/TEST05: a performance run), the audited\n"
@@ -46,7 +46,8 @@ static void usage_run(FILE *o)
             "the benchmarks with values in rules/compliance.json (tests.TESTxx.benchmarks): one audited run\n"
             "(TEST08 also an accuracy run), then verify_accuracy.txt (TEST09: verify_output_len.txt),\n"
             "accuracy/ and (not TEST06) performance/run_1/. A SUT without its own dataset gets a counting\n"
-            "QSL of the benchmark's dataset size unless --total-samples is given.\n"
+            "QSL of the benchmark's dataset size unless --total-samples is given. TEST07 of a benchmark\n"
+            "scored by its own script (gpt-oss-120b) needs --accuracy-script \"COMMAND {accuracy_log}\".\n"
             "\n"
             "  --output DIR        the scenario directory of the layout; TESTxx/ is created inside\n"
             "  --layout L          v6 (default): DIR is results/<system>/<model>/<scenario>, the reference\n"
@@ -275,6 +276,7 @@ static int cmd_run(int argc, char **argv)
         {"force", no_argument, 0, 'f'},             {"keep-work", no_argument, 0, 'k'},
         {"strict-report", required_argument, 0, 'P'}, {"rules", required_argument, 0, 'j'},
         {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
+        {"accuracy-script", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     optind = 1;
     int c, k;
@@ -303,6 +305,7 @@ static int cmd_run(int argc, char **argv)
         case 'P': o.strict_report_path = optarg; break;
         case 'j': rules = optarg; break;
         case 'q': quiet = 1; break;
+        case 'C': o.accuracy_script = optarg; break;
         case 'L':
             if ((k = au_layout_parse(optarg)) < 0)
                 rc = cli_usage_error(cmd, "--layout: expected v6 or v5.1, got '%s'", optarg);

@@ -65,6 +65,7 @@ oracle07() {  # DIR AUDIT_CONFIG OUR_EXIT
 # TEST08 prints NE values computed with NumPy's float32 log, which may differ from the C
 # library's in the last place: every line but the per-record mismatch details must agree
 no_ne_lines() { grep -v '^  NE mismatch at' "$1"; }
+no_scoring_line() { grep -v '^scoring ' "$1"; }
 oracle08() {  # DIR OUR_EXIT
   [ -n "$UP" ] && [ -n "$PYNP" ] || { ORC_SKIPPED=$((ORC_SKIPPED+1)); return; }
   local pass=0
@@ -222,6 +223,33 @@ if have_digits; then
 else
   echo "SKIP TEST07 runs: data/digits missing (make data)"
 fi
+
+# gpt-oss-120b: scored by its own accuracy script (--accuracy-script, 'exact_match': N); the
+# script here stands in for the benchmark's evaluation and prints a fixed score
+# (the compliance dataset of 990 samples is the run's QSL: P = 990, as the TEST07 README requires)
+G7="--sut tokens:ttft=1ms,tpot=1us --model gpt-oss-120b --set use_token_latencies=1 --set performance_sample_count_override=990 --scenario Offline"
+for score in 62.15 59.5; do
+  run_audit TEST07 "$TMP/t07/gpt-$score/Offline" $G7 --accuracy-script "echo 'scoring {accuracy_log}' >&2; echo \"{{'exact_match': $score}}\""
+  [ $score = 62.15 ] && expect_rc 0 "gpt-oss-120b TEST07 score $score" || expect_rc 1 "gpt-oss-120b TEST07 score $score"
+  V="$TMP/t07/gpt-$score/Offline/TEST07/verify_accuracy.txt"
+  expect_grep "^Accuracy score: $score\$" "$V"
+  expect_grep '^Accuracy threshold: 60.698$' "$V"
+  expect_grep '^scoring .*mlperf_log_accuracy.json$' "$V" "the script's stderr captured"
+  if [ -n "$UP" ] && [ -n "$PY" ]; then
+    rm -rf "$ORC/o" "$ORC/verify_accuracy.txt"
+    (cd "$ORC" && $PY "$UP/TEST07/run_verification.py" -c "$TMP/t07/gpt-$score/Offline/TEST07/accuracy" -o "$ORC/o" \
+       --audit-config "$CFG" --accuracy-script "echo 'scoring {accuracy_log}' >&2; echo \"{{'exact_match': $score}}\"" >/dev/null 2>&1)
+    pass=0; grep -qx 'TEST PASS' "$ORC/o/TEST07/verify_accuracy.txt" 2>/dev/null && pass=1
+    # the scripts name the log where each reads it: compare all but that line
+    oracle_agree "TEST07 gpt-oss-120b $score" $RC $pass "$V" "$ORC/o/TEST07/verify_accuracy.txt" no_scoring_line
+  else
+    ORC_SKIPPED=$((ORC_SKIPPED+1))
+  fi
+done
+expect_exit 2 $M audit run TEST07 $G7 -o "$TMP/t07/gpt-noscript/Offline"
+expect_grep 'give --accuracy-script' "$TMP/err"
+expect_exit 2 $M audit run TEST07 $G7 -o "$TMP/t07/gpt-brace/Offline" --accuracy-script "echo {'exact_match': 1}"
+expect_grep "write literal braces as \{\{ and \}\}" "$TMP/err"
 
 # ---- audit verify on any LoadGen's output -------------------------------------------------------
 # a run made with the audit.config mlsubmit wrote (kept with --keep-work) verifies like the audit
