@@ -133,8 +133,9 @@ for mode in extra-eos first-token count; do
   esac
   oracle06 "$TMP/t06/eos-$mode/Server" Server $RC
 done
-# the TEST09 cheater passes TEST06 (its token accounting is consistent)
-for mode in truncate pad; do
+# the TEST09 cheater passes TEST06 (its token accounting is consistent); under valgrind (SLOW_TOOL)
+# these cross checks are left out: they add runs, not code paths
+for mode in $([ -z "$SLOW_TOOL" ] && echo truncate pad); do
   run_audit TEST06 "$TMP/t06/len-$mode/Server" --sut cheat-len:mode=$mode,$TK $LLM $SRV
   expect_rc 0 "cheat-len $mode TEST06"
   oracle06 "$TMP/t06/len-$mode/Server" Server $RC
@@ -175,7 +176,7 @@ expect_exit 1 $M accuracy tokens "$TMP/t09/len-truncate/Offline/TEST09/accuracy/
 expect_grep '^accuracy=0\.000%, good=0, total=1024$' "$TMP/acc-trunc.txt"
 expect_exit 2 $M accuracy tokens "$TMP/acc-tokens.txt" --len 5..3
 # the TEST06 cheater passes TEST09
-for mode in extra-eos first-token count; do
+for mode in $([ -z "$SLOW_TOOL" ] && echo extra-eos first-token count); do
   run_audit TEST09 "$TMP/t09/eos-$mode/Offline" --sut cheat-eos:mode=$mode,$TK $LLM --scenario Offline
   expect_rc 0 "cheat-eos $mode TEST09"
   oracle09 "$TMP/t09/eos-$mode/Offline" "$CFG" $RC
@@ -191,7 +192,7 @@ done
 oracle09 "$TMP/t09/gpt/Offline" "$CFG" $RC
 
 # ---- TEST08: DLRMv3 accuracy in performance mode --------------------------------------------------
-R8="--model recs --scenario Offline --total-samples 4096 --set min_duration_ms=0 --set min_query_count=4096"
+R8="--model recs --scenario Offline --total-samples 1024 --set min_duration_ms=0 --set min_query_count=1024"
 run_audit TEST08 "$TMP/t08/recs/Offline" --mode strict --sut recs $R8
 expect_rc 0 "recs TEST08"
 expect_grep '^num_unmatched = 0$' "$TMP/t08/recs/Offline/TEST08/verify_accuracy.txt"
@@ -205,7 +206,7 @@ oracle08 "$TMP/t08/cheat/Offline" $RC
 
 # ---- TEST07: full-dataset accuracy in performance mode ------------------------------------------
 if have_digits; then
-  for sut in digits digits:int8; do
+  for sut in digits $([ -z "$SLOW_TOOL" ] && echo digits:int8); do
     run_audit TEST07 "$TMP/t07/$sut/Offline" --mode strict --sut $sut --model digits --data "$REPO/data" --scenario Offline
     expect_rc 0 "$sut TEST07"
     expect_grep '^PASS  records 537 = distinct samples 537 = dataset size 537' "$TMP/out"
