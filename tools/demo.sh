@@ -9,7 +9,8 @@
 # Two systems of the example submitter "MLSubmitDemo" (an edge closed submission needs
 # SingleStream, MultiStream and Offline; MultiStream and Offline may be inferred):
 #   demo-cpu-fp32: digits FP32 measured in SingleStream and Offline; MultiStream inferred;
-#   demo-cpu-int8: digits INT8 measured in SingleStream; MultiStream and Offline inferred.
+#   demo-cpu-int8: digits INT8 measured in SingleStream; MultiStream and Offline inferred;
+#   demo-cpu-tokens: the LLM-style tokens SUT in Offline, with TEST06 and TEST09.
 # (A measured MultiStream run is a 99th percentile of ~1000 queries of a few hundred us: on a
 # busy 2-core machine its run-to-run noise exceeds the TEST01/TEST04 tolerances.)
 # Every step prints where its output is. DEMO_OUT (default demo-out) holds everything.
@@ -141,6 +142,50 @@ MD
 }
 for scen in SingleStream Offline; do measure demo-cpu-fp32 digits "$scen"; done
 measure demo-cpu-int8 digits:int8 SingleStream
+# ---- an LLM-style system: the tokens SUT, whose benchmark requires TEST06 and TEST09 ----------
+# (self-contained: the system description, code README, the accuracy and performance runs, both
+# audits, accuracy.txt; the default tokens timings, 50 ms to the first token and 5 ms per token,
+# make an Offline run last more than the 1 s minimum duration)
+llm_system() { # llm_system SYSTEM
+  local sys=$1 dir="$D/results/$1/tokens/Offline" spec=tokens
+  local set="--set use_token_latencies=1 --set min_duration_ms=1000 --set offline_expected_qps=2000"
+  local run="--sut $spec --model tokens --scenario Offline --total-samples 1024"
+  system_json "$sys" "mlsubmit demo CPU (LLM-style tokens)" "tokens SUT: LLM-style streaming generation emulated on the host CPU"
+  sed -i "s/\"framework\": \"mlsubmit digits SUT/\"framework\": \"mlsubmit tokens SUT/" "$D/systems/$sys.json"
+  mkdir -p "$D/src/tokens" "$dir"
+  cat > "$D/src/tokens/README.md" <<MD
+# Code: the tokens benchmark
+
+The implementation is the \`tokens\` reference SUT of mlsubmit (\`src/loadgen/suts/tokens.c\`),
+version $("$BIN" --version | awk '{print $2}'); its accuracy script is \`mlsubmit accuracy tokens\`.
+MD
+  step "LoadGen: $sys tokens Offline (accuracy and performance runs, TEST06, TEST09)"
+  # shellcheck disable=SC2086
+  "$BIN" loadgen run --quiet --mode accuracy $run $set -o "$dir/accuracy"
+  # shellcheck disable=SC2086
+  "$BIN" loadgen run --quiet $run $set -o "$dir/performance/run_1"
+  rm -f "$dir/accuracy/mlperf_log_trace.json" "$dir/performance/run_1/mlperf_log_trace.json"
+  local t
+  for t in TEST06 TEST09; do
+    # shellcheck disable=SC2086
+    "$BIN" audit run $t --quiet $run --layout v6 $set --output "$dir" ||
+      { echo "demo: $sys: $t failed" >&2; exit 1; }
+  done
+  "$BIN" accuracy tokens "$dir/accuracy/mlperf_log_accuracy.json" -o "$dir/accuracy/accuracy.txt"
+  printf '{\n  "input_data_types": "int32",\n  "retraining": "No",\n  "starting_weights_filename": "N/A",\n  "weight_data_types": "N/A",\n  "weight_transformations": "none"\n}\n' \
+    > "$dir/measurements.json"
+  printf 'tokens.Offline.use_token_latencies = 1\ntokens.Offline.min_duration = 1000\ntokens.Offline.offline_expected_qps = 2000\n' > "$dir/user.conf"
+  cat > "$dir/README.md" <<MD
+# $sys, tokens, Offline
+
+    mlsubmit loadgen run --mode accuracy $run $set -o accuracy
+    mlsubmit loadgen run $run $set -o performance/run_1
+    mlsubmit audit run TEST06 $run --layout v6 $set --output .
+    mlsubmit audit run TEST09 $run --layout v6 $set --output .
+    mlsubmit accuracy tokens accuracy/mlperf_log_accuracy.json -o accuracy/accuracy.txt
+MD
+}
+llm_system demo-cpu-tokens
 echo "-> submission tree: $ROOT"
 
 step "infer: MultiStream of both systems, Offline of demo-cpu-int8, from SingleStream"

@@ -1,5 +1,7 @@
-/* Compliance audits (MLCommons compliance/TESTxx; README, Audits): TEST01 (accuracy in performance
- * mode), TEST04 (caching detection) and TEST05 (alternate seeds).
+/* Compliance audits (MLCommons compliance/TESTxx; README, Audits): TEST01 (accuracy in performance mode), TEST04 (caching
+ * detection), TEST05 (alternate seeds), TEST06 (LLM output consistency), TEST07 (full-dataset
+ * accuracy in performance mode), TEST08 (DLRMv3 accuracy in performance mode) and TEST09 (LLM
+ * output length in performance mode).
  *
  *   au_run     performs an audit with the embedded LoadGen and a reference SUT: the reference
  *              run(s), the audited run with the test's audit.config, verification, and the
@@ -23,9 +25,20 @@
 #include "common/error.h"
 #include "loadgen/loadgen.h"
 
-typedef enum au_test { AU_TEST01 = 1, AU_TEST04 = 4, AU_TEST05 = 5 } au_test;
+typedef enum au_test {
+    AU_TEST01 = 1,
+    AU_TEST04 = 4,
+    AU_TEST05 = 5,
+    AU_TEST06 = 6,
+    AU_TEST07 = 7,
+    AU_TEST08 = 8,
+    AU_TEST09 = 9
+} au_test;
 
-/* "TEST01", "test01", "01" and "1" (likewise 04, 05); -1 if unknown. */
+/* 1 for the tests whose per-benchmark values are in tests.TESTxx of the rules (TEST06-TEST09). */
+#define AU_IS_BENCH_TEST(t) ((t) >= AU_TEST06 && (t) <= AU_TEST09)
+
+/* "TEST01", "test01", "01" and "1" (likewise 04 to 09); -1 if unknown. */
 int au_test_parse(const char *s);
 const char *au_test_name(au_test t);
 
@@ -101,6 +114,9 @@ typedef struct au_verify_opts {
     const char *model;              /* for the TEST01 sampling target and the fallback tolerance;
                                        NULL = guessed from the directory names */
     const uint64_t *test05_seeds;   /* TEST05 STRICT: expected alternate seeds (NULL = round's) */
+    const char *scenario;           /* TEST06: the run's scenario (NULL = from its detail log) */
+    const char *accuracy_script;    /* TEST07 for benchmarks scored by their own script: the
+                                       command, {accuracy_log} replaced by the log's path */
 } au_verify_opts;
 
 void au_verify_opts_default(au_verify_opts *o);
@@ -115,6 +131,13 @@ typedef struct au_verify_result {
     int strict_run;          /* STRICT checks were made */
     int strict_pass;         /* every STRICT check passed (skipped ones do not count) */
     int input_error;         /* an input file was missing or malformed (named in notes) */
+    /* TEST06-TEST09 */
+    int first_token_pass;    /* TEST06: -1 skipped (Offline) */
+    int eos_pass, length_pass;
+    double score, threshold; /* TEST07 accuracy, TEST09 mean output tokens (threshold: min) */
+    double max_threshold;    /* TEST09 */
+    uint64_t matched, unmatched, ne_mismatch; /* TEST08 */
+    char verify_file[32];    /* TEST06-TEST09: the name of the verdict file */
     /* counters for the caller's summary */
     uint64_t perf_entries, qsl_match, data_mismatch, full_mismatch;
     double ref_score, test_score;
@@ -157,6 +180,7 @@ typedef struct au_run_opts {
     int force;                      /* run a test the round does not require for the model */
     int keep_work;                  /* keep the work directory (audit.config files, unique runs) */
     const char *strict_report_path;
+    const char *accuracy_script;    /* TEST07: the benchmark's own accuracy script (see verify) */
     /* progress messages ("reference performance run: ...") for the caller to print */
     void (*note)(void *ctx, const char *msg);
     void *note_ctx;

@@ -48,6 +48,30 @@ int au_test_from_path(const char *path);
 
 /* ---- rules.c ---- */
 
+/* TEST06-TEST09: the values of one benchmark (rules tests.TESTxx.benchmarks.<name>). */
+typedef struct au_bench {
+    au_test test;
+    char name[64];               /* the benchmark (audit directory) name */
+    size_t nset;
+    struct {
+        char key[64], value[64];
+    } set[16];                   /* the LoadGen settings of its audit.config, in order */
+    int64_t eos_id;              /* TEST06: the tokenizer's EOS id (STRICT) */
+    int64_t compat_eos_id;       /* TEST06: the id upstream's script always uses (2) */
+    double threshold;            /* TEST07 accuracy threshold */
+    char scorer[16];             /* TEST07: digits, bytes or external */
+    char score_pattern[256];     /* TEST07: regex, group 1 = the score */
+    uint64_t dataset_size;       /* TEST07/TEST09: records the run must log (0 = unknown) */
+    double tolerance;            /* TEST08 relative NE tolerance */
+    double min_tokens, max_tokens; /* TEST09 bounds of the mean output length */
+} au_bench;
+
+/* Fills b for model (an alias of the rules' models table or the benchmark name). MS_EUSAGE
+ * naming the benchmarks the test applies to when the model has no values. */
+int au_rules_bench(const au_rules *r, au_test t, const char *model, au_bench *b, ms_err *e);
+/* The value of a setting of b's audit.config, or NULL. */
+const char *au_bench_setting(const au_bench *b, const char *key);
+
 /* Fallback tolerance (allowed delta, percent) for a model
  * (compliance/TEST01/create_accuracy_baseline.sh and the TEST01 README). */
 double au_rules_fallback_delta(const au_rules *r, const char *model);
@@ -136,6 +160,26 @@ void au_fallback_free(au_fallback *f);
 /* The scorer's one-line output on an accuracy log ("accuracy=96.648%, good=519, total=537"). */
 int au_score_log(au_scorer sc, const char *data_dir, const char *ref_log, const char *log,
                  char **text, double *metric, ms_err *e);
+
+/* ---- llm.c: TEST06-TEST09 verification (compliance/TEST0x/run_verification.py) ---- */
+
+typedef struct au_llm_in {
+    const au_rules *r;
+    au_test test;
+    au_mode mode;
+    const char *model;
+    const char *scenario;        /* NULL = from the detail log */
+    const char *ref_acc;         /* TEST08: the accuracy-mode log */
+    const char *acc, *detail;    /* the audited run's logs */
+    const char *data_dir;        /* TEST07 digits scorer */
+    const char *accuracy_script; /* TEST07 external scorer */
+} au_llm_in;
+
+/* Verifies, writes the verdict file (verify_accuracy.txt / verify_output_len.txt) into out_dir,
+ * sets res (verdicts, counters, verify_file, compat_pass) and adds the STRICT checks to rep.
+ * MS_EINPUT (res->notes says why, no verdict file) when an input cannot be used: logs missing
+ * or malformed, the audit.config not applied, no records. */
+int au_llm_verify(const au_llm_in *in, const char *out_dir, au_verify_result *res, au_rep *rep, ms_err *e);
 
 /* ---- perf.c ---- */
 

@@ -1,6 +1,7 @@
 /* rules/compliance.json: the per-test and per-model data of the audits (see audit.h). */
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "audit/audit_int.h"
 #include "common/datafile.h"
+#include "common/pyfmt.h"
 #include "common/strutil.h"
 
 struct au_rules {
@@ -27,6 +29,13 @@ int au_test_parse(const char *s)
         return AU_TEST04;
     if (!strcmp(s, "05") || !strcmp(s, "5"))
         return AU_TEST05;
+    for (int t = AU_TEST06; t <= AU_TEST09; t++) {
+        char a[4], b[4];
+        snprintf(a, sizeof a, "0%d", t);
+        snprintf(b, sizeof b, "%d", t);
+        if (!strcmp(s, a) || !strcmp(s, b))
+            return t;
+    }
     return -1;
 }
 
@@ -36,6 +45,10 @@ const char *au_test_name(au_test t)
     case AU_TEST01: return "TEST01";
     case AU_TEST04: return "TEST04";
     case AU_TEST05: return "TEST05";
+    case AU_TEST06: return "TEST06";
+    case AU_TEST07: return "TEST07";
+    case AU_TEST08: return "TEST08";
+    case AU_TEST09: return "TEST09";
     }
     return "TEST??";
 }
@@ -268,6 +281,122 @@ uint64_t au_rules_same_index(const au_rules *r)
     return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 3;
 }
 
+/* ---- TEST06-TEST09: per-benchmark values (tests.TESTxx.benchmarks.<name>) ---- */
+
+static void json_text(const json_t *v, char *out, size_t n)
+{
+    if (json_is_string(v))
+        snprintf(out, n, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(out, n, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v)) {
+        char b[MS_PY_FLOAT_MAX];
+        ms_py_float_repr(json_real_value(v), b);
+        snprintf(out, n, "%s", b);
+    } else if (json_is_boolean(v))
+        snprintf(out, n, "%d", json_is_true(v));
+    else
+        snprintf(out, n, "?");
+}
+
+static double num_or(const json_t *o, const char *k, double dflt)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int au_rules_bench(const au_rules *r, au_test t, const char *model, au_bench *b, ms_err *e)
+{
+    memset(b, 0, sizeof *b);
+    b->test = t;
+    json_t *to = test_obj(r, au_test_name(t));
+    json_t *benches = json_object_get(to, "benchmarks");
+    const char *dir = au_rules_audit_dir(r, model);
+    const char *key = dir && json_object_get(benches, dir) ? dir : (model ? model : "");
+    json_t *bo = json_object_get(benches, key);
+    if (!json_is_object(bo)) {
+        ms_buf names = MS_BUF_INIT;
+        const char *k;
+        json_t *v;
+        json_object_foreach(benches, k, v) ms_buf_printf(&names, "%s%s", names.len ? ", " : "", k);
+        ms_err_set(e, MS_EUSAGE, "%s does not apply to model '%s': %s has its audit values for %s only",
+                   au_test_name(t), model ? model : "(none)", r->path, names.data ? names.data : "no benchmark");
+        ms_buf_free(&names);
+        return MS_EUSAGE;
+    }
+    snprintf(b->name, sizeof b->name, "%s", key);
+    json_t *set = json_object_get(bo, "settings");
+    if (!set)
+        set = json_object_get(to, "settings");
+    const char *k;
+    json_t *v;
+    json_object_foreach(set, k, v) {
+        if (b->nset == sizeof b->set / sizeof b->set[0])
+            return ms_err_set(e, MS_EINPUT, "%s: %s.benchmarks.%s: too many settings", r->path, au_test_name(t), b->name);
+        snprintf(b->set[b->nset].key, sizeof b->set[0].key, "%s", k);
+        json_text(v, b->set[b->nset].value, sizeof b->set[0].value);
+        b->nset++;
+    }
+    if (b->nset == 0)
+        return ms_err_set(e, MS_EINPUT, "%s: %s.benchmarks.%s: no settings (the audit.config values)", r->path,
+                          au_test_name(t), b->name);
+    b->compat_eos_id = (int64_t)num_or(to, "compat_eos_token_id", 2);
+    b->eos_id = (int64_t)num_or(bo, "eos_token_id", (double)b->compat_eos_id);
+    b->threshold = num_or(bo, "accuracy_threshold", NAN);
+    b->dataset_size = (uint64_t)num_or(bo, "dataset_size", 0);
+    b->tolerance = num_or(bo, "tolerance", 0.001);
+    b->min_tokens = num_or(bo, "min_output_tokens", NAN);
+    b->max_tokens = num_or(bo, "max_output_tokens", NAN);
+    const char *sc = json_string_value(json_object_get(bo, "scorer"));
+    snprintf(b->scorer, sizeof b->scorer, "%s", sc ? sc : "");
+    const char *pat = json_string_value(json_object_get(bo, "score_pattern"));
+    if (!pat)
+        pat = json_string_value(json_object_get(to, "default_score_pattern"));
+    snprintf(b->score_pattern, sizeof b->score_pattern, "%s", pat ? pat : "");
+    if ((t == AU_TEST07 && (isnan(b->threshold) || !b->score_pattern[0])) ||
+        (t == AU_TEST09 && (isnan(b->min_tokens) || isnan(b->max_tokens))))
+        return ms_err_set(e, MS_EINPUT, "%s: %s.benchmarks.%s: %s missing", r->path, au_test_name(t), b->name,
+                          t == AU_TEST07 ? "accuracy_threshold or score_pattern" : "min_output_tokens or max_output_tokens");
+    return MS_OK;
+}
+
+const char *au_bench_setting(const au_bench *b, const char *key)
+{
+    for (size_t i = 0; i < b->nset; i++)
+        if (!strcmp(b->set[i].key, key))
+            return b->set[i].value;
+    return NULL;
+}
+
+static int bench_config_text(const au_rules *r, au_test t, const char *model, char **out, ms_err *e)
+{
+    au_bench b;
+    int rc = au_rules_bench(r, t, model, &b, e);
+    if (rc != MS_OK)
+        return rc;
+    ms_buf s = MS_BUF_INIT;
+    int bad = ms_buf_printf(&s, "# mlsubmit: %s audit.config for %s (rules/compliance.json tests.%s)\n",
+                            au_test_name(t), b.name, au_test_name(t));
+    for (size_t i = 0; i < b.nset; i++)
+        bad |= ms_buf_printf(&s, "*.*.%s = %s\n", b.set[i].key, b.set[i].value);
+    char f[MS_PY_FLOAT_MAX];
+    if (t == AU_TEST07) {
+        ms_py_float_repr(b.threshold, f);
+        bad |= ms_buf_printf(&s, "# read by the TEST07 verifier, not by the LoadGen\n*.*.test07_accuracy_threshold = %s\n", f);
+    } else if (t == AU_TEST09) {
+        ms_py_float_repr(b.min_tokens, f);
+        bad |= ms_buf_printf(&s, "# read by the TEST09 verifier, not by the LoadGen\n*.*.test09_min_output_tokens = %s\n", f);
+        ms_py_float_repr(b.max_tokens, f);
+        bad |= ms_buf_printf(&s, "*.*.test09_max_output_tokens = %s\n", f);
+    }
+    if (bad) {
+        ms_buf_free(&s);
+        return ms_err_oom(e);
+    }
+    *out = ms_buf_steal(&s);
+    return MS_OK;
+}
+
 /* ---- audit.config text ---- */
 
 typedef struct subst {
@@ -303,6 +432,8 @@ int au_audit_config_text(const au_rules *r, au_test t, int unique, const char *m
                          char **out, ms_err *e)
 {
     *out = NULL;
+    if (AU_IS_BENCH_TEST(t) && !unique)
+        return bench_config_text(r, t, model, out, e);
     const char *name = unique ? "TEST04-U" : au_test_name(t);
     json_t *lines = json_object_get(test_obj(r, name), "audit_config");
     subst v[5];

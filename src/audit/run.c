@@ -220,11 +220,29 @@ static int place_run(const au_run_opts *o, const char *run_dir, au_run_result *r
     return rc;
 }
 
-int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *e)
+int au_run(const au_run_opts *oin, const au_rules *r, au_run_result *res, ms_err *e)
 {
     memset(res, 0, sizeof *res);
-    if (!o->sut_spec || !o->model || !o->output_dir)
+    if (!oin->sut_spec || !oin->model || !oin->output_dir)
         return ms_err_set(e, MS_EUSAGE, "audit run needs --sut, --model and --output");
+    au_run_opts oc = *oin;
+    const au_run_opts *o = &oc;
+    int bench = AU_IS_BENCH_TEST(o->test);
+    if (bench) {
+        /* TEST06-TEST09 apply to the benchmarks the rules have values for */
+        au_bench b;
+        int brc = au_rules_bench(r, o->test, o->model, &b, e);
+        if (brc != MS_OK)
+            return brc;
+        if (o->test == AU_TEST07 && !strcmp(b.scorer, "external") && !o->accuracy_script)
+            return ms_err_set(e, MS_EUSAGE,
+                              "TEST07 for %s is scored by the benchmark's own accuracy script: give --accuracy-script "
+                              "\"COMMAND {accuracy_log}\"",
+                              b.name);
+        /* a SUT without its own dataset gets a counting QSL of the benchmark's dataset size */
+        if (!oc.total_samples && b.dataset_size)
+            oc.total_samples = (size_t)b.dataset_size;
+    }
     const char *round = au_rules_round_of(r, o->compat);
     int req = au_rules_required(r, round, o->test, o->model);
     if (req == 0 && !o->force)
@@ -270,24 +288,27 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
         goto out;
     run_info ri = {0};
     /* 1. the reference runs (the submission's own accuracy/ and performance/run_1/) */
+    int need_acc = o->test == AU_TEST01 || o->test == AU_TEST08, need_perf = !bench;
     if (o->reuse_results) {
-        if (o->test == AU_TEST01 && (rc = need_file(results, "accuracy/mlperf_log_accuracy.json", e)) != MS_OK)
+        if (need_acc && (rc = need_file(results, "accuracy/mlperf_log_accuracy.json", e)) != MS_OK)
             goto out;
-        if ((rc = need_file(results, "performance/run_1/mlperf_log_detail.txt", e)) != MS_OK ||
-            (rc = need_file(results, "performance/run_1/mlperf_log_summary.txt", e)) != MS_OK)
+        if (need_perf && ((rc = need_file(results, "performance/run_1/mlperf_log_detail.txt", e)) != MS_OK ||
+                          (rc = need_file(results, "performance/run_1/mlperf_log_summary.txt", e)) != MS_OK))
             goto out;
         note(o, "reference runs: reusing %s", results);
     } else {
-        if (o->test == AU_TEST01) {
+        if (need_acc) {
             note(o, "reference accuracy run (AccuracyOnly)");
             if ((rc = one_run(o, LG_ACCURACY_ONLY, acc_dir, NULL, &ri, e)) != MS_OK)
                 goto out;
             res->runs++;
         }
-        note(o, "reference performance run (PerformanceOnly%s)", o->test == AU_TEST05 ? ", official seeds" : "");
-        if ((rc = one_run(o, LG_PERFORMANCE_ONLY, perf_dir, NULL, &ri, e)) != MS_OK)
-            goto out;
-        res->runs++;
+        if (need_perf) {
+            note(o, "reference performance run (PerformanceOnly%s)", o->test == AU_TEST05 ? ", official seeds" : "");
+            if ((rc = one_run(o, LG_PERFORMANCE_ONLY, perf_dir, NULL, &ri, e)) != MS_OK)
+                goto out;
+            res->runs++;
+        }
     }
     /* 2. the audited run, with the test's audit.config */
     note(o, "%s audited run (audit.config: %s)", au_test_name(o->test), cfg_path);
@@ -326,15 +347,20 @@ int au_run(const au_run_opts *o, const au_rules *r, au_run_result *res, ms_err *
             best_uni = au_path3(uni_dir, "run1", NULL);
     }
     /* 3. the audited run's logs placed in TESTxx (so the verify files name where they stay),
-     * then verification, which completes the tree */
-    if ((rc = place_run(o, run_dir, res, e)) != MS_OK)
+     * then verification, which completes the tree (TEST06-TEST09: verification copies from the
+     * run, as upstream's scripts do; TEST06 has no performance directory) */
+    if (bench)
+        snprintf(res->test_dir, sizeof res->test_dir, "%s/%s", o->output_dir, au_test_name(o->test));
+    else if ((rc = place_run(o, run_dir, res, e)) != MS_OK)
         goto out;
     au_verify_opts vo;
     au_verify_opts_default(&vo);
     vo.test = o->test;
     vo.mode = o->mode;
-    vo.reference_dir = results;
-    vo.audit_dir = res->test_dir;
+    vo.reference_dir = !bench || o->test == AU_TEST08 ? results : NULL;
+    vo.audit_dir = bench ? run_dir : res->test_dir;
+    vo.scenario = lg_scenario_name(o->scenario);
+    vo.accuracy_script = o->accuracy_script;
     vo.unique_dir = best_uni;
     vo.output_dir = o->output_dir;
     vo.strict_report_path = o->strict_report_path;

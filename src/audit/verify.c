@@ -54,6 +54,16 @@ static int find_logs(const char *dir, runlogs *l)
     l->detail = au_path3(perf, "mlperf_log_detail.txt", NULL);
     l->summary = au_path3(perf, "mlperf_log_summary.txt", NULL);
     l->accuracy = au_path3(dir, is_raw ? NULL : "accuracy", "mlperf_log_accuracy.json");
+    if (l->accuracy && is_raw && !ms_path_exists(l->accuracy)) {
+        /* a placed folder without performance/ (TEST06): accuracy/ only */
+        char *acc = au_path3(dir, "accuracy", "mlperf_log_accuracy.json");
+        if (acc && ms_path_exists(acc)) {
+            free(l->accuracy);
+            l->accuracy = acc;
+        } else {
+            free(acc);
+        }
+    }
     free(raw);
     free(placed);
     if (!l->detail || !l->summary || !l->accuracy) {
@@ -321,24 +331,53 @@ static int place_perf_logs(vctx *c, ms_err *e)
     return rc;
 }
 
+/* TEST06-TEST09: the verdict file, then the logs placed as upstream's scripts copy them
+ * (accuracy/ always, performance/run_1/ except for TEST06). */
+static int do_bench_test(vctx *c, ms_err *e)
+{
+    const au_verify_opts *o = c->o;
+    au_llm_in in = {.r = c->r, .test = o->test, .mode = o->mode, .model = c->model, .scenario = o->scenario,
+                    .ref_acc = o->reference_dir ? c->ref_acc : NULL, .acc = c->aud.accuracy,
+                    .detail = ms_is_regular_file(c->aud.detail) ? c->aud.detail : NULL, .data_dir = o->data_dir,
+                    .accuracy_script = o->accuracy_script};
+    if (!c->model) {
+        c->res->input_error = 1;
+        au_note(&c->res->notes, "no model: give --model (the directory names do not name one the rules know)");
+        return MS_EINPUT;
+    }
+    int rc = au_llm_verify(&in, c->out_dir, c->res, &c->rep, e);
+    if (rc != MS_OK || !c->test_dir)
+        return rc;
+    char *acc_dir = au_path3(c->test_dir, "accuracy", NULL);
+    if (!acc_dir)
+        return ms_err_oom(e);
+    if ((rc = ms_mkdir_p(acc_dir, e)) == MS_OK)
+        rc = copy_into(c->aud.accuracy, acc_dir, "mlperf_log_accuracy.json", 1, &c->res->notes, e);
+    free(acc_dir);
+    if (rc == MS_OK && o->test != AU_TEST06)
+        rc = place_perf_logs(c, e);
+    return rc;
+}
+
 int au_verify(const au_verify_opts *o, const au_rules *r, au_verify_result *res, ms_err *e)
 {
     memset(res, 0, sizeof *res);
-    if (!o->reference_dir || !o->audit_dir)
-        return ms_err_set(e, MS_EUSAGE, "a reference directory and an audit directory are needed");
+    if ((!o->reference_dir && (!AU_IS_BENCH_TEST(o->test) || o->test == AU_TEST08)) || !o->audit_dir)
+        return ms_err_set(e, MS_EUSAGE, "%s needs %san audit directory", au_test_name(o->test),
+                          AU_IS_BENCH_TEST(o->test) && o->test != AU_TEST08 ? "" : "a reference directory and ");
     vctx c = {.o = o, .r = r, .res = res};
     c.rep.b = &res->strict_report;
     int rc = MS_OK;
-    if (find_logs(o->reference_dir, &c.ref) != 0 || find_logs(o->audit_dir, &c.aud) != 0 ||
+    if ((o->reference_dir && find_logs(o->reference_dir, &c.ref) != 0) || find_logs(o->audit_dir, &c.aud) != 0 ||
         (o->unique_dir && find_logs(o->unique_dir, &c.uni) != 0)) {
         rc = ms_err_oom(e);
         goto out;
     }
-    c.ref_acc = au_path3(o->reference_dir, "accuracy/mlperf_log_accuracy.json", NULL);
+    c.ref_acc = au_path3(o->reference_dir ? o->reference_dir : ".", "accuracy/mlperf_log_accuracy.json", NULL);
     c.model = o->model;
     if (!c.model)
         c.model = au_model_from_path(r, o->audit_dir, c.model_buf, sizeof c.model_buf);
-    if (!c.model)
+    if (!c.model && o->reference_dir)
         c.model = au_model_from_path(r, o->reference_dir, c.model_buf, sizeof c.model_buf);
     if (o->output_dir) {
         c.test_dir = au_path3(o->output_dir, au_test_name(o->test), NULL);
@@ -350,18 +389,28 @@ int au_verify(const au_verify_opts *o, const au_rules *r, au_verify_result *res,
         rc = ms_err_oom(e);
         goto out;
     }
-    if ((rc = ms_mkdir_p(c.out_dir, e)) != MS_OK)
+    /* TEST06-TEST09 create it only with a verdict (nothing is written for an unusable input) */
+    if (!AU_IS_BENCH_TEST(o->test) && (rc = ms_mkdir_p(c.out_dir, e)) != MS_OK)
         goto out;
     if (o->mode == AU_STRICT) {
         res->strict_run = 1;
         ms_buf_printf(&res->strict_report,
                       "STRICT %s checks (README, Audits); not part of the COMPAT verify files\n"
                       "reference: %s\naudited run: %s\nmodel: %s\n",
-                      au_test_name(o->test), o->reference_dir, o->audit_dir, c.model ? c.model : "(unknown)");
+                      au_test_name(o->test), o->reference_dir ? o->reference_dir : "(none)", o->audit_dir,
+                      c.model ? c.model : "(unknown)");
     }
-    rc = o->test == AU_TEST01 ? do_test01(&c, e) : do_summary_test(&c, e);
-    if (rc == MS_OK)
-        rc = place_perf_logs(&c, e);
+    if (AU_IS_BENCH_TEST(o->test)) {
+        rc = do_bench_test(&c, e);
+        if (rc == MS_EINPUT && res->input_error) {
+            ms_err_set(e, MS_EINPUT, "%s", res->notes.data ? res->notes.data : "an input could not be used");
+            goto out;
+        }
+    } else {
+        rc = o->test == AU_TEST01 ? do_test01(&c, e) : do_summary_test(&c, e);
+        if (rc == MS_OK)
+            rc = place_perf_logs(&c, e);
+    }
     if (rc != MS_OK)
         goto out;
     if (o->mode == AU_STRICT) {

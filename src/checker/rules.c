@@ -353,6 +353,82 @@ static void lint_targets(const json_t *j, const char *table, ms_buf *b, int *n)
     }
 }
 
+/* rules/compliance.json (the audit data, recognised by its "tests" object and no "version"):
+ * validated against the schema's definitions/compliance_rules, then the cross-references of
+ * TEST06-TEST09 the schema cannot express. */
+static int lint_compliance(const json_t *j, const char *schema_path, ms_buf *b, int *n, ms_err *e)
+{
+    json_error_t je;
+    json_t *root = json_load_file(schema_path, 0, &je);
+    if (!root)
+        return ms_err_set(e, MS_EINPUT, "%s:%d:%d: %s", schema_path, je.line, je.column, je.text);
+    json_t *sub = json_object();
+    ms_jschema *schema = NULL;
+    int rc = MS_OK;
+    if (!sub || json_object_set(sub, "$schema", json_object_get(root, "$schema")) ||
+        json_object_set(sub, "definitions", json_object_get(root, "definitions")) ||
+        json_object_set_new(sub, "$ref", json_string("#/definitions/compliance_rules")))
+        rc = ms_err_oom(e);
+    json_decref(root);
+    if (rc == MS_OK)
+        rc = ms_jschema_new(&schema, sub, schema_path, e);
+    json_decref(sub);
+    if (rc != MS_OK)
+        return rc;
+    ms_jschema_errors errs = {0};
+    int v = ms_jschema_validate(schema, j, &errs, 200, e);
+    ms_jschema_free(schema);
+    if (v < 0)
+        return MS_ERUNTIME;
+    for (size_t i = 0; i < errs.n; i++)
+        lint_add(b, n, "%s: %s (%s)", errs.v[i].pointer[0] ? errs.v[i].pointer : "/", errs.v[i].message,
+                 errs.v[i].keyword);
+    ms_jschema_errors_free(&errs);
+    if (*n)
+        return MS_OK;
+    const json_t *tests = json_object_get(j, "tests"), *models = json_object_get(j, "models");
+    for (int t = 6; t <= 9; t++) {
+        char name[8];
+        snprintf(name, sizeof name, "TEST%02d", t);
+        const char *bn;
+        json_t *bv;
+        json_object_foreach(json_object_get(json_object_get(tests, name), "benchmarks"), bn, bv) {
+            /* a benchmark is an audit directory of the models table */
+            int known = 0;
+            const char *mk;
+            json_t *mv;
+            json_object_foreach((json_t *)models, mk, mv) known |= !strcmp(json_string_value(mv), bn);
+            if (!known)
+                lint_add(b, n, "/tests/%s/benchmarks/%s: no model of /models maps to this benchmark", name, bn);
+            const json_t *lo = json_object_get(bv, "min_output_tokens"), *hi = json_object_get(bv, "max_output_tokens");
+            if (lo && hi && json_number_value(lo) > json_number_value(hi))
+                lint_add(b, n, "/tests/%s/benchmarks/%s: min_output_tokens %g > max_output_tokens %g", name, bn,
+                         json_number_value(lo), json_number_value(hi));
+            const json_t *ds = json_object_get(bv, "dataset_size");
+            const json_t *mq = json_object_get(json_object_get(bv, "settings"), "min_query_count");
+            if (t == 7 && ds && mq && json_integer_value(mq) < json_integer_value(ds))
+                lint_add(b, n, "/tests/%s/benchmarks/%s: min_query_count %lld < dataset_size %lld (TEST07 scores every sample)",
+                         name, bn, (long long)json_integer_value(mq), (long long)json_integer_value(ds));
+        }
+        /* every model a round requires the test for has the test's values */
+        const char *rk;
+        json_t *rv;
+        json_object_foreach(json_object_get(j, "required"), rk, rv) {
+            size_t i;
+            json_t *m;
+            json_array_foreach(json_object_get(rv, name), i, m) {
+                const char *dir = json_string_value(json_object_get(models, json_string_value(m)));
+                if (!dir)
+                    lint_add(b, n, "/required/%s/%s/%zu: model '%s' is not in /models", rk, name, i, json_string_value(m));
+                else if (!json_object_get(json_object_get(json_object_get(tests, name), "benchmarks"), dir))
+                    lint_add(b, n, "/required/%s/%s/%zu: model '%s' (benchmark %s) has no /tests/%s/benchmarks entry", rk,
+                             name, i, json_string_value(m), dir, name);
+            }
+        }
+    }
+    return MS_OK;
+}
+
 int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
 {
     *out = NULL;
@@ -366,6 +442,18 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
         return n;
     }
     char *sp = ck_join3(data_dir, "schemas", "rules.schema.json");
+    if (sp && json_is_object(json_object_get(j, "tests")) && !json_object_get(j, "version")) {
+        int rc = lint_compliance(j, sp, &b, &n, e);
+        free(sp);
+        json_decref(j);
+        if (rc != MS_OK) {
+            ms_buf_free(&b);
+            return -1;
+        }
+        if (b.data)
+            *out = ms_buf_steal(&b);
+        return n;
+    }
     ms_jschema *schema = NULL;
     if (!sp || ms_jschema_load(&schema, sp, e)) {
         free(sp);

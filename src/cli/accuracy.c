@@ -1,4 +1,5 @@
-/* mlsubmit accuracy: the benchmark accuracy script for the reference benchmarks (digits). */
+/* mlsubmit accuracy: the benchmark accuracy script for the reference benchmarks (digits, and the
+ * tokens SUT's deterministic outputs). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +9,17 @@
 #include "common/buf.h"
 #include "common/datafile.h"
 #include "common/fsutil.h"
+#include "common/acclog.h"
+#include "common/strutil.h"
 #include "loadgen/digits.h"
+#include "loadgen/suts/tokens.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mlsubmit accuracy digits mlperf_log_accuracy.json [--data DIR] [-o FILE]\n"
             "                                [--rules FILE]\n"
+            "       mlsubmit accuracy tokens mlperf_log_accuracy.json [--seed N] [--len LO..HI] [-o FILE]\n"
             "\n"
             "Scores a LoadGen accuracy log of the digits benchmark: decodes every response (the\n"
             "predicted class, a little-endian int32), compares it with the label of its qsl_idx\n"
@@ -30,7 +35,78 @@ static void usage(FILE *out)
             "  -o FILE        output file\n"
             "  --rules FILE   rules data file\n"
             "\n"
+            "tokens: the LLM-style tokens SUT is deterministic (its outputs are a function of the seed\n"
+            "and the sample index): a record is good when its data is exactly the sample's token\n"
+            "sequence for --seed (1) and --len (32..256), the SUT's options; the target is every record.\n"
+            "\n"
             "Exit status: 0 target met, 1 accuracy below the target, 2 usage, 3 bad input.\n");
+}
+
+/* accuracy tokens: exact token sequences (first record of each qsl_idx). */
+static int score_tokens(const char *log, uint64_t seed, uint64_t lo, uint64_t hi, size_t *good, size_t *total,
+                        ms_err *e)
+{
+    ms_acclog *r = ms_acclog_open(log, 0, e);
+    if (!r)
+        return e->code;
+    unsigned char *seen = NULL;
+    size_t cap = 0;
+    ms_acc_entry ent;
+    int rc;
+    *good = *total = 0;
+    while ((rc = ms_acclog_next(r, &ent, e)) == 1) {
+        if (ent.qsl_idx >= cap) {
+            size_t nc = cap ? cap : 1024;
+            while (nc <= ent.qsl_idx)
+                nc *= 2;
+            unsigned char *ns = realloc(seen, nc);
+            if (!ns) {
+                rc = ms_err_oom(e);
+                break;
+            }
+            memset(ns + cap, 0, nc - cap);
+            seen = ns;
+            cap = nc;
+        }
+        if (seen[ent.qsl_idx])
+            continue;
+        seen[ent.qsl_idx] = 1;
+        (*total)++;
+        uint32_t n = tk_gen_len(seed, lo, hi, ent.qsl_idx);
+        int ok = ent.data_len == 4 * (size_t)n;
+        for (uint32_t k = 0; ok && k < n; k++) {
+            const unsigned char *p = ent.data + 4 * k;
+            uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            ok = v == tk_gen_token(seed, ent.qsl_idx, k);
+        }
+        *good += (size_t)ok;
+    }
+    ms_acclog_close(r);
+    free(seen);
+    return rc < 0 ? (e->code ? e->code : MS_EINPUT) : MS_OK;
+}
+
+static int write_line(const char *log, const char *out, const ms_buf *line)
+{
+    char *defout = NULL;
+    if (!out) {
+        const char *slash = strrchr(log, '/');
+        if (slash && (defout = malloc((size_t)(slash - log) + sizeof "/accuracy.txt")) != NULL) {
+            memcpy(defout, log, (size_t)(slash - log));
+            strcpy(defout + (slash - log), "/accuracy.txt");
+        }
+        out = defout ? defout : "accuracy.txt";
+    }
+    ms_err e = {0};
+    int rc = ms_write_file_atomic(out, line->data, line->len, &e);
+    if (rc != MS_OK)
+        rc = cli_fail("accuracy", &e);
+    else {
+        fputs(line->data, stdout);
+        printf("wrote %s\n", out);
+    }
+    free(defout);
+    return rc;
 }
 
 int cmd_accuracy(int argc, char **argv)
@@ -40,6 +116,7 @@ int cmd_accuracy(int argc, char **argv)
         return MS_OK;
     }
     const char *bench = NULL, *log = NULL, *data = NULL, *out = NULL, *rules = NULL;
+    uint64_t seed = 1, lo = 32, hi = 256;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] == '-' && a[1]) {
@@ -51,6 +128,18 @@ int cmd_accuracy(int argc, char **argv)
                 out = argv[++i];
             else if (!strcmp(a, "--rules"))
                 rules = argv[++i];
+            else if (!strcmp(a, "--seed")) {
+                if (ms_parse_u64(argv[++i], &seed) != 0)
+                    return cli_usage_error("accuracy", "--seed: expected an unsigned integer, got '%s'", argv[i]);
+            } else if (!strcmp(a, "--len")) {
+                const char *v = argv[++i], *dots = strstr(v, "..");
+                char a1[32];
+                if (!dots || (size_t)(dots - v) >= sizeof a1)
+                    return cli_usage_error("accuracy", "--len: expected LO..HI, got '%s'", v);
+                snprintf(a1, sizeof a1, "%.*s", (int)(dots - v), v);
+                if (ms_parse_u64(a1, &lo) != 0 || ms_parse_u64(dots + 2, &hi) != 0 || lo < 2 || hi < lo)
+                    return cli_usage_error("accuracy", "--len: expected LO..HI with 2 <= LO <= HI, got '%s'", v);
+            }
             else
                 return cli_usage_error("accuracy", "unknown option '%s'", a);
         } else if (!bench) {
@@ -63,8 +152,28 @@ int cmd_accuracy(int argc, char **argv)
     }
     if (!bench || !log)
         return cli_usage_error("accuracy", "expected a benchmark name and an accuracy log");
+    if (!strcmp(bench, "tokens")) {
+        ms_err e = {0};
+        size_t good = 0, total = 0;
+        if (score_tokens(log, seed, lo, hi, &good, &total, &e) != MS_OK)
+            return cli_fail("accuracy", &e);
+        ms_buf line = MS_BUF_INIT;
+        if (ms_buf_printf(&line, "accuracy=%.3f%%, good=%zu, total=%zu\n", total ? 100.0 * (double)good / (double)total : 0.0,
+                          good, total) != 0) {
+            ms_err_oom(&e);
+            return cli_fail("accuracy", &e);
+        }
+        int rc = write_line(log, out, &line);
+        ms_buf_free(&line);
+        if (rc != MS_OK)
+            return rc;
+        int met = total > 0 && good == total;
+        printf("target: every record the exact token sequence of tokens:seed=%llu,len=%llu..%llu: %s\n",
+               (unsigned long long)seed, (unsigned long long)lo, (unsigned long long)hi, met ? "met" : "NOT met");
+        return met ? MS_OK : MS_FAIL;
+    }
     if (strcmp(bench, "digits") != 0)
-        return cli_usage_error("accuracy", "unknown benchmark '%s' (supported: digits)", bench);
+        return cli_usage_error("accuracy", "unknown benchmark '%s' (supported: digits, tokens)", bench);
 
     char rules_path[PATH_MAX + 64];
     if (rules)

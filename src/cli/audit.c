@@ -1,5 +1,6 @@
 /* mlsubmit audit run | verify | replay: the compliance audits (src/audit/audit.h). */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@ static void usage(FILE *o)
     fprintf(o,
             "usage: mlsubmit audit <run|verify|replay> [options]\n"
             "\n"
-            "  run     perform TEST01, TEST04 or TEST05 with the embedded LoadGen and a reference SUT,\n"
+            "  run     perform TEST01, TEST04, TEST05, TEST06, TEST07, TEST08 or TEST09 with the embedded\n"
+            "          LoadGen and a reference SUT,\n"
             "          verify, and write the TESTxx directory as a submitter places it\n"
             "  verify  verify the logs of any LoadGen and write the verify files\n"
             "  replay  re-derive from a detail log what an unmodified LoadGen would have done\n"
@@ -24,13 +26,14 @@ static void usage(FILE *o)
 static void usage_run(FILE *o)
 {
     fprintf(o,
-            "usage: mlsubmit audit run TEST01|TEST04|TEST05 --sut SPEC --model M --scenario S --output DIR\n"
+            "usage: mlsubmit audit run TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --sut SPEC --model M\n"
+            "                --scenario S --output DIR\n"
             "                [--mode compat|strict] [--layout v6|v5.1] [--results DIR] [--reuse-results]\n"
             "                [--mlperf-conf F] [--user-conf F] [--set KEY=VALUE]...\n"
             "                [--total-samples N] [--performance-samples P] [--loadgen-compat 5.1|6.0]\n"
             "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
             "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
-            "                [--strict-report FILE] [--rules FILE] [--quiet]\n"
+            "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
             "\n"
             "Performs a compliance audit (MLCommons compliance/TESTxx): the reference run(s) the\n"
             "test compares against (TEST01: an accuracy run and a performance run; TEST04/TEST05:\n"
@@ -38,6 +41,14 @@ static void usage_run(FILE *o)
             "from rules/compliance.json), the verification, and DIR/TESTxx/ with verify_accuracy.txt\n"
             "(TEST01), verify_performance.txt, accuracy/ (TEST01) and performance/run_1/. Every run\n"
             "uses a fresh SUT instance.\n"
+            "\n"
+            "TEST06 (LLM output consistency), TEST07 (full-dataset accuracy in performance mode), TEST08\n"
+            "(DLRMv3 accuracy in performance mode) and TEST09 (mean output length within bounds) apply to\n"
+            "the benchmarks with values in rules/compliance.json (tests.TESTxx.benchmarks): one audited run\n"
+            "(TEST08 also an accuracy run), then verify_accuracy.txt (TEST09: verify_output_len.txt),\n"
+            "accuracy/ and (not TEST06) performance/run_1/. A SUT without its own dataset gets a counting\n"
+            "QSL of the benchmark's dataset size unless --total-samples is given. TEST07 of a benchmark\n"
+            "scored by its own script (gpt-oss-120b) needs --accuracy-script \"COMMAND {accuracy_log}\".\n"
             "\n"
             "  --output DIR        the scenario directory of the layout; TESTxx/ is created inside\n"
             "  --layout L          v6 (default): DIR is results/<system>/<model>/<scenario>, the reference\n"
@@ -71,8 +82,9 @@ static void usage_run(FILE *o)
 static void usage_verify(FILE *o)
 {
     fprintf(o,
-            "usage: mlsubmit audit verify TEST01|TEST04|TEST05 --reference DIR --audit DIR\n"
-            "                [--mode compat|strict] [--output DIR] [--unique DIR]\n"
+            "usage: mlsubmit audit verify TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --audit DIR\n"
+            "                [--reference DIR] [--mode compat|strict] [--output DIR] [--unique DIR]\n"
+            "                [--scenario S] [--accuracy-script CMD]\n"
             "                [--dtype byte|int32|int64|float32] [--unixmode] [--scorer none|bytes|digits]\n"
             "                [--data DIR] [--model M] [--seeds Q,S,T] [--strict-report FILE] [--rules FILE]\n"
             "\n"
@@ -95,8 +107,16 @@ static void usage_verify(FILE *o)
             "  --scorer S      TEST01 fallback accuracy script: bytes, digits (the dataset of --data),\n"
             "                  none (default: no fallback files)\n"
             CLI_DATA_HELP
-            "  --model M       model name for the sampling target and fallback tolerance (default: from\n"
-            "                  the directory names)\n"
+            "  --model M       model name for the sampling target and fallback tolerance, and the\n"
+            "                  benchmark of TEST06-TEST09 (default: from the directory names)\n"
+            "\n"
+            "TEST06-TEST09 (upstream compliance/TEST0x/run_verification.py): --audit is the audited run\n"
+            "(its accuracy log, and the detail log that must show the test's audit.config applied);\n"
+            "--reference only for TEST08 (the accuracy-mode log). TEST06 takes the scenario from the\n"
+            "detail log unless --scenario is given; TEST07 scores with the benchmark's scorer in the rules\n"
+            "(digits) or with --accuracy-script \"COMMAND {accuracy_log}\" (its output must match the\n"
+            "benchmark's score pattern, e.g. 'exact_match': N). A log without the audit applied, or\n"
+            "without the records the test needs, is a bad input (exit 3, no verdict file).\n"
             "\n"
             "Exit: 0 verdict PASS (strict: every check), 1 FAIL, 2 usage, 3 an input file is missing or\n"
             "malformed (named), 4 an output could not be written.\n");
@@ -178,7 +198,34 @@ static void print_notes(const char *cmd, const ms_buf *b)
 /* The outcome lines shared by run and verify. Returns the exit code. */
 static int report(const char *cmd, au_test t, au_mode mode, const au_verify_result *v, int quiet)
 {
-    if (!quiet) {
+    if (!quiet && AU_IS_BENCH_TEST(t)) {
+        if (v->input_error) {
+            /* the notes say why; no verdict */
+        } else if (t == AU_TEST06) {
+            printf("TEST06 %s: first token %s, EOS %s, sample length %s (%llu records)  %s\n", v->verify_file,
+                   v->first_token_pass < 0 ? "Skipped" : v->first_token_pass ? "True" : "False",
+                   v->eos_pass ? "True" : "False", v->length_pass ? "True" : "False",
+                   (unsigned long long)v->perf_entries, v->verify_accuracy_path);
+        } else if (t == AU_TEST07) {
+            printf("TEST07 %s: %s (score %.6g, threshold %.6g, %llu records)  %s\n", v->verify_file,
+                   v->compat_pass ? "TEST PASS" : "TEST FAIL", v->have_scores ? v->score : NAN, v->threshold,
+                   (unsigned long long)v->perf_entries, v->verify_accuracy_path);
+        } else if (t == AU_TEST08) {
+            printf("TEST08 %s: %s (%llu records, %llu matched, %llu unmatched, %llu NE mismatches)  %s\n",
+                   v->verify_file, v->compat_pass ? "TEST PASS" : "TEST FAIL", (unsigned long long)v->perf_entries,
+                   (unsigned long long)v->matched, (unsigned long long)v->unmatched,
+                   (unsigned long long)v->ne_mismatch, v->verify_accuracy_path);
+        } else {
+            printf("TEST09 %s: %s (mean output tokens %.2f, bounds %.6g..%.6g, %llu records)  %s\n", v->verify_file,
+                   v->compat_pass ? "TEST PASS" : "TEST FAIL", v->score, v->threshold, v->max_threshold,
+                   (unsigned long long)v->perf_entries, v->verify_accuracy_path);
+        }
+        if (v->strict_run)
+            fputs(v->strict_report.data ? v->strict_report.data : "", stdout);
+        if (!v->input_error)
+            printf("%s: %s (%s)\n", au_test_name(t), (mode == AU_STRICT ? v->strict_pass : v->compat_pass) ? "PASS" : "FAIL",
+                   mode == AU_STRICT ? "strict" : "compat");
+    } else if (!quiet) {
         if (t == AU_TEST01)
             printf("%s verify_accuracy.txt: %s (%llu records, %llu matched, %llu mismatched)  %s\n", au_test_name(t),
                    v->accuracy_pass ? "TEST PASS" : "TEST FAIL", (unsigned long long)v->perf_entries,
@@ -232,6 +279,7 @@ static int cmd_run(int argc, char **argv)
         {"force", no_argument, 0, 'f'},             {"keep-work", no_argument, 0, 'k'},
         {"strict-report", required_argument, 0, 'P'}, {"rules", required_argument, 0, 'j'},
         {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
+        {"accuracy-script", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     optind = 1;
     int c, k;
@@ -260,6 +308,7 @@ static int cmd_run(int argc, char **argv)
         case 'P': o.strict_report_path = optarg; break;
         case 'j': rules = optarg; break;
         case 'q': quiet = 1; break;
+        case 'C': o.accuracy_script = optarg; break;
         case 'L':
             if ((k = au_layout_parse(optarg)) < 0)
                 rc = cli_usage_error(cmd, "--layout: expected v6 or v5.1, got '%s'", optarg);
@@ -301,8 +350,8 @@ static int cmd_run(int argc, char **argv)
     int t = optind < argc ? au_test_parse(argv[optind]) : -1;
     if (t < 0 || optind + 1 != argc) {
         free(sets);
-        return cli_usage_error(cmd, optind < argc ? "expected one test, TEST01, TEST04 or TEST05, got '%s'"
-                                                  : "expected a test (TEST01, TEST04 or TEST05)%s",
+        return cli_usage_error(cmd, optind < argc ? "expected one test (TEST01, TEST04 to TEST09), got '%s'"
+                                                  : "expected a test (TEST01, TEST04 to TEST09)%s",
                                optind < argc ? argv[optind] : "");
     }
     o.test = (au_test)t;
@@ -352,6 +401,7 @@ static int cmd_verify(int argc, char **argv)
         {"data", required_argument, 0, 'D'},      {"model", required_argument, 0, 'm'},
         {"seeds", required_argument, 0, 'E'},     {"strict-report", required_argument, 0, 'P'},
         {"rules", required_argument, 0, 'j'},     {"help", no_argument, 0, 'h'},
+        {"scenario", required_argument, 0, 'S'},  {"accuracy-script", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     optind = 1;
     int c;
@@ -371,6 +421,12 @@ static int cmd_verify(int argc, char **argv)
         case 'm': o.model = optarg; break;
         case 'P': o.strict_report_path = optarg; break;
         case 'j': rules = optarg; break;
+        case 'C': o.accuracy_script = optarg; break;
+        case 'S':
+            if (lg_scenario_parse(optarg) < 0)
+                rc = cli_usage_error(cmd, "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", optarg);
+            o.scenario = optarg;
+            break;
         case 's':
             if (!strcmp(optarg, "none"))
                 o.scorer = AU_SCORER_NONE;
@@ -392,9 +448,10 @@ static int cmd_verify(int argc, char **argv)
     }
     int t = optind < argc ? au_test_parse(argv[optind]) : -1;
     if (t < 0 || optind + 1 != argc)
-        return cli_usage_error(cmd, "expected one test: TEST01, TEST04 or TEST05");
-    if (!o.reference_dir || !o.audit_dir)
-        return cli_usage_error(cmd, "--reference and --audit are required");
+        return cli_usage_error(cmd, "expected one test: TEST01, TEST04 to TEST09");
+    if (!o.audit_dir || (!o.reference_dir && (!AU_IS_BENCH_TEST(t) || t == AU_TEST08)))
+        return cli_usage_error(cmd, AU_IS_BENCH_TEST(t) && t != AU_TEST08 ? "--audit is required"
+                                                                          : "--reference and --audit are required");
     if (o.unique_dir && t != AU_TEST04)
         return cli_usage_error(cmd, "--unique is for TEST04 only");
     o.test = (au_test)t;

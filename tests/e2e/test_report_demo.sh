@@ -15,7 +15,7 @@ DEMO_OUT="$O" bash tools/demo.sh "$MLSUBMIT" > "$TMP/demo.log" 2>&1 && ok || { f
 echo "demo: $(( $(date +%s) - start )) s"
 expect_exit 0 "$MLSUBMIT" check "$O/submission" --version demo --no-csv --skip-extra-files-in-root-check
 expect_grep "^0 error\\(s\\), 0 warning\\(s\\)" "$TMP/out"
-expect_grep "^Results=6, NoResults=0" "$TMP/out"
+expect_grep "^Results=7, NoResults=0" "$TMP/out"
 expect_exit 0 "$MLSUBMIT" package --verify "$O/MLSubmitDemo.tar.gz"
 expect_exit 0 "$MLSUBMIT" truncate --verify "$O/submission" --backup "$O/backup" --version demo
 expect_exit 0 "$MLSUBMIT" query "$O/index.sqlite" "SELECT Platform, Scenario FROM results WHERE inferred = '1' ORDER BY Platform, Scenario" --csv
@@ -29,5 +29,16 @@ for d in TEST01 TEST04; do
   [ -f "$O/submission/closed/MLSubmitDemo/results/demo-cpu-fp32/digits/SingleStream/$d/verify_performance.txt" ] && ok ||
     fail "demo: $d missing"
 done
+# the LLM-style system carries the audits its benchmark requires (TEST06, TEST09), passing
+T="$O/submission/closed/MLSubmitDemo/results/demo-cpu-tokens/tokens/Offline"
+expect_grep '^First token check pass: Skipped$' "$T/TEST06/verify_accuracy.txt"
+expect_grep '^TEST06 verification complete$' "$T/TEST06/verify_accuracy.txt"
+expect_grep '^TEST PASS$' "$T/TEST09/verify_output_len.txt"
+expect_grep '^accuracy=100\.000%, good=1024, total=1024' "$T/accuracy/accuracy.txt"
+# ... and the checker reads them: a failed TEST09 verdict is an error
+cp -r "$O/submission" "$TMP/sub9"
+sed -i 's/^TEST PASS$/TEST FAIL/' "$TMP/sub9/closed/MLSubmitDemo/results/demo-cpu-tokens/tokens/Offline/TEST09/verify_output_len.txt"
+expect_exit 1 "$MLSUBMIT" check "$TMP/sub9" --version demo --no-csv --skip-extra-files-in-root-check
+expect_grep 'C9 .*TEST09 output length check' "$TMP/out"
 expect_grep "== outputs" "$TMP/demo.log"
 finish

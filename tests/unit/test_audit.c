@@ -68,7 +68,12 @@ START_TEST(names_parse)
     ck_assert_int_eq(au_test_parse("TEST01"), AU_TEST01);
     ck_assert_int_eq(au_test_parse("test04"), AU_TEST04);
     ck_assert_int_eq(au_test_parse("5"), AU_TEST05);
-    ck_assert_int_eq(au_test_parse("TEST06"), -1);
+    ck_assert_int_eq(au_test_parse("TEST06"), AU_TEST06);
+    ck_assert_int_eq(au_test_parse("test09"), AU_TEST09);
+    ck_assert_int_eq(au_test_parse("07"), AU_TEST07);
+    ck_assert_int_eq(au_test_parse("TEST02"), -1);
+    ck_assert_int_eq(au_test_parse("TEST10"), -1);
+    ck_assert_str_eq(au_test_name(AU_TEST08), "TEST08");
     ck_assert_int_eq(au_dtype_parse("float32"), AU_DT_FLOAT32);
     ck_assert_int_eq(au_dtype_parse("int16"), -1);
     ck_assert_int_eq(au_layout_parse("v5.1"), AU_LAYOUT_V51);
@@ -201,6 +206,59 @@ START_TEST(audit_config_files_apply)
     ck_assert_int_eq(au_audit_config_text(r, AU_TEST05, 0, "digits", 0, "v6.1", NULL, &t, &e), MS_OK);
     ck_assert_ptr_nonnull(strstr(t, "*.*.test05_sample_index_rng_seed = 11403566307062068064\n"));
     free(t);
+    au_rules_free(r);
+}
+END_TEST
+
+/* TEST06-TEST09: per-benchmark values, and audit.config files the LoadGen applies without error
+ * (the verifier-only threshold keys included) */
+START_TEST(bench_audit_configs)
+{
+    au_rules *r = rules();
+    char *t;
+    ms_err e = {0};
+    lg_test_settings s;
+    int rc;
+    au_bench b;
+    ck_assert_int_eq(au_rules_bench(r, AU_TEST06, "llama3.1-8b-interactive", &b, &e), MS_OK);
+    ck_assert_str_eq(b.name, "llama3.1-8b");
+    ck_assert_int_eq(b.eos_id, 128009);
+    ck_assert_int_eq(b.compat_eos_id, 2);
+    ck_assert_str_eq(au_bench_setting(&b, "accuracy_log_sampling_target"), "100");
+    ck_assert_int_eq(au_rules_bench(r, AU_TEST06, "resnet", &b, &e), MS_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(e.msg, "TEST06 does not apply to model 'resnet'"));
+    ck_assert_int_eq(au_rules_bench(r, AU_TEST09, "gpt-oss-120b", &b, &e), MS_OK);
+    ck_assert(b.min_tokens == 1150.38 && b.max_tokens == 1406.02 && b.dataset_size == 6396);
+    ck_assert_int_eq(au_rules_bench(r, AU_TEST08, "dlrm-v3", &b, &e), MS_OK);
+    ck_assert(b.tolerance == 0.001);
+    ck_assert_int_eq(au_rules_bench(r, AU_TEST07, "gpt-oss-120b", &b, &e), MS_OK);
+    ck_assert(b.threshold == 60.698);
+    ck_assert_str_eq(b.score_pattern, "'exact_match':\\s*([\\d.]+)");
+
+    ck_assert_int_eq(au_audit_config_text(r, AU_TEST06, 0, "llama2-70b-99", 0, "v6.1", NULL, &t, &e), MS_OK);
+    ck_assert_ptr_nonnull(strstr(t, "\n*.*.mode = 2\n*.*.accuracy_log_rng_seed = 720381539243781796\n"));
+    apply_audit(t, LG_SERVER, 0, &s, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_uint_eq(s.accuracy_log_sampling_target, 100);
+    ck_assert_uint_eq(s.min_query_count, 100);
+    ck_assert_uint_eq(s.min_duration_ms, 0);
+    ck_assert_int_eq(s.sample_concatenate_permutation, 0);
+    free(t);
+    ck_assert_int_eq(au_audit_config_text(r, AU_TEST07, 0, "gpt-oss-120b", 0, "v6.1", NULL, &t, &e), MS_OK);
+    ck_assert_ptr_nonnull(strstr(t, "\n*.*.test07_accuracy_threshold = 60.698\n"));
+    apply_audit(t, LG_OFFLINE, 0, &s, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(s.performance_issue_unique, 1);
+    ck_assert_uint_eq(s.accuracy_log_sampling_target, 990);
+    free(t);
+    ck_assert_int_eq(au_audit_config_text(r, AU_TEST09, 0, "e2e-rag-qna", 0, "v6.1", NULL, &t, &e), MS_OK);
+    ck_assert_ptr_nonnull(strstr(t, "\n*.*.test09_min_output_tokens = 246.43\n*.*.test09_max_output_tokens = 301.19\n"));
+    ck_assert_ptr_null(strstr(t, "performance_issue_unique"));
+    apply_audit(t, LG_OFFLINE, 0, &s, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_uint_eq(s.min_query_count, 824);
+    free(t);
+    ck_assert_int_eq(au_audit_config_text(r, AU_TEST08, 0, "digits", 0, "v6.1", NULL, &t, &e), MS_EUSAGE);
     au_rules_free(r);
 }
 END_TEST
@@ -502,6 +560,7 @@ static Suite *suite(void)
     tcase_add_test(tc, summary_lines_and_values);
     tcase_add_test(tc, rules_per_model_values);
     tcase_add_test(tc, audit_config_files_apply);
+    tcase_add_test(tc, bench_audit_configs);
     tcase_add_test(tc, test01_mode_a_quirks);
     tcase_add_test(tc, test01_mode_a_dtypes);
     tcase_add_test(tc, test01_empty_and_truncated_logs);

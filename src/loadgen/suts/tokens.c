@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "common/buf.h"
-#include "loadgen/suts/sut.h"
+#include "loadgen/suts/tokens.h"
 
 #define MAX_DUE 4096  /* events sent per wake-up at most */
 
@@ -33,6 +33,8 @@ typedef struct tokens_sut {
     int64_t ttft, tpot;
     uint64_t lo, hi, seed;
     int offline;
+    tk_cheat cheat;           /* all zero for the honest SUT */
+    int perf_mode;            /* a PerformanceOnly / FindPeak run */
     char name[160];
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -59,16 +61,32 @@ static uint64_t splitmix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+uint32_t tk_gen_len(uint64_t seed, uint64_t lo, uint64_t hi, uint64_t idx)
+{
+    uint64_t span = hi - lo + 1;
+    return (uint32_t)(lo + splitmix(seed * 0x100000001B3ull ^ idx) % span);
+}
+
+uint32_t tk_gen_token(uint64_t seed, uint64_t idx, uint32_t k)
+{
+    return (uint32_t)(splitmix(splitmix(seed ^ (idx << 20)) + k) % 32000u);
+}
+
 static uint32_t sample_len(const tokens_sut *t, lg_sample_index idx)
 {
-    uint64_t span = t->hi - t->lo + 1;
-    return (uint32_t)(t->lo + splitmix(t->seed * 0x100000001B3ull ^ (uint64_t)idx) % span);
+    uint64_t n = tk_gen_len(t->seed, t->lo, t->hi, (uint64_t)idx);
+    if (t->perf_mode && t->cheat.perf_len_num && t->cheat.perf_len_den) {
+        n = n * t->cheat.perf_len_num / t->cheat.perf_len_den;
+        if (n < 2)
+            n = 2; /* the LoadGen needs more than one token per sample */
+    }
+    return (uint32_t)n;
 }
 
 /* Token k of sample idx: an id in [0, 32000). */
 static uint32_t token(const tokens_sut *t, lg_sample_index idx, uint32_t k)
 {
-    return (uint32_t)(splitmix(splitmix(t->seed ^ ((uint64_t)idx << 20)) + k) % 32000u);
+    return tk_gen_token(t->seed, (uint64_t)idx, k);
 }
 
 /* ---- min-heap ------------------------------------------------------------------------------- */
@@ -128,7 +146,7 @@ static void send(tokens_sut *t, tk_event *ev, size_t n, int first, ms_buf *paylo
     size_t k = 0, bytes = 0;
     for (size_t i = 0; i < n; i++)
         if (ev[i].first == first)
-            bytes += first ? 4 : 4 * (size_t)ev[i].n_tokens;
+            bytes += first ? 4 : 4 * ((size_t)ev[i].n_tokens + t->cheat.extra_eos);
     ms_buf_reset(payload);
     if (ms_buf_reserve(payload, bytes) != 0)
         return; /* out of memory: the LoadGen's timeout reports the missing answers */
@@ -136,10 +154,13 @@ static void send(tokens_sut *t, tk_event *ev, size_t n, int first, ms_buf *paylo
     for (size_t i = 0; i < n; i++) {
         if (ev[i].first != first)
             continue;
-        uint32_t cnt = first ? 1 : ev[i].n_tokens;
-        resp[k] = (lg_response){ev[i].id, (uintptr_t)p, 4 * (size_t)cnt, first ? 0 : (int64_t)ev[i].n_tokens};
+        uint32_t cnt = first ? 1 : ev[i].n_tokens + t->cheat.extra_eos;
+        int64_t reported = (int64_t)cnt * (t->cheat.count_mul ? t->cheat.count_mul : 1);
+        resp[k] = (lg_response){ev[i].id, (uintptr_t)p, 4 * (size_t)cnt, first ? 0 : reported};
         for (uint32_t j = 0; j < cnt; j++, p += 4) {
-            uint32_t v = token(t, ev[i].index, j);
+            uint32_t v = j >= ev[i].n_tokens ? TK_EOS_ID : token(t, ev[i].index, j);
+            if (first)
+                v = (v + t->cheat.first_shift) % 32000u;
             p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8), p[2] = (unsigned char)(v >> 16),
             p[3] = (unsigned char)(v >> 24);
         }
@@ -245,11 +266,14 @@ static void tk_free(void *priv)
     free(t);
 }
 
-static int tokens_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_env *env, ms_err *e)
+int tk_start(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_env *env, const tk_cheat *cheat,
+             const char *label, ms_err *e)
 {
     tokens_sut *t = calloc(1, sizeof *t);
     if (!t)
         return ms_err_oom(e);
+    if (cheat)
+        t->cheat = *cheat;
     t->ttft = 50000000;
     t->tpot = 5000000;
     t->lo = 32;
@@ -275,8 +299,10 @@ static int tokens_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_en
                           opts->sut_name, (unsigned long long)lo, (unsigned long long)hi);
     }
     t->offline = env && env->settings && env->settings->scenario == LG_OFFLINE;
-    snprintf(t->name, sizeof t->name, "tokens (ttft %lld ns, tpot %lld ns, %llu..%llu tokens, seed %llu)",
-             (long long)t->ttft, (long long)t->tpot, (unsigned long long)t->lo, (unsigned long long)t->hi,
+    t->perf_mode = env && env->settings &&
+                   (env->settings->mode == LG_PERFORMANCE_ONLY || env->settings->mode == LG_FIND_PEAK_PERFORMANCE);
+    snprintf(t->name, sizeof t->name, "%s (ttft %lld ns, tpot %lld ns, %llu..%llu tokens, seed %llu)",
+             label, (long long)t->ttft, (long long)t->tpot, (unsigned long long)t->lo, (unsigned long long)t->hi,
              (unsigned long long)t->seed);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -296,6 +322,10 @@ static int tokens_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_en
     return MS_OK;
 }
 
+static int tokens_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_env *env, ms_err *e)
+{
+    return tk_start(si, opts, env, NULL, "tokens", e);
+}
+
 LG_SUT_DEFINE(tokens, "LLM-style streaming: first token after ttft, then n tokens at tpot each",
-              "               ttft=D (50ms)  tpot=D (5ms)  len=LO..HI (32..256) tokens per sample  seed=N (1)\n",
-              tokens_create)
+              TK_OPTIONS_HELP, tokens_create)
