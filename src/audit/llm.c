@@ -1,9 +1,9 @@
-/* TEST06-TEST09 verification (COMPLIANCE.md 6-9): the verdicts and verdict-file contents of
+/* TEST06-TEST09 verification (compliance/TEST0x/run_verification.py): the verdicts and verdict-file contents of
  * mlcommons/inference compliance/TEST06..TEST09/run_verification.py, from the audited run's
  * accuracy log (and, for TEST08, the accuracy-mode log of the submission).
  *
  * Before any verdict the audited run's detail log must show that the test's audit.config was
- * found and applied (COMPLIANCE.md 1.7): upstream's scripts never look, and an unaudited run
+ * found and applied (README, Audits): upstream's scripts never look, and an unaudited run
  * (sampling target 0, an empty log) would otherwise pass TEST06 vacuously. That and a log
  * without the records the test needs are input errors here (no verdict file), in both modes. */
 #define PCRE2_CODE_UNIT_WIDTH 8
