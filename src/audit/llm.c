@@ -1,4 +1,4 @@
-/* TEST06-TEST09 verification (compliance/TEST0x/run_verification.py): the verdicts and verdict-file contents of
+/* TEST06-TEST09 verification: the verdicts and verdict-file contents of
  * mlcommons/inference compliance/TEST06..TEST09/run_verification.py, from the audited run's
  * accuracy log (and, for TEST08, the accuracy-mode log of the submission).
  *
