@@ -308,6 +308,14 @@ typedef struct lg_run_options {
     int audit_test05;              /* let audit.config set test05 and the test05_* seeds, as
                                       LoadGen <= v4.1 did (the alternate-seed audit, TEST05);
                                       0 = the reference's current behaviour (ignored) */
+    /* optional: set *cancel non-zero from any thread to stop the test (an interrupted harness):
+     * issuing and waiting stop within ~200 ms, the log files are NOT committed (they stay unnamed:
+     * finish them through on_log_file and lg_logs_finish_incomplete), lg_start_test returns
+     * MS_ERUNTIME with lg_run_result.canceled set and the test in lg_run_result.abandoned */
+    const _Atomic int *cancel;
+    int keep_test;                 /* always hand the test back in lg_run_result.abandoned (a
+                                      caller whose completion calls may race with the end of the
+                                      test frees it with lg_test_free once they stopped) */
 } lg_run_options;
 
 void lg_run_options_default(lg_run_options *o);
@@ -323,6 +331,7 @@ typedef struct lg_run_result {
     size_t n_errors;            /* error entries in the detail log */
     size_t n_warnings;
     int timed_out;              /* the SUT stopped answering (timeout_ns) */
+    int canceled;               /* lg_run_options.cancel stopped the test */
     lg_test *abandoned;         /* after a timeout: the test the SUT may still reference; its
                                    late completions are ignored. Stop the SUT, then free it
                                    with lg_test_free. */
