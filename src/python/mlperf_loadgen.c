@@ -370,7 +370,9 @@ static PyObject *TestSettings_FromConfig(TestSettingsObject *self, PyObject *arg
         if (!g_conf)
             return PyErr_Format(PyExc_RuntimeError, "%s", e.msg);
     }
-    int r = lg_settings_from_config(g_conf, &self->s, path, model, scen, (int)conf_type);
+    /* conf_type 0 parses the embedded mlperf.conf whatever the path (TestSettings::FromConfig) */
+    int r = conf_type == 0 ? lg_settings_apply_mlperf_conf(g_conf, &self->s, model, scen)
+                           : lg_settings_from_config(g_conf, &self->s, path, model, scen, (int)conf_type);
     return PyLong_FromLong(r);
 }
 
@@ -1225,6 +1227,10 @@ static int qsl_unload(void *ctx, const lg_sample_index *idx, size_t n)
 static void *loadgen_thread(void *arg)
 {
     pyrun *r = arg;
+    /* a thread state for the whole test: the callbacks' PyGILState_Ensure then only takes the
+     * GIL instead of creating and destroying a thread state per call */
+    PyGILState_STATE gs = PyGILState_Ensure();
+    PyThreadState *ts = PyEval_SaveThread();
     FILE *dump = NULL;
     if (g_dump_issued) {
         dump = fopen(g_dump_issued, "w");
@@ -1244,6 +1250,8 @@ static void *loadgen_thread(void *arg)
                                             r->reason[0] ? r->reason : "the test was stopped", &e);
         }
     }
+    PyEval_RestoreThread(ts);
+    PyGILState_Release(gs);
     pthread_mutex_lock(&r->mu);
     r->done = 1;
     pthread_cond_signal(&r->cv);

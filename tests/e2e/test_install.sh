@@ -3,7 +3,11 @@
 # runs a test with its own SUT.
 . "$(dirname "$0")/lib.sh"
 command -v cc >/dev/null || { echo "SKIP: no C compiler"; exit 0; }
-make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1 && ok || fail "make install"
+make -s install PREFIX="$TMP/prefix" PYTHONDIR="$TMP/pysite" >/dev/null 2>&1 && ok || fail "make install"
+# the Python module goes to PYTHONDIR (default: the interpreter's site-packages)
+if ls build/python/mlperf_loadgen*.so >/dev/null 2>&1 && ! nm -D build/python/mlperf_loadgen*.so | grep -q __asan_; then
+  PYTHONPATH="$TMP/pysite" python3 -c 'import mlperf_loadgen as lg; lg.TestSettings()' && ok || fail "import the installed mlperf_loadgen"
+fi
 cat > "$TMP/user.c" <<'C'
 #include <stdio.h>
 #include <loadgen/loadgen.h>
