@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1446,28 +1447,69 @@ static PyObject *py_StartTestWithLogSettings(PyObject *m, PyObject *args, PyObje
 /* ---- completions ----------------------------------------------------------------------------- */
 
 typedef struct cbctx {
-    PyObject *cb;
+    PyObject *cb;           /* Python response_cb or Py_None */
     PyObject **items;
     lg_response *base;
-    int failed;
+    int failed;             /* the Python callback raised */
+    Py_ssize_t bad;         /* first response whose payload is not readable memory, or -1 */
+    uint64_t bad_data, bad_size;
 } cbctx;
 
+/* Whether [data, data+size) is mapped memory (mincore fails with ENOMEM on unmapped pages):
+ * the LoadGen copies logged payloads, and a harness's wrong address must not crash it. */
+static int payload_readable(uintptr_t data, size_t size)
+{
+    if (size == 0)
+        return 1;
+    if (data == 0 || data + size < data)
+        return 0;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = data & ~(page - 1), hi = data + size;
+    unsigned char vec[64];
+    while (lo < hi) {
+        size_t len = (size_t)(hi - lo);
+        if (len > 64 * page)
+            len = 64 * page;
+        if (mincore((void *)lo, len, vec) != 0)
+            return 0;
+        lo += len;
+    }
+    return 1;
+}
+
+static void check_payload(cbctx *c, Py_ssize_t i, lg_response *resp)
+{
+    if (payload_readable(resp->data, resp->size))
+        return;
+    if (c->bad < 0) {
+        c->bad = i;
+        c->bad_data = resp->data;
+        c->bad_size = resp->size;
+    }
+    resp->data = 0; /* logged as an empty payload */
+    resp->size = 0;
+}
+
+/* Called by the LoadGen for every response whose payload it is about to log. */
 static void response_cb(void *ctx, lg_response *resp)
 {
     cbctx *c = ctx;
-    if (c->failed)
-        return;
-    QSRObject *o = (QSRObject *)c->items[resp - c->base];
-    PyObject *res = PyObject_CallOneArg(c->cb, (PyObject *)o);
-    if (!res) {
-        c->failed = 1;
-        return;
+    Py_ssize_t i = resp - c->base;
+    if (c->cb != Py_None && !c->failed) {
+        /* the GIL is held (completions with a Python callback never release it) */
+        QSRObject *o = (QSRObject *)c->items[i];
+        PyObject *res = PyObject_CallOneArg(c->cb, (PyObject *)o);
+        if (!res) {
+            c->failed = 1;
+        } else {
+            Py_DECREF(res);
+            /* the callback may fill in the payload (the reference passes it the response) */
+            resp->data = (uintptr_t)o->data;
+            resp->size = (size_t)o->size;
+            resp->n_tokens = o->n_tokens;
+        }
     }
-    Py_DECREF(res);
-    /* the callback may fill in the payload (the reference passes it the response to edit) */
-    resp->data = (uintptr_t)o->data;
-    resp->size = (size_t)o->size;
-    resp->n_tokens = o->n_tokens;
+    check_payload(c, i, resp);
 }
 
 static PyObject *complete(PyObject *args, PyObject *kw, int first_token, const char *fn)
@@ -1512,6 +1554,10 @@ static PyObject *complete(PyObject *args, PyObject *kw, int first_token, const c
         rs[i].size = (size_t)o->size;
         rs[i].n_tokens = o->n_tokens;
     }
+    cbctx c = {cb, items, rs, 0, -1, 0, 0};
+    if (first_token) /* the LoadGen copies logged first tokens without a callback: check all */
+        for (Py_ssize_t i = 0; i < n; i++)
+            check_payload(&c, i, &rs[i]);
     /* keep the items alive if another thread mutates the list while the GIL is released */
     PyObject *keep = NULL;
     int release = n >= 256 && cb == Py_None;
@@ -1520,7 +1566,6 @@ static PyObject *complete(PyObject *args, PyObject *kw, int first_token, const c
             free(rs);
         return NULL;
     }
-    cbctx c = {cb, items, rs, 0};
     if (release) {
         /* inflight drops before the GIL is taken back: StartTest waits for it holding the GIL */
         Py_BEGIN_ALLOW_THREADS
@@ -1529,19 +1574,17 @@ static PyObject *complete(PyObject *args, PyObject *kw, int first_token, const c
         if (t && first_token)
             lg_first_token_complete(t, rs, (size_t)n);
         else if (t)
-            lg_query_samples_complete(t, rs, (size_t)n);
+            lg_query_samples_complete_cb(t, rs, (size_t)n, response_cb, &c);
         atomic_fetch_sub(&g_inflight, 1);
         Py_END_ALLOW_THREADS
     } else {
         atomic_fetch_add(&g_inflight, 1);
         lg_test *t = atomic_load(&g_test);
-        if (!t || !n) {
-        } else if (first_token) {
-            lg_first_token_complete(t, rs, (size_t)n);
-        } else if (cb != Py_None) {
-            lg_query_samples_complete_cb(t, rs, (size_t)n, response_cb, &c);
-        } else {
-            lg_query_samples_complete(t, rs, (size_t)n);
+        if (t && n) {
+            if (first_token)
+                lg_first_token_complete(t, rs, (size_t)n);
+            else
+                lg_query_samples_complete_cb(t, rs, (size_t)n, response_cb, &c);
         }
         atomic_fetch_sub(&g_inflight, 1);
     }
@@ -1550,6 +1593,11 @@ static PyObject *complete(PyObject *args, PyObject *kw, int first_token, const c
         free(rs);
     if (c.failed)
         return NULL;
+    if (c.bad >= 0)
+        return PyErr_Format(PyExc_ValueError,
+                            "%s(): responses[%zd]: data=0x%llx size=%llu is not readable memory (the response "
+                            "was completed with an empty payload)",
+                            fn, c.bad, (unsigned long long)c.bad_data, (unsigned long long)c.bad_size);
     Py_RETURN_NONE;
 }
 

@@ -27,7 +27,9 @@ trap 'rm -rf "$work"' EXIT
 # the reference module, cached per source tree and interpreter (a rebuild takes ~2 min on 2 cores)
 pyinc=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 ext=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-key=$(cat "$ref_src"/*.cc "$ref_src"/*.h "$ref_src"/bindings/python_api.cc | cat - <(echo "$pyinc $pyb_inc") | sha1sum | cut -c1-12)
+# the flags of a pip build of the reference (Pybind11Extension over the interpreter's CFLAGS)
+refflags="-std=c++17 -O3 -DNDEBUG -fPIC -fvisibility=hidden -DMAJOR_VERSION=5 -DMINOR_VERSION=1"
+key=$(cat "$ref_src"/*.cc "$ref_src"/*.h "$ref_src"/bindings/python_api.cc | cat - <(echo "$pyinc $pyb_inc $refflags") | sha1sum | cut -c1-12)
 refdir="${TMPDIR:-/tmp}/mlsubmit-bench-refloadgen-$key"
 if [ ! -f "$refdir/mlperf_loadgen$ext" ]; then
   echo "bench_python: building the reference module (g++, pybind11) into $refdir"
@@ -55,8 +57,7 @@ CC
            bindings/python_api generated/version_generated; do
     objs+=("$b/$f.o")
     [ -f "$b/$f.o" ] && [ "$b/$f.o" -nt "$b/$f.cc" ] && continue
-    ( cd "$b" && nice g++ -std=c++17 -O3 -fPIC -fvisibility=hidden -DMAJOR_VERSION=5 -DMINOR_VERSION=1 \
-        -I. -I"$pyb_inc" -I"$pyinc" -c "$f.cc" -o "$f.o" ) &
+    ( cd "$b" && nice g++ $refflags -I. -I"$pyb_inc" -I"$pyinc" -c "$f.cc" -o "$f.o" ) &
     while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
   done
   wait

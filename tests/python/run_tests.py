@@ -503,6 +503,29 @@ def response_cb_and_accuracy_payload(d):
 
 
 @test
+def bad_payload_address(d):
+    out, _ = ok_py("""
+        errs = []
+        def issue(qs):
+            rs = [lg.QuerySampleResponse(q.id, 8, 16) for q in qs]   # address 8: never mapped
+            try:
+                lg.QuerySamplesComplete(rs)
+            except ValueError as e:
+                errs.append(str(e))
+        sut = lg.ConstructSUT(issue, lambda: None)
+        lg.StartTestWithLogSettings(sut, qsl(20), settings("Offline", "AccuracyOnly"), logs())
+        try:
+            lg.FirstTokenComplete([lg.QuerySampleResponse(1, 8, 4)])
+        except ValueError as e:
+            errs.append(str(e))
+        print(len(errs), errs[0])
+    """, d)
+    check(out.startswith("2 ") and "not readable" in out, "bad payload address: %s" % out)
+    acc = json.load(open(os.path.join(d, "mlperf_log_accuracy.json")))
+    check(len(acc) == 20 and all(e["data"] == "" for e in acc), "accuracy log: %s" % acc[:2])
+
+
+@test
 def audit_config_and_log_settings(d):
     with open(os.path.join(d, "audit.config"), "w") as f:
         f.write("*.*.min_query_count = 123\n*.*.max_query_count = 123\n")
