@@ -67,16 +67,21 @@ PRELUDE = textwrap.dedent("""\
 
 
 def run_py(code, cwd, timeout=120, env_extra=None, sig_after=None):
+    """Runs PRELUDE + code; with sig_after, sends SIGINT that many seconds after the harness
+    printed its first line (the test is about to start)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(x) for x in env.get("PYTHONPATH", "").split(os.pathsep) if x)
     env.update(env_extra or {})
     p = subprocess.Popen([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], cwd=cwd, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = ""
     if sig_after is not None:
+        first = p.stdout.readline()
         time.sleep(sig_after)
         p.send_signal(signal.SIGINT)
     try:
         out, err = p.communicate(timeout=timeout)
+        out = first + out
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
@@ -475,7 +480,7 @@ def ctrl_c(d):
         lg.StartTestWithLogSettings(sut, qsl(), settings("Server", server_target_qps=1000, min_duration_ms=600000,
                                                           min_query_count=1, max_query_count=0), logs())
         print("not reached")
-    """, d, sig_after=2.5, timeout=30)
+    """, d, sig_after=1.0, timeout=60)
     check(rc != 0 and "KeyboardInterrupt" in err, "Ctrl-C: rc %d, stderr %s" % (rc, err[-1000:]))
     check("not reached" not in out, "StartTest returned normally after Ctrl-C")
     check_incomplete(d, "Ctrl-C")
@@ -574,7 +579,7 @@ def main():
             t(d)
             passed += 1
             print("PASS %s (%.1fs)" % (t.__name__, time.time() - t0), flush=True)
-        except Fail as e:
+        except Exception as e:  # Fail, or a test's own error (a missing file...)
             failed += 1
             print("FAIL %s: %s (kept %s)" % (t.__name__, e, d), flush=True)
             continue
