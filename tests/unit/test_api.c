@@ -125,6 +125,16 @@ static char *read_all(const char *dir, const char *name)
     return t;
 }
 
+/* Logs in dir without the trace, no audit.config. */
+static void logs_in(const char *dir, lg_log_settings *ls, lg_run_options *ro)
+{
+    lg_log_settings_default(ls);
+    ls->outdir = dir;
+    ls->enable_trace = 0;
+    lg_run_options_default(ro);
+    ro->audit_config_path = "";
+}
+
 START_TEST(user_sut_submission_run_with_tokens)
 {
     char dir[256];
@@ -141,12 +151,8 @@ START_TEST(user_sut_submission_run_with_tokens)
     s.min_duration_ms = 250;
     s.use_token_latencies = 1;
     lg_log_settings ls;
-    lg_log_settings_default(&ls);
-    ls.outdir = dir;
-    ls.enable_trace = 0;
     lg_run_options ro;
-    lg_run_options_default(&ro);
-    ro.audit_config_path = "";
+    logs_in(dir, &ls, &ro);
     lg_run_result res;
     ms_err e;
     ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
@@ -242,12 +248,8 @@ START_TEST(cancel_leaves_logs_unnamed_and_keeps_the_test)
     s.scenario = LG_SINGLE_STREAM;
     s.min_duration_ms = 60000; /* would run a minute without the cancel */
     lg_log_settings ls;
-    lg_log_settings_default(&ls);
-    ls.outdir = dir;
-    ls.enable_trace = 0;
     lg_run_options ro;
-    lg_run_options_default(&ro);
-    ro.audit_config_path = "";
+    logs_in(dir, &ls, &ro);
     ro.cancel = &c.cancel;
     ro.on_log_file = cancel_log_file;
     ro.on_log_file_ctx = &c;
