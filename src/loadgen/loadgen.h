@@ -200,6 +200,11 @@ int lg_settings_from_config_text(lg_conf_session *cs, lg_test_settings *s, const
 int lg_settings_apply_mlperf_conf(lg_conf_session *cs, lg_test_settings *s, const char *model,
                                   const char *scenario);
 
+/* Forgets the config errors collected so far (each lg_start_test given the session logs them):
+ * a process running several tests with one session logs each error once, in the next test's
+ * detail log, as the reference's process-wide logger does. */
+void lg_conf_session_clear_log_errors(lg_conf_session *cs);
+
 size_t lg_conf_session_nfindings(const lg_conf_session *cs);
 const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t i);
 /* Resolves OVERRIDDEN findings across everything applied so far (call after the last file). */

@@ -1398,6 +1398,9 @@ static PyObject *start_test(PyObject *sut_h, PyObject *qsl_h, PyObject *tso, PyO
         sched_yield();
     if (r->res.abandoned)
         lg_test_free(r->res.abandoned);
+    /* FromConfig's errors went into this test's detail log: the next test does not repeat them */
+    if (r->ro.conf == g_conf)
+        lg_conf_session_clear_log_errors(g_conf);
     sut->run = qsl->run = NULL;
     sut->in_use = qsl->in_use = 0;
     atomic_store(&g_running, 0);

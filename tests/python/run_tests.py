@@ -331,8 +331,16 @@ def from_config(d):
         assert s2.server_target_qps == 55.0
         assert s.FromConfig("missing.conf", "resnet50", "Offline") != 0
         print("bad.conf ->", s.FromConfig("bad.conf", "resnet50", "Offline"))
+        # the config errors go into the next test's detail log, once
+        sut = lg.ConstructSUT(null_issue, lambda: None)
+        lg.StartTestWithLogSettings(sut, qsl(), settings("Offline"), logs("t1"))
+        lg.StartTestWithLogSettings(sut, qsl(), settings("Offline"), logs("t2"))
         print("ok")
     """, d)
+    e1 = errors_of(os.path.join(d, "t1", "mlperf_log_detail.txt"))
+    e2 = errors_of(os.path.join(d, "t2", "mlperf_log_detail.txt"))
+    check(any("can't open file missing.conf" in e for e in e1), "FromConfig error not logged: %s" % e1)
+    check(not any("missing.conf" in e for e in e2), "FromConfig error logged again in the next test: %s" % e2)
 
 
 @test
