@@ -22,6 +22,9 @@ SHELL    := /bin/bash
 PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson yaml-0.1
 DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev libyaml-dev check pkg-config \
              json-schema-test-suite
+# Python binding (issue 17): CPython headers for the mlperf_loadgen module; pybind11 only to build
+# the reference module the Python benchmark compares against (never committed).
+DEB_PKGS  += python3-dev python3-pybind11
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 OPT       ?= -O2 -g
@@ -198,6 +201,61 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@for b in $(sort $(wildcard tests/bench/bench_*.sh)); do echo "== $$b"; \
 	  MLSUBMIT=$(abspath $(BIN)) bash $$b || exit 1; done
+
+# ---- Python binding: the mlperf_loadgen module (src/python/, docs/ARCHITECTURE.md) -----------
+# `make python` builds build/python/mlperf_loadgen<EXT_SUFFIX> (import it with
+# PYTHONPATH=build/python); `make`, `make test` (tests/e2e/test_python.sh) and `make install`
+# (into PYTHONDIR, default the interpreter's site-packages) include it. Without the CPython
+# headers (python3-dev) it is skipped with a message.
+PYTHON     ?= python3
+PY_INC     := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_EXT     := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX") or ".so")' 2>/dev/null)
+PYTHONDIR  ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])' 2>/dev/null)
+PY_HAVE    := $(if $(PY_INC),$(wildcard $(PY_INC)/Python.h))
+PY_MOD     := $(BUILD)/python/mlperf_loadgen$(PY_EXT)
+# the module links a position-independent copy of the LoadGen and the plumbing it uses
+PY_PIC_SRC := $(sort $(wildcard src/loadgen/*.c src/common/*.c))
+PY_PIC_OBJ := $(PY_PIC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/gen/embedded_conf.o $(BUILD)/pic/gen/loadgen_sha1.o
+PY_PIC_LIB := $(BUILD)/pic/libmlsubmit_lg.a
+
+.PHONY: python install-python
+all: python
+e2e: python
+install: install-python
+
+ifneq ($(PY_HAVE),)
+python: $(PY_MOD)
+else
+python:
+	@echo "python: skipped, the CPython headers are missing (make deps installs python3-dev)"
+endif
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(BUILD)/pic/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(PY_PIC_LIB): $(PY_PIC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/pic/python/mlperf_loadgen.o: src/python/mlperf_loadgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INC) -Wno-cast-function-type -Wno-missing-field-initializers \
+	  -MMD -MP -c $< -o $@
+
+$(PY_MOD): $(BUILD)/pic/python/mlperf_loadgen.o $(PY_PIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -o $@.tmp $< $(PY_PIC_LIB) -Wl,--as-needed $(LDLIBS_ALL) && mv $@.tmp $@
+
+install-python: python
+	@if [ -f $(PY_MOD) ]; then install -d $(DESTDIR)$(PYTHONDIR) && \
+	  install -m 644 $(PY_MOD) $(DESTDIR)$(PYTHONDIR)/ && echo "installed $(notdir $(PY_MOD)) into $(DESTDIR)$(PYTHONDIR)"; fi
+
+-include $(shell find $(BUILD)/pic -name '*.d' 2>/dev/null)
 
 # ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------
 FUZZ_SECONDS ?= 10

@@ -202,6 +202,11 @@ int lg_settings_from_config_text(lg_conf_session *cs, lg_test_settings *s, const
 int lg_settings_apply_mlperf_conf(lg_conf_session *cs, lg_test_settings *s, const char *model,
                                   const char *scenario);
 
+/* Forgets the config errors collected so far (each lg_start_test given the session logs them):
+ * a process running several tests with one session logs each error once, in the next test's
+ * detail log, as the reference's process-wide logger does. */
+void lg_conf_session_clear_log_errors(lg_conf_session *cs);
+
 size_t lg_conf_session_nfindings(const lg_conf_session *cs);
 const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t i);
 /* Resolves OVERRIDDEN findings across everything applied so far (call after the last file). */
@@ -311,6 +316,14 @@ typedef struct lg_run_options {
     int audit_test05;              /* let audit.config set test05 and the test05_* seeds, as
                                       LoadGen <= v4.1 did (the alternate-seed audit, TEST05);
                                       0 = the reference's current behaviour (ignored) */
+    /* optional: set *cancel non-zero from any thread to stop the test (an interrupted harness):
+     * issuing and waiting stop within ~200 ms, the log files are NOT committed (they stay unnamed:
+     * finish them through on_log_file and lg_logs_finish_incomplete), lg_start_test returns
+     * MS_ERUNTIME with lg_run_result.canceled set and the test in lg_run_result.abandoned */
+    const _Atomic int *cancel;
+    int keep_test;                 /* always hand the test back in lg_run_result.abandoned (a
+                                      caller whose completion calls may race with the end of the
+                                      test frees it with lg_test_free once they stopped) */
 } lg_run_options;
 
 void lg_run_options_default(lg_run_options *o);
@@ -326,6 +339,7 @@ typedef struct lg_run_result {
     size_t n_errors;            /* error entries in the detail log */
     size_t n_warnings;
     int timed_out;              /* the SUT stopped answering (timeout_ns) */
+    int canceled;               /* lg_run_options.cancel stopped the test */
     lg_test *abandoned;         /* after a timeout: the test the SUT may still reference; its
                                    late completions are ignored. Stop the SUT, then free it
                                    with lg_test_free. */

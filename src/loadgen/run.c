@@ -75,6 +75,7 @@ struct lg_test {
     const lg_run_options *opts;
     char sut_name[256];
     int timed_out;
+    int canceled;
     int qsl_failed;
     _Atomic int closed;            /* set when the test ends: late completions are ignored */
     _Atomic int inflight;          /* completion calls currently inside the LoadGen */
@@ -413,8 +414,16 @@ void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
 
 /* ---- waiting --------------------------------------------------------------------------------- */
 
+/* lg_run_options.cancel was set: the test stops where it is. */
+static int canceled(lg_test *t)
+{
+    if (!t->canceled && t->opts->cancel && atomic_load(t->opts->cancel))
+        t->canceled = 1;
+    return t->canceled;
+}
+
 /* Waits until every issued sample completed. Returns 0, or -1 on timeout (no completion for
- * timeout_ns). */
+ * timeout_ns) or cancellation. */
 static int wait_all(lg_test *t, series *s)
 {
     int64_t timeout = t->opts->timeout_ns;
@@ -425,6 +434,8 @@ static int wait_all(lg_test *t, series *s)
         uint64_t c = atomic_load(&s->completed);
         if (c >= issued)
             return 0;
+        if (canceled(t))
+            return -1;
         if (c != last) {
             last = c;
             last_progress = mono_now();
@@ -612,6 +623,10 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
     size_t n = lg_qgen_next(g, idx, &delta);
     while (n > 0) {
         int64_t now, sched;
+        if (canceled(t)) {
+            rc = -1;
+            goto out;
+        }
         switch (scen) {
         case LG_SINGLE_STREAM:
         case LG_MULTI_STREAM:
@@ -732,7 +747,7 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
     if (wait_all(t, s) != 0)
         rc = -1;
 out:
-    if (rc == -1)
+    if (rc == -1 && !t->canceled)
         report_timeout(t, s);
     /* Generated-but-unissued queries still consume ids and accuracy-log draws (reference
      * loadgen.cc, GenerateQueries: accuracy_log_rng_seed). */
@@ -1487,22 +1502,26 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     res->n_errors = lg_logger_errors(L);
     res->n_warnings = lg_logger_warnings(L);
     res->timed_out = t->timed_out;
+    res->canceled = canceled(t);
     lg_logger_first_error(L, res->first_error, sizeof res->first_error);
     gate_close(t);
     series_free(atomic_exchange(&t->cur, NULL)); /* kept after a timeout */
-    rc = lg_logger_close(L, e);
+    /* a canceled test leaves its logs unnamed for the caller to finish as incomplete */
+    rc = res->canceled ? MS_OK : lg_logger_close(L, e);
     lg_logger_free(L);
     t->L = NULL;
     lg_conf_session_free(own);
     int timed_out = t->timed_out, qsl_failed = t->qsl_failed;
     /* After a timeout the SUT may still call the completion functions with this test (they
      * are ignored): the caller frees it with lg_test_free once the SUT is stopped. */
-    if (timed_out)
+    if (timed_out || res->canceled || opts_in->keep_test)
         res->abandoned = t;
     else
         free(t);
     if (rc)
         return rc;
+    if (res->canceled)
+        return ms_err_set(e, MS_ERUNTIME, "the test was canceled");
     if (timed_out)
         return ms_err_set(e, MS_ERUNTIME, "the SUT stopped answering (timeout); see the detail log");
     if (qsl_failed)

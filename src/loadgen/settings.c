@@ -426,6 +426,15 @@ const lg_conf_finding *lg_conf_session_finding(const lg_conf_session *cs, size_t
     return i < cs->nfindings ? &cs->findings[i] : NULL;
 }
 
+void lg_conf_session_clear_log_errors(lg_conf_session *cs)
+{
+    if (!cs)
+        return;
+    for (size_t i = 0; i < cs->nlog_errors; i++)
+        free(cs->log_errors[i]);
+    cs->nlog_errors = 0;
+}
+
 size_t lg_conf_session_nlog_errors(const lg_conf_session *cs)
 {
     return cs ? cs->nlog_errors : 0;

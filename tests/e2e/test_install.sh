@@ -8,7 +8,11 @@ command -v cc >/dev/null || { echo "SKIP: no C compiler"; exit 0; }
 DATA=${MLSUBMIT_DATA:-data}
 HAVE_DATA=0; [ -f "$DATA/digits/digits.csv.gz" ] && [ -f "$DATA/digits/digits-fp32.bin" ] && HAVE_DATA=1
 [ "$HAVE_DATA" = 1 ] && INST="" || INST="INSTALL_DATA=0"
-make -s install PREFIX="$TMP/prefix" $INST >/dev/null 2>&1 && ok || fail "make install"
+make -s install PREFIX="$TMP/prefix" PYTHONDIR="$TMP/pysite" $INST >/dev/null 2>&1 && ok || fail "make install"
+# the Python module goes to PYTHONDIR (default: the interpreter's site-packages)
+if ls build/python/mlperf_loadgen*.so >/dev/null 2>&1 && ! nm -D build/python/mlperf_loadgen*.so | grep -q __asan_; then
+  PYTHONPATH="$TMP/pysite" python3 -c 'import mlperf_loadgen as lg; lg.TestSettings()' && ok || fail "import the installed mlperf_loadgen"
+fi
 cat > "$TMP/user.c" <<'C'
 #include <stdio.h>
 #include <loadgen/loadgen.h>

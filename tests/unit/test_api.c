@@ -125,6 +125,16 @@ static char *read_all(const char *dir, const char *name)
     return t;
 }
 
+/* Logs in dir without the trace, no audit.config. */
+static void logs_in(const char *dir, lg_log_settings *ls, lg_run_options *ro)
+{
+    lg_log_settings_default(ls);
+    ls->outdir = dir;
+    ls->enable_trace = 0;
+    lg_run_options_default(ro);
+    ro->audit_config_path = "";
+}
+
 START_TEST(user_sut_submission_run_with_tokens)
 {
     char dir[256];
@@ -141,12 +151,8 @@ START_TEST(user_sut_submission_run_with_tokens)
     s.min_duration_ms = 250;
     s.use_token_latencies = 1;
     lg_log_settings ls;
-    lg_log_settings_default(&ls);
-    ls.outdir = dir;
-    ls.enable_trace = 0;
     lg_run_options ro;
-    lg_run_options_default(&ro);
-    ro.audit_config_path = "";
+    logs_in(dir, &ls, &ro);
     lg_run_result res;
     ms_err e;
     ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
@@ -195,6 +201,92 @@ START_TEST(late_and_bogus_completions_are_harmless)
     stop(&m);
     ck_assert_uint_eq(res.n_errors, 0);
     ck_assert_int_eq(m.loaded, 100);
+}
+END_TEST
+
+/* A SUT that completes inline and cancels the test at its 20th query (like a harness whose
+ * issue_query raised). */
+typedef struct cancel_sut {
+    _Atomic int cancel;
+    int queries;
+    int fds[8];
+    char paths[8][600];
+    int nfds;
+} cancel_sut;
+
+static void cancel_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
+{
+    cancel_sut *c = ctx;
+    for (size_t i = 0; i < n; i++) {
+        lg_response r = {s[i].id, 0, 0, 0};
+        lg_query_samples_complete(test, &r, 1);
+    }
+    if (++c->queries == 20)
+        atomic_store(&c->cancel, 1);
+}
+
+static void cancel_flush(void *ctx) { (void)ctx; }
+
+static void cancel_log_file(void *ctx, int fd, const char *final_path)
+{
+    cancel_sut *c = ctx;
+    c->fds[c->nfds] = dup(fd);
+    snprintf(c->paths[c->nfds], sizeof c->paths[0], "%s", final_path);
+    c->nfds++;
+}
+
+START_TEST(cancel_leaves_logs_unnamed_and_keeps_the_test)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    cancel_sut c;
+    memset(&c, 0, sizeof c);
+    lg_sut sut = {&c, sut_name, cancel_issue, cancel_flush};
+    lg_qsl qsl = {&c, qsl_name, 100, 100, NULL, NULL};
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_SINGLE_STREAM;
+    s.min_duration_ms = 60000; /* would run a minute without the cancel */
+    lg_log_settings ls;
+    lg_run_options ro;
+    logs_in(dir, &ls, &ro);
+    ro.cancel = &c.cancel;
+    ro.on_log_file = cancel_log_file;
+    ro.on_log_file_ctx = &c;
+    lg_run_result res;
+    ms_err e;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_ERUNTIME);
+    ck_assert(res.canceled);
+    ck_assert_int_eq(c.queries, 20); /* nothing issued after the cancel */
+    ck_assert_ptr_nonnull(res.abandoned);
+    lg_query_sample late = {1, 0};
+    lg_response r = {late.id, 0, 0, 0};
+    lg_query_samples_complete(res.abandoned, &r, 1); /* ignored, not a crash */
+    lg_test_free(res.abandoned);
+    char p[600];
+    snprintf(p, sizeof p, "%s/mlperf_log_summary.txt", dir);
+    ck_assert_int_ne(access(p, F_OK), 0); /* not committed */
+    ck_assert_int_eq(c.nfds, 4);
+    for (int i = 0; i < c.nfds; i++) {
+        if (c.fds[i] >= 0 && lg_logs_finish_incomplete(c.fds[i], c.paths[i], "canceled by the test", &e) != MS_OK)
+            ck_abort_msg("%s", e.msg);
+        close(c.fds[i]);
+    }
+    char *sum = read_all(dir, "mlperf_log_summary.txt");
+    ck_assert_ptr_nonnull(strstr(sum, "TEST INCOMPLETE: canceled by the test"));
+    free(sum);
+
+    /* keep_test: a normal run hands the test back too */
+    memset(&c, 0, sizeof c);
+    c.queries = -1000000;
+    s.min_duration_ms = 0;
+    ro.cancel = NULL;
+    ro.on_log_file = NULL;
+    ro.keep_test = 1;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
+    ck_assert(!res.canceled);
+    ck_assert_ptr_nonnull(res.abandoned);
+    lg_test_free(res.abandoned);
 }
 END_TEST
 
@@ -248,6 +340,7 @@ static Suite *api_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, user_sut_submission_run_with_tokens);
     tcase_add_test(tc, late_and_bogus_completions_are_harmless);
+    tcase_add_test(tc, cancel_leaves_logs_unnamed_and_keeps_the_test);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, sut_registry_and_specs);
     suite_add_tcase(s, tc);
