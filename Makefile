@@ -170,9 +170,9 @@ ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-
   SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined" ASAN_OPTIONS=detect_leaks=1
 asan: deps
 	@$(MAKE) --no-print-directory deps-browser
-	@$(ASAN_MAKE) data
-	@$(ASAN_MAKE) unit
-	@$(ASAN_MAKE) e2e
+	@+$(ASAN_MAKE) data
+	@+$(ASAN_MAKE) unit
+	@+$(ASAN_MAKE) e2e
 
 valgrind: deps
 	@command -v valgrind >/dev/null || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
