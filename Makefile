@@ -137,8 +137,11 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(LIB)
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---- data (reference dataset, fetched from Debian packages) ---------------------------------
-data:
-	@if [ -x tools/fetch-data.sh ]; then tools/fetch-data.sh; fi
+# The digits model is trained by the binary of this build (BUILD=build-asan: the ASan one), so
+# that no target needs what another left behind (a fresh clone's `make asan` has no build/).
+data: deps
+	@$(MAKE) --no-print-directory all
+	@MLSUBMIT=$(abspath $(BIN)) tools/fetch-data.sh
 
 # ---- tests ----------------------------------------------------------------------------------
 unit: $(UNIT_BIN)
@@ -164,7 +167,6 @@ e2e: $(BIN)
 	fi
 
 test: deps
-	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory data
 	@$(MAKE) --no-print-directory deps-browser
 	@$(MAKE) --no-print-directory deps-oracle
@@ -181,24 +183,30 @@ deps-fuzz:
 	  $$SUDO apt-get install -y -qq clang libclang-rt-14-dev >/dev/null 2>&1 || exit 1; \
 	fi
 
+# asan and valgrind build, fetch and install what their tests need themselves (data, chromium):
+# each works as the first command on a fresh clone (CI runs each in a clone of its own).
+# One goal per sub-make: with -jN the build is parallel, the test loops never run side by side.
+ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined" ASAN_OPTIONS=detect_leaks=1
 asan: deps
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-	  ASAN_OPTIONS=detect_leaks=1 all unit e2e
+	@$(MAKE) --no-print-directory deps-browser
+	@+$(ASAN_MAKE) data
+	@+$(ASAN_MAKE) unit
+	@+$(ASAN_MAKE) e2e
 
 valgrind: deps
 	@command -v valgrind >/dev/null || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get install -y -qq valgrind >/dev/null; }
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory data
+	@$(MAKE) --no-print-directory deps-browser
 	@$(MAKE) --no-print-directory E2E_JOBS=2 E2E_WRAP="valgrind -q --error-exitcode=99 --leak-check=full" e2e
 
 demo: deps
-	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory data
 	@tools/demo.sh $(abspath $(BIN))
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory data
 	@for b in $(sort $(wildcard tests/bench/bench_*.sh)); do echo "== $$b"; \
 	  MLSUBMIT=$(abspath $(BIN)) bash $$b || exit 1; done
 
@@ -261,8 +269,9 @@ install-python: python
 FUZZ_SECONDS ?= 10
 FUZZ         ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-fuzz-build:
-	@command -v clang >/dev/null || { echo "fuzz: clang is not installed"; exit 1; }
+fuzz-build: deps
+	@$(MAKE) --no-print-directory deps-fuzz || { echo "fuzz: clang with libFuzzer is needed" \
+	  "(Debian: apt-get install clang libclang-rt-dev) and could not be installed"; exit 1; }
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SANITIZE="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build-fuzz/libmlsubmit.a
 	@for f in $(FUZZ); do \
@@ -286,7 +295,8 @@ fuzz: fuzz-build
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3 2>&1 | grep -vE '^(clang|ar|tools/)' ; exit $${PIPESTATUS[0]}
 
-install: all
+install: deps
+	@$(MAKE) --no-print-directory all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 	  $(DESTDIR)$(PREFIX)/include/mlsubmit/loadgen $(DESTDIR)$(PREFIX)/include/mlsubmit/common
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mlsubmit
@@ -303,4 +313,4 @@ ifneq ($(INSTALL_DATA),0)
 endif
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

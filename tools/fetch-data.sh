@@ -58,5 +58,5 @@ if [ -x "$BIN" ]; then
         echo "data: $MODEL up to date"
     fi
 else
-    echo "data: $BIN not built yet; run 'make data' after 'make all' to train the digits model"
+    echo "data: $BIN is not built: 'make data' builds it, then trains the digits model"
 fi

@@ -2,7 +2,9 @@
  * aliases, scenario-specific targets, thresholds as IEEE products), files_diff, data-directory
  * discovery. End-to-end behaviour is covered by tests/e2e/test_check_*.sh. */
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checker/internal.h"
@@ -255,10 +257,51 @@ START_TEST(data_dir_and_newest_round)
     ck_assert_ptr_null(ck_find_data_dir(NULL, &e));
     ck_assert_ptr_nonnull(strstr(e.msg, "MLSUBMIT_DATA_DIR"));
     unsetenv("MLSUBMIT_DATA_DIR");
-    /* next to the binary's parent: <repo>/build/x -> <repo>/rules */
-    d = ck_find_data_dir("build/libmlsubmit.a", &e);
+    /* Next to the binary's parent (<repo>/build/x -> <repo>/rules) or in <prefix>/share/mlsubmit
+     * (<prefix>/bin/x): laid out in a temporary folder, so that the test needs no build tree
+     * (make asan builds into build-asan/ and a fresh clone has no build/). */
+    char t[256], p[512], real[PATH_MAX];
+    ms_test_tmpdir(t, sizeof t);
+    ck_assert_ptr_nonnull(realpath(t, real));
+    const char *dirs[] = {"build", "rules", "prefix", "prefix/bin", "prefix/share",
+                          "prefix/share/mlsubmit", "prefix/share/mlsubmit/rules", "bare", "bare/bin"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s/%s", t, dirs[i]);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+    }
+    const char *exes[] = {"build/x", "prefix/bin/x", "bare/bin/x"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", t, exes[i]);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/build/x", t);
+    d = ck_find_data_dir(p, &e);
     ck_assert_ptr_nonnull(d);
+    char *want = ck_join(real, "build/..");
+    ck_assert_str_eq(d, want);
+    free(want);
     free(d);
+    snprintf(p, sizeof p, "%s/prefix/bin/x", t);
+    d = ck_find_data_dir(p, &e);
+    ck_assert_ptr_nonnull(d);
+    want = ck_join(real, "prefix/bin/../share/mlsubmit");
+    ck_assert_str_eq(d, want);
+    free(want);
+    free(d);
+    snprintf(p, sizeof p, "%s/bare/bin/x", t);
+    ck_assert_ptr_null(ck_find_data_dir(p, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "share/mlsubmit"));
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", t, exes[i]);
+        unlink(p);
+    }
+    for (size_t i = sizeof dirs / sizeof *dirs; i-- > 0;) {
+        snprintf(p, sizeof p, "%s/%s", t, dirs[i]);
+        rmdir(p);
+    }
+    rmdir(t);
 }
 END_TEST
 
