@@ -9,7 +9,7 @@
  * The pool is a fixed set of threads that take whole files from a shared atomic cursor, largest
  * first (so one big file does not finish alone at the end), each with its own read buffer and
  * digest context; the calling thread only waits and updates the progress line. */
-#include "audit/dataset.h"
+#include "common/treehash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit/dataset_int.h"
+#include "common/treehash_int.h"
 #include "common/buf.h"
 #include "common/strutil.h"
 
