@@ -153,6 +153,7 @@ int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *
 
 typedef struct ck_dval {
     char *key;
+    size_t key_len;            /* a decoded key may hold a NUL (\u0000) */
     ms_jv_kind kind;
     char *raw;                 /* lexical value (NUL-terminated copy); NULL if too large */
     size_t raw_len;
@@ -162,6 +163,8 @@ typedef struct ck_dval {
 typedef struct ck_dlog {
     ck_dval *v;                /* first occurrence of each key */
     size_t n, cap;
+    size_t *slot;              /* hash index into v (index + 1; 0 = empty), nslot a power of 2 */
+    size_t nslot;
     char **errors;             /* texts of the first is_error records */
     size_t nerror_texts;
     size_t n_error_recs;       /* all is_error records */
