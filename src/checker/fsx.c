@@ -70,17 +70,14 @@ static int cmp_entry(const void *a, const void *b)
 int ck_dir_read(ck_dir *d, const char *path)
 {
     memset(d, 0, sizeof *d);
-    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-        d->err = errno;
-        return -1;
-    }
-    DIR *dir = fdopendir(dfd);
+    /* opendir, not open + fdopendir: fdopendir checks the descriptor with fcntl, one system
+     * call more per directory (the checker lists every directory of the round, some twice) */
+    DIR *dir = opendir(path);
     if (!dir) {
         d->err = errno;
-        close(dfd);
         return -1;
     }
+    int dfd = dirfd(dir);
     size_t cap = 0;
     for (struct dirent *de; (de = readdir(dir));) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))

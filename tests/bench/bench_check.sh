@@ -75,11 +75,13 @@ cores=$(nproc)
 # run_timed OUT CMD...: wall seconds into OUT.<i>, and the share of the machine's CPU time that
 # others took meanwhile (contention) into OUT.c<i>
 median_of() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-time_median() { # time_median NAME CMD... -> sets med_NAME (s) and busy_NAME (median other-CPU share)
+time_median() { # time_median NAME CMD... -> sets med_NAME (wall s), cpu_NAME (user+sys s) and
+  #                                     busy_NAME (share of the CPU others took), medians
   local name=$1 i t0 t1 b0 b1 c0 c1
   shift
   : >"$T/w.$name"
   : >"$T/c.$name"
+  : >"$T/u.$name"
   for i in $(seq 1 "$RUNS"); do
     b0=$(busy_ticks)
     c0=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
@@ -91,11 +93,13 @@ time_median() { # time_median NAME CMD... -> sets med_NAME (s) and busy_NAME (me
     local wall_ticks
     wall_ticks=$(calc "($t1 - $t0) / 1e9 * $hz * $cores")
     calc "($t1 - $t0) / 1e9" >>"$T/w.$name"
+    calc "($c1 - $c0) / $hz" >>"$T/u.$name"
     # CPU others used, as a share of what the machine had during the run
     calc "((($b1 - $b0) - ($c1 - $c0)) > 0 ? (($b1 - $b0) - ($c1 - $c0)) : 0) / ($wall_ticks > 0 ? $wall_ticks : 1)" >>"$T/c.$name"
   done
   printf -v "med_$name" '%s' "$(median_of <"$T/w.$name")"
   printf -v "busy_$name" '%s' "$(median_of <"$T/c.$name")"
+  printf -v "cpu_$name" '%s' "$(median_of <"$T/u.$name")"
 }
 
 opened_files() { # opened_files ROOT LIST: the regular files `mlsubmit check ROOT` opens
@@ -143,6 +147,10 @@ bench_tree() { # bench_TREE NAME ROOT GOAL
   printf '  check / (walk + read) = %.2f   (goal <= %s: %s)   [median of %d; other processes took %.0f%% of the CPU during the check]\n' \
     "$ratio" "$goal" "$([ "$(calc "$ratio <= $goal")" = 1 ] && echo met || echo MISSED)" "$RUNS" \
     "$(calc "$busy_check * 100")"
+  # on a busy machine wall times stretch with what others run; CPU time (user + sys, all
+  # threads) does not: the same ratio in CPU seconds
+  printf '  CPU seconds: walk %.2f  read %.2f  check %.2f   check / (walk + read) = %.2f\n' \
+    "$cpu_walk" "$cpu_read" "$cpu_check" "$(calc "$cpu_check / (($cpu_walk + $cpu_read) > 0 ? ($cpu_walk + $cpu_read) : 0.01)")"
   eval "check_$name=$med_check"
 }
 
