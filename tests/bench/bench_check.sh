@@ -17,6 +17,7 @@
 # v5.1-shaped tree (from ../shared, when present) for the speed-up (goal >= 30x).
 # Each timing notes how much CPU other processes took meanwhile (/proc/stat): on a shared
 # machine the ratios are the comparable numbers, not the seconds.
+# BENCH_BASELINE_BIN=path times another mlsubmit build on the same trees (before/after numbers).
 # Exits non-zero only if a verdict is wrong (both trees are valid rounds).
 set -euo pipefail
 : "${MLSUBMIT:?set MLSUBMIT to the mlsubmit binary}"
@@ -69,33 +70,35 @@ t1=$(date +%s.%N)
 printf 'trees generated in %.0f s\n' "$(calc "$t1 - $t0")"
 
 # ---- timing -------------------------------------------------------------------------------------
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 hz=$(getconf CLK_TCK)
 cores=$(nproc)
-# run_timed OUT CMD...: wall seconds into OUT.<i>, and the share of the machine's CPU time that
-# others took meanwhile (contention) into OUT.c<i>
 median_of() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-time_median() { # time_median NAME CMD... -> sets med_NAME (wall s), cpu_NAME (user+sys s) and
-  #                                     busy_NAME (share of the CPU others took), medians
-  local name=$1 i t0 t1 b0 b1 c0 c1
+# Between the two readings only the measured command runs (bash builtins otherwise, no forks):
+# machine busy ticks from /proc/stat, this shell's children's CPU ticks from /proc/$$/stat.
+snap() { # snap PREFIX: PREFIX_t (s), PREFIX_b (machine busy ticks), PREFIX_c (children's ticks)
+  local cpu u n sy id io irq sirq st rest
+  read -r cpu u n sy id io irq sirq st rest </proc/stat
+  local -a f
+  read -r -a f </proc/$$/stat
+  printf -v "${1}_b" '%s' $((u + n + sy + irq + sirq))
+  printf -v "${1}_c" '%s' $((f[15] + f[16]))
+  printf -v "${1}_t" '%s' "$EPOCHREALTIME"
+}
+time_median() { # time_median NAME CMD... -> sets med_NAME (wall s), cpu_NAME (user+sys s of the
+  #               command) and busy_NAME (share of the machine's CPU others took), medians
+  local name=$1 i
   shift
   : >"$T/w.$name"
   : >"$T/c.$name"
   : >"$T/u.$name"
   for i in $(seq 1 "$RUNS"); do
-    b0=$(busy_ticks)
-    c0=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
-    t0=$(date +%s%N)
+    snap s0
     "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    b1=$(busy_ticks)
-    c1=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
-    local wall_ticks
-    wall_ticks=$(calc "($t1 - $t0) / 1e9 * $hz * $cores")
-    calc "($t1 - $t0) / 1e9" >>"$T/w.$name"
-    calc "($c1 - $c0) / $hz" >>"$T/u.$name"
+    snap s1
+    calc "$s1_t - $s0_t" >>"$T/w.$name"
+    calc "($s1_c - $s0_c) / $hz" >>"$T/u.$name"
     # CPU others used, as a share of what the machine had during the run
-    calc "((($b1 - $b0) - ($c1 - $c0)) > 0 ? (($b1 - $b0) - ($c1 - $c0)) : 0) / ($wall_ticks > 0 ? $wall_ticks : 1)" >>"$T/c.$name"
+    calc "(($s1_b - $s0_b) - ($s1_c - $s0_c)) / (($s1_t - $s0_t) * $hz * $cores)" >>"$T/c.$name"
   done
   printf -v "med_$name" '%s' "$(median_of <"$T/w.$name")"
   printf -v "busy_$name" '%s' "$(median_of <"$T/c.$name")"
@@ -151,6 +154,13 @@ bench_tree() { # bench_TREE NAME ROOT GOAL
   # threads) does not: the same ratio in CPU seconds
   printf '  CPU seconds: walk %.2f  read %.2f  check %.2f   check / (walk + read) = %.2f\n' \
     "$cpu_walk" "$cpu_read" "$cpu_check" "$(calc "$cpu_check / (($cpu_walk + $cpu_read) > 0 ? ($cpu_walk + $cpu_read) : 0.01)")"
+  if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
+    # another mlsubmit build (e.g. before a change) on the same tree, for before/after numbers
+    time_median base "$BENCH_BASELINE_BIN" check "$R" --version v5.1 --csv "$T/s.csv"
+    printf '  baseline binary: check %.3f s, %.2f CPU s   (ratio %.2f wall, %.2f CPU)\n' "$med_base" \
+      "$cpu_base" "$(calc "$med_base / $limit")" \
+      "$(calc "$cpu_base / (($cpu_walk + $cpu_read) > 0 ? ($cpu_walk + $cpu_read) : 0.01)")"
+  fi
   eval "check_$name=$med_check"
 }
 
