@@ -20,26 +20,93 @@
 #define MAX_ERROR_TEXTS 20
 #define ERROR_TEXT_MAX 2048
 
-static int add_value(ck_dlog *d, ms_mllog_rec *rec)
+static uint64_t key_hash(const char *k, size_t n)
 {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)k[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of key k (n bytes) in the hash index: the one holding it, or the empty one where it
+ * goes. Keys are compared as decoded bytes (a key lexeme without '\\' is its own text). */
+static size_t *find_slot(const ck_dlog *d, const char *k, size_t n)
+{
+    size_t mask = d->nslot - 1, i = (size_t)key_hash(k, n) & mask;
+    for (;; i = (i + 1) & mask) {
+        size_t *s = &d->slot[i];
+        if (!*s)
+            return s;
+        const ck_dval *v = &d->v[*s - 1];
+        if (v->key_len == n && !memcmp(v->key, k, n))
+            return s;
+    }
+}
+
+static int grow_index(ck_dlog *d)
+{
+    size_t ns = d->nslot ? d->nslot * 2 : 256;
+    size_t *slot = calloc(ns, sizeof *slot);
+    if (!slot)
+        return -1;
+    free(d->slot);
+    d->slot = slot;
+    d->nslot = ns;
     for (size_t i = 0; i < d->n; i++)
-        if (!strcmp(d->v[i].key, rec->key))
-            return 0;  /* first occurrence wins */
+        *find_slot(d, d->v[i].key, d->v[i].key_len) = i + 1;
+    return 0;
+}
+
+/* Records the value of a record whose key lexeme is key[0..key_len) (NULL: no "key", read as
+ * "") unless the key was seen before: the first occurrence wins. */
+static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_t key_len)
+{
+    char *dec = NULL;
+    const char *k = "";
+    size_t kn = 0;
+    if (key) {
+        if (memchr(key, '\\', key_len)) {
+            dec = ms_json_decode_string(key, key_len, &kn);
+            if (!dec)
+                return -1;
+            k = dec;
+        } else {
+            k = key + 1;
+            kn = key_len - 2;
+        }
+    }
+    if ((d->n + 1) * 2 > d->nslot && grow_index(d)) {
+        free(dec);
+        return -1;
+    }
+    size_t *slot = find_slot(d, k, kn);
+    if (*slot) {
+        free(dec);
+        return 0;  /* first occurrence wins */
+    }
     if (d->n == d->cap) {
         size_t nc = d->cap ? d->cap * 2 : 128;
         ck_dval *nv = realloc(d->v, nc * sizeof *nv);
-        if (!nv)
+        if (!nv) {
+            free(dec);
             return -1;
+        }
         d->v = nv;
         d->cap = nc;
     }
     ck_dval *v = &d->v[d->n];
-    v->key = rec->key;
-    rec->key = NULL;
+    memset(v, 0, sizeof *v);
+    v->key = dec ? dec : malloc(kn + 1);
+    if (!v->key)
+        return -1;
+    if (!dec) {
+        memcpy(v->key, k, kn);
+        v->key[kn] = '\0';
+    }
+    v->key_len = kn;
     v->kind = rec->kind;
     v->raw_len = rec->raw_len;
     v->line = rec->line_no;
-    v->raw = NULL;
     if (rec->raw_len <= KEEP_VALUE_MAX) {
         v->raw = malloc(rec->raw_len + 1);
         if (!v->raw) {
@@ -49,7 +116,7 @@ static int add_value(ck_dlog *d, ms_mllog_rec *rec)
         memcpy(v->raw, rec->raw, rec->raw_len);
         v->raw[rec->raw_len] = '\0';
     }
-    d->n++;
+    *slot = ++d->n;
     return 0;
 }
 
@@ -79,8 +146,10 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
 static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no)
 {
     ms_mllog_rec rec;
+    const char *key;
+    size_t key_len;
     char msg[200];
-    int r = ms_mllog_parse_line(line, len, &rec, msg, sizeof msg);
+    int r = ms_mllog_scan_line(line, len, &rec, &key, &key_len, msg, sizeof msg);
     if (line_no == 1)
         d->first_line_is_record = r != 0;
     if (r < 0) {
@@ -93,13 +162,9 @@ static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no)
     if (r == 0)
         return 0;
     rec.line_no = line_no;
-    if (rec.is_error && add_error_text(d, &rec)) {
-        free(rec.key);
+    if (rec.is_error && add_error_text(d, &rec))
         return -1;
-    }
-    int rc = add_value(d, &rec);
-    free(rec.key);
-    return rc;
+    return add_value(d, &rec, key, key_len);
 }
 
 int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
@@ -240,6 +305,7 @@ void ck_dlog_free(ck_dlog *d)
         free(d->v[i].raw);
     }
     free(d->v);
+    free(d->slot);
     for (size_t i = 0; i < d->nerror_texts; i++)
         free(d->errors[i]);
     free(d->errors);
@@ -248,10 +314,10 @@ void ck_dlog_free(ck_dlog *d)
 
 const ck_dval *ck_dlog_get(const ck_dlog *d, const char *key)
 {
-    for (size_t i = 0; i < d->n; i++)
-        if (!strcmp(d->v[i].key, key))
-            return &d->v[i];
-    return NULL;
+    if (!d->nslot)
+        return NULL;
+    size_t s = *find_slot(d, key, strlen(key));
+    return s ? &d->v[s - 1] : NULL;
 }
 
 static ms_mllog_rec as_rec(const ck_dval *v)

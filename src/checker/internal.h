@@ -120,6 +120,7 @@ typedef struct ck_entry {
     unsigned char is_dir;      /* stat() follows links, like os.path.isdir */
     unsigned char is_file;     /* like os.path.isfile */
     unsigned char is_link;
+    unsigned char stat_ok;     /* stat() (following links) succeeded: os.path.exists */
     long long size;            /* following links; -1 if unknown */
 } ck_entry;
 
@@ -136,6 +137,10 @@ int ck_pexists(const char *path);   /* os.path.exists (follows links) */
 int ck_isdir(const char *path);
 int ck_isfile(const char *path);
 long long ck_fsize(const char *path);  /* -1 if missing */
+/* Per-thread cache of directory listings for the task running on this thread (fsx.c): the
+ * worker pool brackets every task with these; the calls above use it inside tasks only. */
+void ck_fs_cache_begin(void);
+void ck_fs_cache_end(void);
 char *ck_join(const char *a, const char *b);
 char *ck_join3(const char *a, const char *b, const char *c);
 char *ck_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -153,6 +158,7 @@ int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *
 
 typedef struct ck_dval {
     char *key;
+    size_t key_len;            /* a decoded key may hold a NUL (\u0000) */
     ms_jv_kind kind;
     char *raw;                 /* lexical value (NUL-terminated copy); NULL if too large */
     size_t raw_len;
@@ -162,6 +168,8 @@ typedef struct ck_dval {
 typedef struct ck_dlog {
     ck_dval *v;                /* first occurrence of each key */
     size_t n, cap;
+    size_t *slot;              /* hash index into v (index + 1; 0 = empty), nslot a power of 2 */
+    size_t nslot;
     char **errors;             /* texts of the first is_error records */
     size_t nerror_texts;
     size_t n_error_recs;       /* all is_error records */

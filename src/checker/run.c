@@ -197,7 +197,9 @@ static void *worker(void *arg)
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
             break;
+        ck_fs_cache_begin();
         p->fn(p->ctx, i);
+        ck_fs_cache_end();
     }
     return NULL;
 }

@@ -1,12 +1,12 @@
 /* mlsubmit dataset: checksum manifests of dataset trees (manifest) and their verification
- * (verify). The work is in src/audit/dataset*.c; this file parses options and prints. */
+ * (verify). The work is in src/common/treehash*.c; this file parses options and prints. */
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/dataset.h"
+#include "common/treehash.h"
 #include "cli/cli.h"
 #include "common/fsutil.h"
 #include "common/hash.h"

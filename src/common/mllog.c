@@ -9,6 +9,10 @@
 
 #include "common/fsutil.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define MLLOG_PREFIX ":::MLLOG"
 #define DEPTH_LIMIT 256
 /* locale-free ASCII digit test (isdigit goes through the ctype table on every call) */
@@ -28,6 +32,42 @@ static int fail(char *msg, size_t msgsz, const char *what)
     return -1;
 }
 
+/* The first byte of [p, end) that ends the plain run of a JSON string: '"', '\\' or a control
+ * character; end if none. 16 bytes per step with SSE2 (every x86-64 has it), 8 with a SWAR
+ * test elsewhere: detail-log lines are mostly long plain strings (file paths, values). */
+static const char *string_stop(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  ctl = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)); /* v <= 0x1f */
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#else
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* a zero byte in q or b, or a byte below 0x20 in w (exact for bytes < 0x80; a high
+         * byte can only cause a false stop, which the byte loop below sorts out) */
+        uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w);
+        if (hit & high)
+            break;
+        p += 8;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    return p;
+}
+
 static int scan_string(const char **pp, const char *end, char *msg, size_t msgsz)
 {
     const char *p = *pp;
@@ -35,6 +75,9 @@ static int scan_string(const char **pp, const char *end, char *msg, size_t msgsz
         return fail(msg, msgsz, "expected a string");
     p++;
     while (p < end) {
+        p = string_stop(p, end);
+        if (p >= end)
+            break;
         unsigned char c = (unsigned char)*p;
         if (c == '"') {
             *pp = p + 1;
@@ -127,6 +170,63 @@ static int classify_int(const char *raw, size_t len)
     return errno == ERANGE ? MS_JV_BIGINT : MS_JV_INT;
 }
 
+/* Skips the elements of an array of plain non-negative integers ("12,0,345,") starting at p,
+ * an element start: returns the start of the first element it does not take (p itself if
+ * none), which is either the ']' after the last integer taken or where the general scan has to
+ * go on (a space, a sign, a fraction, ...; *closed is 1 only in the first case). Every element taken is valid JSON ("0" or a digit
+ * string without a leading zero), followed by ',' (then the next element) or by the ']'. */
+static const char *int_list_run(const char *p, const char *end, int *closed)
+{
+    *closed = 0;
+    for (;;) {
+#if defined(__SSE2__)
+        /* whole blocks while they hold only digits and commas, up to the last comma of the
+         * block: p is always an element start */
+        while (end - p >= 65) {
+            /* 64 bytes per step: bit i of d / c / z says byte i is a digit / ',' / '0' */
+            uint64_t d = 0, c = 0, z = 0;
+            for (int k = 0; k < 4; k++) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+                __m128i dm = _mm_cmplt_epi8(_mm_sub_epi8(v, _mm_set1_epi8((char)('0' + 128))),
+                                            _mm_set1_epi8((char)(10 - 128)));
+                d |= (uint64_t)(unsigned)_mm_movemask_epi8(dm) << (16 * k);
+                c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')))
+                     << (16 * k);
+                z |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('0')))
+                     << (16 * k);
+            }
+            if (~(d | c) || !c)
+                break;
+            uint64_t dnext = (d >> 1) | ((uint64_t)MS_ISDIGIT(p[64]) << 63);
+            uint64_t cprev = (c << 1) | 1u, dprev = d << 1;
+            unsigned last = 63u - (unsigned)__builtin_clzll(c); /* the last comma */
+            uint64_t upto = last == 63u ? ~(uint64_t)0 : (((uint64_t)2 << last) - 1u);
+            /* an empty element, or a number with a leading zero, before the last comma */
+            if (((c & cprev) | (z & ~dprev & dnext)) & upto)
+                break;
+            p += last + 1;
+        }
+#endif
+        const char *q = p;
+        if (q >= end || !MS_ISDIGIT(*q))
+            return p;
+        if (*q == '0')
+            q++;
+        else
+            while (q < end && MS_ISDIGIT(*q))
+                q++;
+        if (q >= end)
+            return p;
+        if (*q == ']') {
+            *closed = 1;
+            return q;
+        }
+        if (*q != ',')
+            return p;
+        p = q + 1;
+    }
+}
+
 int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *msg, size_t msgsz)
 {
     const char *p = skip_ws(*pp, end);
@@ -174,6 +274,14 @@ int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *
             return MS_JV_ARRAY;
         }
         for (;;) {
+            /* fast path for the long integer lists of detail logs (loaded_qsl_set): it only
+             * ever accepts valid JSON and otherwise leaves p where the general scan starts */
+            int closed;
+            p = int_list_run(p, end, &closed);
+            if (closed) {
+                *pp = p + 1;
+                return MS_JV_ARRAY;
+            }
             if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
                 return -1;
             p = skip_ws(p, end);
@@ -340,8 +448,114 @@ static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
     }
 }
 
+static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                     size_t *key_len, int want_time, char *msg, size_t msgsz);
+
 int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz)
 {
+    const char *key;
+    size_t key_len;
+    int r = scan_line(line, len, rec, &key, &key_len, 1, msg, msgsz);
+    if (r <= 0)
+        return r;
+    rec->key = key ? ms_json_decode_string(key, key_len, NULL) : strdup("");
+    if (!rec->key)
+        return fail(msg, msgsz, "out of memory");
+    return 1;
+}
+
+static int lit(const char **pp, const char *end, const char *s, size_t n)
+{
+    if ((size_t)(end - *pp) < n || memcmp(*pp, s, n))
+        return 0;
+    *pp += n;
+    return 1;
+}
+#define LIT(s) lit(&p, end, s, sizeof s - 1)
+
+static int lit_bool(const char **pp, const char *end, int *out)
+{
+    if (lit(pp, end, "false", 5))
+        *out = 0;
+    else if (lit(pp, end, "true", 4))
+        *out = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* The record exactly as the LoadGen writes it, fields in its order:
+ *   {"key": S, "value": V, "time_ms": N, "namespace": S, "event_type": S,
+ *    "metadata": {"is_error": B, "is_warning": B, "file": S, "line_no": N, "pid": N, "tid": N}}
+ * Field names and separators are compared as literal text, strings and numbers go through the
+ * same scanners as the general parser, so a line taken here is one the general parser takes
+ * with the same result; any other line (other spacing, order or fields, or an error) returns 0
+ * and gets the general parser. p is just after the prefix, end after the right-strip. */
+static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, const char **key,
+                         size_t *key_len, int want_time)
+{
+    char msg[8];
+    int is_real;
+    p = skip_ws(p, end);
+    if (!LIT("{\"key\": "))
+        return 0;
+    const char *ks = p;
+    if (scan_string(&p, end, msg, sizeof msg))
+        return 0;
+    const char *ke = p;
+    if (!LIT(", \"value\": "))
+        return 0;
+    const char *vs = p;
+    int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, sizeof msg);
+    if (kind < 0)
+        return 0;
+    const char *ve = p;
+    if (!LIT(", \"time_ms\": "))
+        return 0;
+    const char *ts = p;
+    if (scan_number(&p, end, &is_real))
+        return 0;
+    const char *te = p;
+    if (!LIT(", \"namespace\": ") || scan_string(&p, end, msg, sizeof msg) ||
+        !LIT(", \"event_type\": ") || scan_string(&p, end, msg, sizeof msg) ||
+        !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
+        !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
+        !LIT(", \"file\": ") || scan_string(&p, end, msg, sizeof msg) ||
+        !LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
+        !LIT(", \"pid\": ") || scan_number(&p, end, &is_real) ||
+        !LIT(", \"tid\": ") || scan_number(&p, end, &is_real) || !LIT("}}") || p != end)
+        return 0;
+    *key = ks;
+    *key_len = (size_t)(ke - ks);
+    rec->kind = (ms_jv_kind)kind;
+    rec->raw = vs;
+    rec->raw_len = (size_t)(ve - vs);
+    if (want_time) {
+        /* the general parser converts an INT or REAL, not an integer beyond 64 bits */
+        int tk;
+        const char *q = ts;
+        if (scan_number(&q, te, &is_real) == 0)
+            tk = is_real ? MS_JV_REAL : classify_int(ts, (size_t)(te - ts));
+        else
+            tk = -1;
+        if (tk == MS_JV_INT || tk == MS_JV_REAL)
+            rec->time_ms = strtod(ts, NULL);
+    }
+    return 1;
+}
+#undef LIT
+
+int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                       size_t *key_len, char *msg, size_t msgsz)
+{
+    return scan_line(line, len, rec, key, key_len, 0, msg, msgsz);
+}
+
+static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                     size_t *key_len, int want_time, char *msg, size_t msgsz)
+{
+    *key = NULL;
+    *key_len = 0;
     memset(rec, 0, sizeof *rec);
     rec->time_ms = NAN;
     size_t pl = strlen(MLLOG_PREFIX);
@@ -351,6 +565,10 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
     /* right-strip like the Python tools */
     while (end > p && isspace((unsigned char)end[-1]))
         end--;
+    if (scan_standard(p, end, rec, key, key_len, want_time))
+        return 1;
+    memset(rec, 0, sizeof *rec);
+    rec->time_ms = NAN;
     p = skip_ws(p, end);
     if (p >= end || *p != '{')
         return fail(msg, msgsz, "expected '{' after :::MLLOG");
@@ -378,11 +596,8 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
         size_t vlen = (size_t)(p - vs);
         if (klen == 5 && !memcmp(ks, "\"key\"", 5)) {
             if (kind == MS_JV_STRING && !have_key) {
-                rec->key = ms_json_decode_string(vs, vlen, NULL);
-                if (!rec->key) {
-                    fail(msg, msgsz, "out of memory");
-                    goto bad;
-                }
+                *key = vs;
+                *key_len = vlen;
                 have_key = 1;
             }
         } else if (klen == 7 && !memcmp(ks, "\"value\"", 7)) {
@@ -391,7 +606,7 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
             rec->raw_len = vlen;
             have_value = 1;
         } else if (klen == 9 && !memcmp(ks, "\"time_ms\"", 9)) {
-            if (kind == MS_JV_INT || kind == MS_JV_REAL)
+            if (want_time && (kind == MS_JV_INT || kind == MS_JV_REAL))
                 rec->time_ms = strtod(vs, NULL);
         } else if (klen == 10 && !memcmp(ks, "\"metadata\"", 10)) {
             if (kind == MS_JV_OBJECT)
@@ -414,11 +629,6 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
         fail(msg, msgsz, "extra text after the JSON object");
         goto bad;
     }
-    if (!have_key) {
-        rec->key = strdup("");
-        if (!rec->key)
-            return fail(msg, msgsz, "out of memory");
-    }
     if (!have_value) {
         rec->kind = MS_JV_NULL;
         rec->raw = "null";
@@ -426,8 +636,8 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
     }
     return 1;
 bad:
-    free(rec->key);
-    rec->key = NULL;
+    *key = NULL;
+    *key_len = 0;
     return -1;
 }
 

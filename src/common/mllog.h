@@ -58,6 +58,13 @@ void ms_mllog_free(ms_mllog *log);
  * -1 for a malformed record (msg gets the reason). rec->key is malloc'd. */
 int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz);
 
+/* The same without allocating (for readers that look at every line of large logs): rec->key
+ * stays NULL; *key and *key_len get the lexeme of the record's "key" string with its quotes (a
+ * record without one has *key NULL, which ms_mllog_parse_line decodes as ""); time_ms is not
+ * converted (NaN). */
+int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                       size_t *key_len, char *msg, size_t msgsz);
+
 /* First record with this key, or NULL. */
 const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key);
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit/dataset.h"
+#include "common/treehash.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/hash.h"

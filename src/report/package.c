@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/dataset.h"
+#include "common/treehash.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/hash.h"

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "audit/dataset.h"
+#include "common/treehash.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

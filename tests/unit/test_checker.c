@@ -209,6 +209,64 @@ START_TEST(rules_thresholds_are_ieee_products)
 }
 END_TEST
 
+/* Inside a task, questions about <listed dir>/<name> are answered from the listing exactly as
+ * stat() answers them (files, directories, sizes, a broken link, absent names), and nothing is
+ * remembered once the task ends. */
+START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
+{
+    char dir[256], p[400], q[400];
+    ms_test_tmpdir(dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/f.txt", dir);
+    write_file(p, "hello", 5);
+    snprintf(p, sizeof p, "%s/sub", dir);
+    ck_assert_int_eq(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/broken", dir);
+    ck_assert_int_eq(symlink("nowhere", p), 0);
+    const char *names[] = {"f.txt", "sub", "broken", "absent", ".", ""};
+    int want[6][4]; /* exists, isdir, isfile, size without the cache */
+    for (int i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        want[i][0] = ck_pexists(p);
+        want[i][1] = ck_isdir(p);
+        want[i][2] = ck_isfile(p);
+        want[i][3] = (int)ck_fsize(p);
+    }
+    ck_fs_cache_begin();
+    ck_dir d;
+    ck_assert_int_eq(ck_dir_read(&d, dir), 0);
+    ck_assert_uint_eq(d.n, 3);
+    ck_dir_free(&d);
+    /* a file made after the listing: the task sees the tree as listed */
+    snprintf(q, sizeof q, "%s/late.txt", dir);
+    write_file(q, "x", 1);
+    for (int i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        ck_assert_int_eq(ck_pexists(p), want[i][0]);
+        ck_assert_int_eq(ck_isdir(p), want[i][1]);
+        ck_assert_int_eq(ck_isfile(p), want[i][2]);
+        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
+    }
+    ck_assert_int_eq(ck_isfile(q), 0);
+    ck_assert_int_eq(ck_dir_read(&d, dir), 0);
+    ck_assert_uint_eq(d.n, 3);
+    ck_dir_free(&d);
+    ck_fs_cache_end();
+    /* after the task, the tree as it is */
+    ck_assert_int_eq(ck_isfile(q), 1);
+    ck_assert_int_eq(ck_dir_read(&d, dir), 0);
+    ck_assert_uint_eq(d.n, 4);
+    ck_dir_free(&d);
+    const char *all[] = {"f.txt", "late.txt", "broken"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, all[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/sub", dir);
+    rmdir(p);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(files_diff_like_python)
 {
     ms_test_tmpdir(tmpdir, sizeof tmpdir);
@@ -434,6 +492,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rules_model_mapping_and_scenarios);
     tcase_add_test(tc, rules_thresholds_are_ieee_products);
     tcase_add_test(tc, files_diff_like_python);
+    tcase_add_test(tc, listing_cache_answers_like_stat_and_ends_with_the_task);
     tcase_add_test(tc, data_dir_and_newest_round);
     tcase_add_test(tc, check_catalogue_complete);
     tcase_add_test(tc, check_skip_flags);

@@ -196,6 +196,84 @@ START_TEST(mllog_rejects_deep_nesting)
 }
 END_TEST
 
+/* Reference validity of "[e1,e2,...]" whose elements hold only digits: every element is "0" or
+ * a digit string without a leading zero. */
+static int ref_int_list_ok(const char *s, size_t n)
+{
+    if (n < 2 || s[0] != '[' || s[n - 1] != ']')
+        return 0;
+    if (n == 2)
+        return 1;
+    size_t i = 1;
+    for (;;) {
+        size_t st = i;
+        while (i < n - 1 && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == st || (s[st] == '0' && i - st > 1))
+            return 0;
+        if (i == n - 1)
+            return 1;
+        if (s[i] != ',')
+            return 0;
+        i++;
+    }
+}
+
+/* The vectorised integer-list and string scans take exactly what the byte-by-byte grammar
+ * takes: random lists of digits and commas (leading zeros, empty elements, trailing commas at
+ * every offset around the 16-byte steps), and strings with a quote, backslash or control
+ * character at every offset. */
+START_TEST(json_scan_fast_paths_match_the_grammar)
+{
+    unsigned seed = 12345;
+    char buf[400], msg[100];
+    for (int iter = 0; iter < 200000; iter++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t len = 1 + (seed >> 8) % 300;
+        size_t n = 0;
+        buf[n++] = '[';
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 16) % 23;
+            buf[n++] = r < 4 ? ',' : r < 7 ? '0' : (char)('1' + r % 9);
+        }
+        buf[n++] = ']';
+        const char *p = buf;
+        int kind = ms_json_scan_value(&p, buf + n, 10, msg, sizeof msg);
+        int ok = kind == MS_JV_ARRAY && p == buf + n;
+        ck_assert_msg(ok == ref_int_list_ok(buf, n), "%.*s: scanner %d, grammar %d", (int)n, buf, ok,
+                      ref_int_list_ok(buf, n));
+    }
+    static const char specials[] = {'"', '\\', '\n', '\x01', '\x1f', ' ', 'A', '\x7f'};
+    for (size_t at = 0; at < 40; at++)
+        for (size_t k = 0; k < sizeof specials; k++) {
+            size_t n = 0;
+            buf[n++] = '"';
+            for (size_t i = 0; i < 40; i++)
+                buf[n++] = i == at ? specials[k] : (char)('a' + i % 26);
+            buf[n++] = '"';
+            const char *p = buf;
+            int kind = ms_json_scan_value(&p, buf + n, 10, msg, sizeof msg);
+            unsigned char c = (unsigned char)specials[k];
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                ck_assert_int_eq(kind, MS_JV_STRING);
+                ck_assert_ptr_eq(p, buf + n);
+            } else if (c == '"') {
+                ck_assert_int_eq(kind, MS_JV_STRING);
+                ck_assert_ptr_eq(p, buf + at + 2);
+            } else if (c == '\\') {
+                /* "\" followed by a letter: only b f n r t u are escapes */
+                char next = (char)('a' + (at + 1) % 26);
+                int valid = at < 39 && strchr("bfnrt", next);
+                ck_assert_int_eq(kind < 0, !valid);
+            } else {
+                ck_assert_int_eq(kind, -1);
+                ck_assert_str_eq(msg, "control character in a string");
+            }
+        }
+}
+END_TEST
+
 /* Walks a directory tree calling fn on every mlperf_log_detail.txt. */
 static void walk_detail_logs(const char *dir, void (*fn)(const char *), int *count)
 {
@@ -262,6 +340,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, mllog_line_keeps_u64_seed_exact);
     tcase_add_test(tc, mllog_values_of_every_kind);
     tcase_add_test(tc, mllog_rejects_deep_nesting);
+    tcase_add_test(tc, json_scan_fast_paths_match_the_grammar);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
     suite_add_tcase(s, tc);
     return s;

@@ -1,4 +1,4 @@
-/* Unit tests for src/audit/dataset*: manifest parsing (coreutils and JSON forms), writing,
+/* Unit tests for src/common/treehash*: manifest parsing (coreutils and JSON forms), writing,
  * the tree walk, parallel hashing and verification findings. */
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit/dataset.h"
+#include "common/treehash.h"
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "testutil.h"

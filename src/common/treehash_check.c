@@ -1,5 +1,5 @@
 /* Dataset checksums: building a manifest of a tree and verifying a tree against a manifest. */
-#include "audit/dataset.h"
+#include "common/treehash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/dataset_int.h"
+#include "common/treehash_int.h"
 #include "common/buf.h"
 #include "common/hash.h"
 

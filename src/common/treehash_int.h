@@ -1,6 +1,6 @@
-/* Internal helpers shared by the dataset*.c files (not part of the public API). */
-#ifndef MS_AUDIT_DATASET_INT_H
-#define MS_AUDIT_DATASET_INT_H
+/* Internal helpers shared by the treehash*.c files (not part of the public API). */
+#ifndef MS_COMMON_TREEHASH_INT_H
+#define MS_COMMON_TREEHASH_INT_H
 
 #include <jansson.h>
 #include <stddef.h>

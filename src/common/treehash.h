@@ -13,8 +13,8 @@
  * symbolic link (so it cannot leave the root or loop); symlinks, devices, FIFOs and sockets are
  * reported as skipped entries. Files are hashed in parallel by a fixed pool of worker threads,
  * each streaming one whole file at a time in large blocks, largest files first. */
-#ifndef MS_AUDIT_DATASET_H
-#define MS_AUDIT_DATASET_H
+#ifndef MS_COMMON_TREEHASH_H
+#define MS_COMMON_TREEHASH_H
 
 #include <stddef.h>
 #include <stdint.h>

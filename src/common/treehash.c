@@ -1,6 +1,6 @@
 /* Dataset manifests: reading the coreutils and JSON forms, writing them, path normalisation and
  * the display escaping of file names. */
-#include "audit/dataset.h"
+#include "common/treehash.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
-#include "audit/dataset_int.h"
+#include "common/treehash_int.h"
 
 /* ---- names for display -------------------------------------------------------------------- */
 
