@@ -264,6 +264,29 @@ mutate u-W6-empty $V ERROR W6 $NP ": > $NP" "" "no YAML document|empty"
 mutate u-W6-two $V ERROR W6 $NP "printf 'a: 1\\n---\\nb: 2\\n' > $NP" "" "more than one YAML document"
 mutate u-W6-min $V ERROR W6 $NP "sed -i 's/Min PSUs Needed: 1/Min PSUs Needed: one/' $NP" "" "'Min PSUs Needed' is not an integer"
 
+# --- M6 picks the scenario directory os.listdir visits last (check_results_dir of v5.1.1) ---
+# A failed Server result of a model that needs Server or Interactive: the reference nulls its loop
+# variable, the last scenario listed in the file system's order (not sorted). The directories are
+# recreated so that Offline comes after Server in that order where the file system allows it.
+t="$TMP/m6order"; rm -rf "$t"; cp -a "$TMP/base_v5.1" "$t"
+listing() { python3 -c 'import os, sys; print(" ".join(d for d in os.listdir(sys.argv[1]) if d in ("Offline", "Server")))' "$1"; }
+for s in Offline Server Offline; do
+  [ "$(listing "$t/$D")" = "Server Offline" ] && break
+  mv "$t/$D/$s" "$t/$D/$s.tmp" && mv "$t/$D/$s.tmp" "$t/$D/$s"
+done
+last=$(listing "$t/$D" | awk '{print $NF}')
+rm "$t/$D/Server/accuracy/mlperf_log_accuracy.json"
+$TEST_WRAP "$MLSUBMIT" check "$t" --version v5.1 --no-csv --json "$TMP/m6.json" >"$TMP/m6.out" 2>&1
+rc=$?
+cases=$((cases + 1))
+nulled=$(python3 -c 'import json, sys; print(" ".join(sorted(r["key"].rsplit("/", 1)[1] for r in json.load(open(sys.argv[1]))["results"] if not r["valid"])))' "$TMP/m6.json" 2>/dev/null)
+if [ "$last" = Offline ]; then want="Offline Server"; wantc="Results=4, NoResults=2"; else want="Server"; wantc="Results=5, NoResults=1"; fi
+if [ $rc != 1 ] || [ "$nulled" != "$want" ] || ! grep -q "^$wantc," "$TMP/m6.out"; then
+  echo "FAIL M6-order: listing '$(listing "$t/$D")', expected NoResults {$want} ($wantc), exit 1; got {$nulled}, exit $rc:"
+  grep -E '^Results=' "$TMP/m6.out" | sed 's/^/    /'; fail=1
+fi
+[ "$last" = Offline ] || echo "note: M6-order: this file system lists Offline before Server; the case does not tell the orders apart here"
+
 n=${#covered[@]}
 echo "mutation cases: $cases, distinct check IDs asserted: $n"
 echo "IDs: $(printf '%s\n' "${!covered[@]}" | sort -V | tr '\n' ' ')"
