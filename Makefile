@@ -49,7 +49,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: all deps deps-fuzz deps-browser data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest all deps deps-fuzz deps-browser data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -181,6 +181,16 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@for b in $(sort $(wildcard tests/bench/bench_*.sh)); do echo "== $$b"; \
 	  MLSUBMIT=$(abspath $(BIN)) bash $$b || exit 1; done
+
+# ---- differential test against the official checkers (tests/diff/README.md) ------------------
+# make difftest N=2000 [FIRST=1] [J=1]   a campaign of N seeded mutations
+# make difftest SEED=N                    replay one case, with both verdicts
+N     ?= 200
+FIRST ?= 1
+J     ?= 1
+difftest: $(BIN)
+	@python3 tests/diff/difftest.py --mlsubmit $(abspath $(BIN)) --table --jobs $(J) \
+	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
 
 # ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------
 FUZZ_SECONDS ?= 10
