@@ -141,6 +141,8 @@ class Verdict:
     def short(self):
         lines = ["exit %d%s" % (self.rc, " (crashed)" if self.crashed else "")]
         lines += ["  " + c for c in self.counts[:2] + self.counts[-1:]]
+        if not self.counts:  # no verdict: show why
+            lines += ["  " + l for l in self.out.strip().splitlines()[-3:]]
         return "\n".join(lines)
 
 
@@ -218,6 +220,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1)")
     ap.add_argument("--keep", action="store_true", help="keep the mutated tree of --seed")
     args = ap.parse_args()
+    args.shared = os.path.abspath(args.shared)
+    args.mlsubmit = os.path.abspath(args.mlsubmit)
 
     if not os.path.isdir(os.path.join(args.shared, "upstream")):
         print("SKIP: %s/upstream is absent (no official checker to compare with)" % args.shared)
