@@ -184,13 +184,14 @@ bench: deps
 
 # ---- differential test against the official checkers (tests/diff/README.md) ------------------
 # make difftest N=2000 [FIRST=1] [J=1]   a campaign of N seeded mutations
-# make difftest SEED=N                    replay one case, with both verdicts
+# make difftest SEED=N [ROUNDS=name]      replay one case, with both verdicts
 N     ?= 200
 FIRST ?= 1
 J     ?= 1
 difftest: $(BIN)
 	@python3 tests/diff/difftest.py --mlsubmit $(abspath $(BIN)) --table --jobs $(J) \
-	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
+	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
+	  $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
 
 # ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------
 FUZZ_SECONDS ?= 10

@@ -103,6 +103,28 @@ def discover_rounds(shared, notes):
     return out
 
 
+def generated_rounds(shared, work, notes):
+    """The synthetic round of the end-to-end tests (tests/e2e/lib/mkround.sh: power, TEST01/04/06,
+    an open model mapping), generated once per run: it covers what the real excerpts lack."""
+    tags = checker_tags(shared)
+    out = []
+    for v in ("v5.1",):
+        tag = tags.get(v)
+        checker = tag and os.path.join(shared, "upstream", "submission-checkers", tag, "submission_checker.py")
+        if not checker or not os.path.isfile(checker):
+            notes.append("gen-%s: skipped, no official checker for %s" % (v, v))
+            continue
+        tree = os.path.join(work, "gen-" + v)
+        shutil.rmtree(tree, ignore_errors=True)
+        p = subprocess.run(["bash", os.path.join(REPO, "tests", "e2e", "lib", "mkround.sh"), tree, "--version", v],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode:
+            notes.append("gen-%s: skipped, mkround.sh failed: %s" % (v, p.stdout.decode(errors="replace")[-200:]))
+            continue
+        out.append(Round("gen-" + v, tree, v, tag, checker))
+    return out
+
+
 # ----------------------------------------------------------------------------- running ----
 def run(cmd, cwd, timeout=600):
     t0 = time.time()
@@ -211,6 +233,7 @@ def main():
     ap.add_argument("--rounds", help="only these rounds (comma-separated names, e.g. v5.1-mini)")
     ap.add_argument("--tree", help="a submission tree not in the shared data (with --round)")
     ap.add_argument("--round", help="its round, e.g. v5.1")
+    ap.add_argument("--no-gen", action="store_true", help="leave out the generated round (gen-v5.1)")
     ap.add_argument("--mlsubmit", default=os.path.join(REPO, "build", "mlsubmit"))
     ap.add_argument("--wrap", default=os.environ.get("TEST_WRAP", ""), help="command prefix for mlsubmit")
     ap.add_argument("--shared", default=os.environ.get("MLSUBMIT_SHARED", os.path.join(REPO, "..", "shared")))
@@ -227,6 +250,8 @@ def main():
         print("SKIP: %s/upstream is absent (no official checker to compare with)" % args.shared)
         return 0
     notes = []
+    work = args.work or tempfile.mkdtemp(prefix="mlsubmit-difftest-")
+    os.makedirs(work, exist_ok=True)
     if args.tree:
         if not args.round:
             ap.error("--tree needs --round")
@@ -239,6 +264,8 @@ def main():
                         args.round, tag, checker)]
     else:
         rounds = discover_rounds(args.shared, notes)
+        if not args.no_gen and (not args.rounds or any(n.startswith("gen-") for n in args.rounds.split(","))):
+            rounds += generated_rounds(args.shared, work, notes)
         if args.rounds:
             want = args.rounds.split(",")
             rounds = [r for r in rounds if r.name in want]
@@ -253,8 +280,6 @@ def main():
         if bad:
             ap.error("unknown kinds: %s (known: %s)" % (", ".join(sorted(bad)), ", ".join(kinds)))
 
-    work = args.work or tempfile.mkdtemp(prefix="mlsubmit-difftest-")
-    os.makedirs(work, exist_ok=True)
     outf = open(args.out, "a", encoding="utf-8") if args.out else None
     seeds = [args.seed] if args.seed is not None else range(args.first, args.first + args.n)
     stats = collections.defaultdict(collections.Counter)  # (kind, round) -> outcome counts
@@ -304,7 +329,7 @@ def main():
                 if args.seed is not None and d:
                     text += "--- official output (tail) ---\n" + "\n".join(off.out.splitlines()[-25:]) + "\n"
                     text += "--- mlsubmit output (tail) ---\n" + "\n".join(me.out.splitlines()[-25:]) + "\n"
-                text += "  replay: make difftest SEED=%d\n" % seed
+                text += "  replay: make difftest SEED=%d ROUNDS=%s\n" % (seed, rnd.name)
             if args.keep and args.seed is not None:
                 text += "  mutated tree kept in %s\n" % tree
             else:

@@ -67,6 +67,12 @@ def parts(rel):
     return rel.split(os.sep)
 
 
+def area(rel):
+    """results, measurements, compliance, systems, code... (the 3rd path component) or ''"""
+    p = parts(rel)
+    return p[2] if len(p) > 3 else ""
+
+
 def is_result_scenario(rel):
     """<div>/<sub>/results/<sys>/<model>/<scenario>"""
     p = parts(rel)
@@ -150,13 +156,13 @@ def set_record(data, idx, rec):
 
 
 def detail_logs(tree, where=("results",)):
-    return files(tree, lambda r: r.endswith("mlperf_log_detail.txt") and parts(r)[2] in where)
+    return files(tree, lambda r: r.endswith("mlperf_log_detail.txt") and area(r) in where)
 
 
 # ----------------------------------------------------------------------------- kinds ----
 def m_delete_file(tree, rng):
     # weighted to what the checkers read: results, measurements, compliance, systems
-    pool = files(tree, lambda r: len(parts(r)) > 3 and parts(r)[2] in
+    pool = files(tree, lambda r: len(parts(r)) > 3 and area(r) in
                  ("results", "measurements", "compliance", "systems"))
     if rng.random() < 0.15:
         pool = files(tree)
@@ -226,7 +232,7 @@ def m_lower_accuracy(tree, rng):
 
 
 def m_truncate_file(tree, rng):
-    pool = files(tree, lambda r: len(parts(r)) > 3 and parts(r)[2] in
+    pool = files(tree, lambda r: len(parts(r)) > 3 and area(r) in
                  ("results", "measurements", "compliance", "systems")
                  and os.path.getsize(os.path.join(tree, r)) > 0)
     rel = choose(rng, pool)
@@ -237,7 +243,7 @@ def m_truncate_file(tree, rng):
 
 
 def m_flip_result(tree, rng):
-    pool = files(tree, lambda r: parts(r)[2] in ("results", "compliance") and
+    pool = files(tree, lambda r: area(r) in ("results", "compliance") and
                  (r.endswith("mlperf_log_detail.txt") or r.endswith("mlperf_log_summary.txt")) and
                  "performance" in parts(r))
     rel = choose(rng, pool)
@@ -259,7 +265,7 @@ def m_flip_result(tree, rng):
 
 
 def m_rename_scenario(tree, rng):
-    pool = dirs(tree, lambda r: len(parts(r)) == 6 and parts(r)[2] in ("results", "measurements", "compliance"))
+    pool = dirs(tree, lambda r: len(parts(r)) == 6 and area(r) in ("results", "measurements", "compliance"))
     rel = choose(rng, pool)
     old = parts(rel)[-1]
     new = choose(rng, [s for s in SCENARIOS if s != old] + [old + "_old", old.lower() + "2"])
@@ -303,7 +309,7 @@ def m_user_conf(tree, rng):
 
 
 def m_drop_compliance(tree, rng):
-    pool = dirs(tree, lambda r: len(parts(r)) in (6, 7) and parts(r)[2] == "compliance")
+    pool = dirs(tree, lambda r: len(parts(r)) in (6, 7) and area(r) == "compliance")
     rel = choose(rng, pool)
     import shutil
     shutil.rmtree(os.path.join(tree, rel))
@@ -325,7 +331,7 @@ def m_system_type(tree, rng):
 
 
 def m_other_scenario_log(tree, rng):
-    logs = files(tree, lambda r: parts(r)[2] == "results" and "performance" in parts(r) and
+    logs = files(tree, lambda r: area(r) == "results" and "performance" in parts(r) and
                  os.path.basename(r) in ("mlperf_log_detail.txt", "mlperf_log_summary.txt"))
     rel = choose(rng, logs)
     scen = parts(rel)[5]
@@ -345,7 +351,7 @@ def m_other_scenario_log(tree, rng):
 
 
 def m_duplicate_runs(tree, rng):
-    pool = dirs(tree, lambda r: os.path.basename(r) == "run_1" and parts(r)[2] in ("results", "compliance"))
+    pool = dirs(tree, lambda r: os.path.basename(r) == "run_1" and area(r) in ("results", "compliance"))
     rel = choose(rng, pool)
     n = choose(rng, ["run_2", "run_1_copy", "run_0", "run_5"])
     dst = os.path.join(os.path.dirname(rel), n)
@@ -367,7 +373,7 @@ def m_case_change(tree, rng):
 
 
 def m_non_utf8(tree, rng):
-    pool = files(tree, lambda r: len(parts(r)) > 3 and parts(r)[2] in ("results", "compliance", "measurements")
+    pool = files(tree, lambda r: len(parts(r)) > 3 and area(r) in ("results", "compliance", "measurements")
                  and os.path.splitext(r)[1] in (".txt", ".conf", ".json")
                  and os.path.getsize(os.path.join(tree, r)) < 8 << 20)
     rel = choose(rng, pool)
