@@ -240,9 +240,26 @@ def main():
     ap.add_argument("--out", help="append one TSV line per case here")
     ap.add_argument("--work", help="scratch directory (default: a temporary one)")
     ap.add_argument("--table", action="store_true", help="print the kind x round table as Markdown")
+    ap.add_argument("--table-from", nargs="+", metavar="TSV",
+                    help="only print the table of earlier --out files (a later line for the same round "
+                         "and seed replaces an earlier one, e.g. a replay after a fix)")
+    ap.add_argument("--replay-diffs", metavar="TSV", help="run again the seeds that diverged in an --out file")
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1)")
     ap.add_argument("--keep", action="store_true", help="keep the mutated tree of --seed")
     args = ap.parse_args()
+    if args.table_from:
+        stats = collections.defaultdict(collections.Counter)
+        last = {}
+        for path in args.table_from:
+            for line in open(path, encoding="utf-8"):
+                f = line.rstrip("\n").split("\t")
+                if len(f) >= 4:
+                    last[(f[1], int(f[0]))] = (f[2], f[3].split(":")[0])
+        for (rname, _), (kind, outcome) in last.items():
+            stats[(kind, rname)]["cases"] += 1
+            stats[(kind, rname)][outcome] += 1
+        print(table(stats))
+        return 0
     args.shared = os.path.abspath(args.shared)
     args.mlsubmit = os.path.abspath(args.mlsubmit)
 
@@ -282,6 +299,14 @@ def main():
 
     outf = open(args.out, "a", encoding="utf-8") if args.out else None
     seeds = [args.seed] if args.seed is not None else range(args.first, args.first + args.n)
+    if args.replay_diffs:
+        todo = [line.split("\t") for line in open(args.replay_diffs, encoding="utf-8")]
+        todo = [f for f in todo if len(f) >= 4 and f[3] == "DIFF"]
+        names = {f[1] for f in todo}
+        if len(names) > 1:
+            ap.error("--replay-diffs: one round per file (%s)" % ", ".join(sorted(names)))
+        rounds = [r for r in rounds if r.name in names]
+        seeds = [int(f[0]) for f in todo]
     stats = collections.defaultdict(collections.Counter)  # (kind, round) -> outcome counts
     divergences = 0
     t_off = t_me = 0.0
@@ -379,6 +404,10 @@ def table(stats):
             if c:
                 lines.append("| %s | %s | %d | %d | %d | %d | %d |"
                              % (k, r, c["cases"], c["same"], c["crashed"], c["documented"], c["DIFF"]))
+    t = collections.Counter()
+    for c in stats.values():
+        t.update(c)
+    lines.append("| **all** | | %d | %d | %d | %d | %d |" % (t["cases"], t["same"], t["crashed"], t["documented"], t["DIFF"]))
     return "\n".join(lines)
 
 
