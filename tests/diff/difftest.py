@@ -337,8 +337,8 @@ def main():
             if off.crashed:
                 why = crash_ok(me, mut)
                 outcome = "crashed" if why is None else "DIFF"
-                d = ["  official checker crashed: " + (off.out.strip().splitlines() or ["?"])[-1],
-                     "  " + why] if why else []
+                d = ["  official checker crashed: " + (off.out.strip().splitlines() or ["?"])[-1]]
+                d += ["  " + why] if why else []
             else:
                 d = compare(off, me)
                 outcome = "same"
