@@ -132,6 +132,7 @@ mutate Y6 $V ERROR Y6 $SYS "sed -i 's/\"submitter\": \"Org1\"/\"submitter\": \"O
 mutate Y7 $V ERROR Y7 $SYS "sed -i 's/\"division\": \"closed\"/\"division\": \"Closed\"/' $SYS"
 mutate Y8 $V WARNING Y8 $SYS "sed -i 's/^{\$/{ \"extra_field\": \"x\",/' $SYS"
 mutate Y9 $V ERROR Y9 $SYS "sed -i 's/\"system_name\": \"[^\"]*\"/\"system_name\": 42/' $SYS"
+mutate Y9-notes $V ERROR Y9 $SYS "sed -i -e 's/\"hw_notes\": \"[^\"]*\"/\"hw_notes\": 42/' -e 's/\"sw_notes\": \"\"/\"sw_notes\": \"x\"/' $SYS" "" "hw_notes/sw_notes must be strings"
 mutate Y10 $V WARNING Y10 $SYS "sed -i 's/\"host_processors_per_node\": \"2\"/\"host_processors_per_node\": 2.5/' $SYS"
 # --- models and scenario sets (M) ---
 mutate M2 $V ERROR M2 $C/results/edge1/resnet51 "mv $E $C/results/edge1/resnet51"
