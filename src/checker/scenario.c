@@ -184,8 +184,9 @@ static void check_log_errors(sctx *c, const ck_dlog *d, const char *rel, const c
 {
     size_t nerr = d->n_error_recs;
     int64_t numerr;
-    if (!c->unified && ck_dlog_i64(d, "num_errors", &numerr) == 0 && numerr >= 0)
-        nerr = (size_t)numerr;
+    /* the legacy log parser's has_error() is num_errors != 0: a negative count is an error too */
+    if (!c->unified && ck_dlog_i64(d, "num_errors", &numerr) == 0)
+        nerr = numerr > 0 ? (size_t)numerr : numerr < 0 ? 1 : 0;
     if (!nerr)
         return;
     int fatal = 0;
