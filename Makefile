@@ -56,7 +56,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -264,6 +264,16 @@ install-python: python
 	  install -m 644 $(PY_MOD) $(DESTDIR)$(PYTHONDIR)/ && echo "installed $(notdir $(PY_MOD)) into $(DESTDIR)$(PYTHONDIR)"; fi
 
 -include $(shell find $(BUILD)/pic -name '*.d' 2>/dev/null)
+# ---- differential test against the official checkers (tests/diff/README.md) ------------------
+# make difftest N=2000 [FIRST=1] [J=1]   a campaign of N seeded mutations
+# make difftest SEED=N [ROUNDS=name]      replay one case, with both verdicts
+N     ?= 200
+FIRST ?= 1
+J     ?= 1
+difftest: $(BIN)
+	@python3 tests/diff/difftest.py --mlsubmit $(abspath $(BIN)) --table --jobs $(J) \
+	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
+	  $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
 
 # ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------
 FUZZ_SECONDS ?= 10

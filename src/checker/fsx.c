@@ -238,6 +238,7 @@ static int dir_read(ck_dir *d, const char *path)
         if (!en->name)
             goto oom;
         en->size = -1;
+        en->listing_pos = d->n;
         struct stat st;
         int is_link = de->d_type == DT_LNK;
         if (de->d_type == DT_UNKNOWN || is_link) {

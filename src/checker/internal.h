@@ -122,6 +122,7 @@ typedef struct ck_entry {
     unsigned char is_link;
     unsigned char stat_ok;     /* stat() (following links) succeeded: os.path.exists */
     long long size;            /* following links; -1 if unknown */
+    size_t listing_pos;        /* position in readdir's (os.listdir's) order, before sorting */
 } ck_entry;
 
 typedef struct ck_dir {
@@ -130,7 +131,8 @@ typedef struct ck_dir {
     int err;                   /* errno when the directory could not be read */
 } ck_dir;
 
-/* Lists a directory (names sorted byte-wise; "." and ".." left out). */
+/* Lists a directory (names sorted byte-wise; "." and ".." left out; each entry keeps its
+ * position in the file system's own order, which is os.listdir's, as listing_pos). */
 int ck_dir_read(ck_dir *d, const char *path);
 void ck_dir_free(ck_dir *d);
 int ck_pexists(const char *path);   /* os.path.exists (follows links) */
@@ -229,6 +231,7 @@ typedef struct ck_scen {
     char *rel;                 /* <div>/<sub>/results/<sys>/<model>/<scen> */
     char *abs;                 /* path on disk */
     int skip_task;             /* not evaluated (legacy M4 or skipped scenario) */
+    size_t listing_pos;        /* the directory's position in os.listdir's order */
 
     /* results of the task */
     ck_flist f;

@@ -1,9 +1,11 @@
 /* The legacy profile (v5.x): the traversal and bookkeeping of the v5.1 MLCommons checker
- * (submission_checker.py check_results_dir): plan the tree (sequential, directory listings and
- * system descriptions), run the submitter walks and the scenario tasks in parallel, then replay
- * the reference's loop in order to set result keys, counters and summary.csv rows.
- * Deviation (deliberate, README "Deviations and limits"): directories are visited in byte-wise
- * sorted order, so the `errors` column and the M6 key depend on that order rather than on os.listdir's. */
+ * (submission_checker.py check_results_dir): plan the tree (sequential, directory listings and system descriptions),
+ * run the submitter walks and the scenario tasks in parallel, then replay the reference's loop
+ * in order to set result keys, counters and summary.csv rows.
+ * Deviation: directories are visited in byte-wise sorted order, so the `errors` column depends
+ * on that order rather than on os.listdir's. The M6 key (a result nulled because neither Server
+ * nor Interactive passed) is taken in os.listdir's order, as the reference's (ck_entry.listing_pos):
+ * it changes the Results/NoResults counts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -336,6 +338,7 @@ static int plan_tree(plan *pl, ms_err *e)
                             goto oom_rd;
                         }
                         s->scen_dir = strrchr(s->rel, '/') + 1;
+                        s->listing_pos = ce->listing_pos;
                         s->mlperf_model = lm->mlperf;
                         const char *canon = ck_canon_scenario(r, s->scen_dir);
                         s->scen_fixed = canon ? canon : s->scen_dir;
@@ -564,7 +567,10 @@ static void bookkeeping(plan *pl)
                     int had_server_or_interactive = 0, saw_si_dir = 0;
                     const char *seen[16];
                     size_t nseen = 0;
+                    /* the M6 key: the reference nulls its loop variable `name`, the scenario
+                     * directory it visited last, in os.listdir's order (check_results_dir) */
                     long last_key = -1;
+                    size_t last_pos = 0;
                     for (size_t ci = lm->first; ci < lm->first + lm->n; ci++) {
                         ck_scen *s = &pl->p.scens[ci];
                         long key = ck_key_set(run, s->rel, NULL, 0);
@@ -572,7 +578,10 @@ static void bookkeeping(plan *pl)
                             seen[nseen++] = s->scen_fixed;
                         if (!strcmp(s->scen_fixed, "Server") || !strcmp(s->scen_fixed, "Interactive"))
                             saw_si_dir = 1;
-                        last_key = key;
+                        if (last_key < 0 || s->listing_pos >= last_pos) {
+                            last_key = key;
+                            last_pos = s->listing_pos;
+                        }
                         for (size_t i = 0; i < s->f.n; i++)
                             s->f.v[i].key = key;
                         ck_flist_move(&run->findings, &s->f);

@@ -184,8 +184,9 @@ static void check_log_errors(sctx *c, const ck_dlog *d, const char *rel, const c
 {
     size_t nerr = d->n_error_recs;
     int64_t numerr;
-    if (!c->unified && ck_dlog_i64(d, "num_errors", &numerr) == 0 && numerr >= 0)
-        nerr = (size_t)numerr;
+    /* the legacy log parser's has_error() is num_errors != 0: a negative count is an error too */
+    if (!c->unified && ck_dlog_i64(d, "num_errors", &numerr) == 0)
+        nerr = numerr > 0 ? (size_t)numerr : numerr < 0 ? 1 : 0;
     if (!nerr)
         return;
     int fatal = 0;
@@ -1207,8 +1208,10 @@ static int group_accuracy(sctx *c, const char *scen_rel)
     s->acc_ok = !any_counting(c->run, &s->f, start);
     /* A9: open-division leniency (legacy) */
     if (!c->unified && !s->acc_ok && s->open && a.parsed_any) {
+        /* an unparsable detail log (L1) stays an error: the reference does not get this far,
+         * MLPerfLog raises in find_error_in_detail_log (check_accuracy_dir) and the run ends */
         for (size_t i = start; i < s->f.n; i++)
-            if (s->f.v[i].sev == CK_SEV_ERROR)
+            if (s->f.v[i].sev == CK_SEV_ERROR && strcmp(s->f.v[i].id, "L1"))
                 s->f.v[i].sev = CK_SEV_WARNING;
         FIND(c, "A9", CK_SEV_INFO, acc_rel, 0, NULL, NULL,
              "%s, accuracy not valid but taken for open", acc_rel);

@@ -177,7 +177,9 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             }
         }
         const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");
-        if ((hw && !json_is_string(hw) && !ms_py_truthy(sw)) ||
+        /* log_result (v5.1.1): with sw_notes truthy, `hw_notes + ". "` runs when hw_notes is
+         * truthy and `... + sw_notes` always; without, `'"' + hw_notes + '"'` */
+        if ((hw && !json_is_string(hw) && (!ms_py_truthy(sw) || ms_py_truthy(hw))) ||
             (sw && ms_py_truthy(sw) && !json_is_string(sw)))
             YF("Y9", CK_SEV_ERROR, "/hw_notes", "strings", "another JSON value",
                "hw_notes/sw_notes must be strings (the MLCommons checker crashes writing "

@@ -132,6 +132,7 @@ mutate Y6 $V ERROR Y6 $SYS "sed -i 's/\"submitter\": \"Org1\"/\"submitter\": \"O
 mutate Y7 $V ERROR Y7 $SYS "sed -i 's/\"division\": \"closed\"/\"division\": \"Closed\"/' $SYS"
 mutate Y8 $V WARNING Y8 $SYS "sed -i 's/^{\$/{ \"extra_field\": \"x\",/' $SYS"
 mutate Y9 $V ERROR Y9 $SYS "sed -i 's/\"system_name\": \"[^\"]*\"/\"system_name\": 42/' $SYS"
+mutate Y9-notes $V ERROR Y9 $SYS "sed -i -e 's/\"hw_notes\": \"[^\"]*\"/\"hw_notes\": 42/' -e 's/\"sw_notes\": \"\"/\"sw_notes\": \"x\"/' $SYS" "" "hw_notes/sw_notes must be strings"
 mutate Y10 $V WARNING Y10 $SYS "sed -i 's/\"host_processors_per_node\": \"2\"/\"host_processors_per_node\": 2.5/' $SYS"
 # --- models and scenario sets (M) ---
 mutate M2 $V ERROR M2 $C/results/edge1/resnet51 "mv $E $C/results/edge1/resnet51"
@@ -156,6 +157,10 @@ mutate A3 $V ERROR A3 $A/accuracy.txt "sed -i 's/accuracy=76.064%/accuracy=70.00
 mutate A4 $V ERROR A4 $A/accuracy.txt "sed -i '/^hash=/d' $A/accuracy.txt"
 mutate A5 $V ERROR A5 $A/mlperf_log_accuracy.json "head -c 20000 /dev/zero | tr '\\\\0' x > $A/mlperf_log_accuracy.json"
 mutate A6 $V ERROR A6 $A/mlperf_log_detail.txt "add_error $A/mlperf_log_detail.txt"
+# open division: a failed accuracy is taken (A9), but an unparsable accuracy detail log is not (the
+# reference raises in MLPerfLog there)
+OA=$O/results/opn1/mobilenet-v2/SingleStream/accuracy
+mutate A6-open-L1 $V ERROR L1 $OA/mlperf_log_detail.txt "truncate -s -30 $OA/mlperf_log_detail.txt"
 mutate A7 $V WARNING A7 $A/mlperf_log_detail.txt "setkey $A/mlperf_log_detail.txt qsl_reported_total_count 49999"
 # --- performance (P) ---
 mutate P0 $V ERROR P0 $E/SingleStream/performance/run_1 "mv $E/SingleStream/performance/run_1 $E/SingleStream/performance/run_2"
@@ -164,6 +169,7 @@ mutate P2 $V ERROR P2 $SSLOG "setkey $SSLOG result_validity '\"INVALID\"'"
 mutate P3 $V ERROR P3 $D/Server/performance/run_1/mlperf_log_detail.txt "setkey $D/Server/performance/run_1/mlperf_log_detail.txt result_first_token_99.00_percentile_latency_ns 2911170364"
 mutate P4 $V ERROR P4 $D/Offline/performance/run_1/mlperf_log_detail.txt "setkey $D/Offline/performance/run_1/mlperf_log_detail.txt effective_sample_concatenate_permutation false"
 mutate P5 $V ERROR P5 $SSLOG "add_error $SSLOG"
+mutate P5-neg $V ERROR P5 $SSLOG "setkey $SSLOG num_errors -1"
 mutate P6 $V ERROR P6 $SSLOG "setkey $SSLOG effective_performance_sample_count 100"
 mutate P7 $V ERROR P7 $SSLOG "setkey $SSLOG effective_qsl_rng_seed 42"
 mutate P8 $V ERROR P8 $SSLOG "delkey $SSLOG early_stopping_latency_ss"
@@ -196,7 +202,8 @@ T0=$(date -u -d '2025-08-01 00:00:00' +%s)
 mutate W4-json $V ERROR W4 $JC "sed -i '/\"timezone\"/d' $JC" "" "session files.*lacks the required fields timezone"
 mutate W4-src-c $V ERROR W4 $JC "sed -i 's/\"lib\\/common.py\": \"611d/\"lib\\/common.py\": \"711d/' $JC" "" "client sources checksum"
 mutate W4-src-s $V ERROR W4 $JS "sed -i 's/\"server.py\": \"c3f9/\"server.py\": \"d3f9/' $JS" "" "server sources checksum"
-mutate W4-ptdver $V ERROR W4 $JS "sed -i 's/version=1.10.0-/version=1.9.9-/' $JS" "" "PTD version '1.9.9' is not supported"
+mutate W4-ptdver $V ERROR W4 $JS "sed -i 's/version=1.11.1-/version=1.10.0-/' $JS" "" "PTD version '1.10.0' is not supported"
+mutate W4-cfg $V ERROR W4 $JS "sed -i 's/\"ptd_config\": \[\(.*\)\]/\"ptd_config\": \1/' $JS" "" "ptd_config is not a list of analysers"
 mutate W4-model $V ERROR W4 $JS "sed -i 's/\"YokogawaWT310,C2PH/\"FlukeNorma,C2PH/' $JS" "" "analyser 'FlukeNorma' is not supported"
 mutate W4-reply $V ERROR W4 $JS "sed -i 's/\"SR,A,2.2\", \"reply\": \"Range A changed\"/\"SR,A,2.2\", \"reply\": \"Error: range\"/' $JS" "" "wrong reply to PTD command 'SR,A,2.2'"
 mutate W4-range $V ERROR W4 $JS "sed -i 's/Ranges,1,-1.000000,1/Ranges,0,5.000000,1/' $JS" "" "Amps range was not set back.*SR,A,5.000000"
@@ -263,6 +270,29 @@ mutate u-W6-syntax $V ERROR W6 $NP "printf 'My System:\\n  - [unclosed\\n' > $NP
 mutate u-W6-empty $V ERROR W6 $NP ": > $NP" "" "no YAML document|empty"
 mutate u-W6-two $V ERROR W6 $NP "printf 'a: 1\\n---\\nb: 2\\n' > $NP" "" "more than one YAML document"
 mutate u-W6-min $V ERROR W6 $NP "sed -i 's/Min PSUs Needed: 1/Min PSUs Needed: one/' $NP" "" "'Min PSUs Needed' is not an integer"
+
+# --- M6 picks the scenario directory os.listdir visits last (check_results_dir of v5.1.1) ---
+# A failed Server result of a model that needs Server or Interactive: the reference nulls its loop
+# variable, the last scenario listed in the file system's order (not sorted). The directories are
+# recreated so that Offline comes after Server in that order where the file system allows it.
+t="$TMP/m6order"; rm -rf "$t"; cp -a "$TMP/base_v5.1" "$t"
+listing() { python3 -c 'import os, sys; print(" ".join(d for d in os.listdir(sys.argv[1]) if d in ("Offline", "Server")))' "$1"; }
+for s in Offline Server Offline; do
+  [ "$(listing "$t/$D")" = "Server Offline" ] && break
+  mv "$t/$D/$s" "$t/$D/$s.tmp" && mv "$t/$D/$s.tmp" "$t/$D/$s"
+done
+last=$(listing "$t/$D" | awk '{print $NF}')
+rm "$t/$D/Server/accuracy/mlperf_log_accuracy.json"
+$TEST_WRAP "$MLSUBMIT" check "$t" --version v5.1 --no-csv --json "$TMP/m6.json" >"$TMP/m6.out" 2>&1
+rc=$?
+cases=$((cases + 1))
+nulled=$(python3 -c 'import json, sys; print(" ".join(sorted(r["key"].rsplit("/", 1)[1] for r in json.load(open(sys.argv[1]))["results"] if not r["valid"])))' "$TMP/m6.json" 2>/dev/null)
+if [ "$last" = Offline ]; then want="Offline Server"; wantc="Results=4, NoResults=2"; else want="Server"; wantc="Results=5, NoResults=1"; fi
+if [ $rc != 1 ] || [ "$nulled" != "$want" ] || ! grep -q "^$wantc," "$TMP/m6.out"; then
+  echo "FAIL M6-order: listing '$(listing "$t/$D")', expected NoResults {$want} ($wantc), exit 1; got {$nulled}, exit $rc:"
+  grep -E '^Results=' "$TMP/m6.out" | sed 's/^/    /'; fail=1
+fi
+[ "$last" = Offline ] || echo "note: M6-order: this file system lists Offline before Server; the case does not tell the orders apart here"
 
 n=${#covered[@]}
 echo "mutation cases: $cases, distinct check IDs asserted: $n"

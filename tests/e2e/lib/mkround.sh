@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $VERSION in
-  v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split; PTD_VERSION=1.10.0 ;;
+  v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split; PTD_VERSION=1.11.1 ;;
   v6.0) SEEDS=(2465351861681999779 14276810075590677512 3936089224930324775); LAYOUT=unified; PTD_VERSION=1.11.1 ;;
   v6.1) SEEDS=(2085463073848966840 2747215439041700203 16159082839903944936); LAYOUT=unified; PTD_VERSION=1.11.1 ;;
   *) echo "mkround.sh: version must be v5.1, v6.0 or v6.1" >&2; exit 2 ;;
@@ -267,13 +267,14 @@ power_session_json() { # power_session_json PERF_DIR client|server OFFSET
                "SR,V,264.5|Range V changed" "SR,A,2.2|Range A changed"
                "Go,1000,0,${SID}_testing|$go" "Stop|Stopping untimed measurement"
                "Stop|Error: no measurement to stop" "SR,V,Auto|Range V changed" "SR,A,Auto|Range A changed")
-    # the unified checker's copy expects a fourth SR,A command (the initial range comes 3rd or 4th)
-    [ "$LAYOUT" = unified ] && ptd+=("SR,A,Auto|Range A changed")
+    # power_checker.py of v5.1.1 on takes the initial Amps range from the 3rd or the 4th SR,A command
+    # and needs both to exist
+    ptd+=("SR,A,Auto|Range A changed")
     printf ',\n    "ptd_messages": [\n'
     sep=""
     for m in "${ptd[@]}"; do printf '%s        {"cmd": "%s", "reply": "%s"}' "$sep" "${m%%|*}" "${m#*|}"; sep=$',\n'; done
     local cfg='{"command": ["ptd-linux-x86", "-l", "ptd_logs.txt", "-p", "8888", "49", "/dev/usbtmc0"], "device_type": 49, "channel": null, "port": 8888}'
-    [ "$LAYOUT" = unified ] && cfg="[$cfg]"
+    cfg="[$cfg]"  # a list of analysers (check_ptd_config of power_checker.py, v5.1.1 on)
     printf '\n    ],\n    "ptd_config": %s' "$cfg"
   fi
   printf '\n}\n'
