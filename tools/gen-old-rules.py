@@ -27,6 +27,17 @@ def num(node):
     raise ValueError(ast.dump(node))
 
 
+def value(node):
+    """a literal whose numbers may be arithmetic (2000 * 1000000)"""
+    if isinstance(node, ast.Dict):
+        return {value(k): value(v) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [value(e) for e in node.elts]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return num(node)
+
+
 def target(node):
     """("acc", 76.46 * 0.99) -> {metric, expr, reference, fraction, value}"""
     out = []
@@ -66,7 +77,7 @@ def load(path):
                             pass
                     else:
                         try:
-                            consts[name] = num(n.value)
+                            consts[name] = value(n.value)
                         except (ValueError, AttributeError):
                             pass
     return consts, mc
@@ -104,6 +115,43 @@ ROUNDS = {
         ],
     },
 }
+V3_HEAD = ROUNDS["v3.0"]["csv_header"]
+OLD_SWITCHES = {"calibration_doc_required": False, "csv_weight_data_types_column": False,
+                "csv_accuracy_value_only": True}
+LLM2 = ["llama2-70b-99", "llama2-70b-99.9"]
+GPTJ = ["gptj-99", "gptj-99.9"]
+NO_TEST04_V4 = ["rnnt", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
+                "3d-unet-99.9", "retinanet"] + GPTJ + LLM2
+# v4.0's checker (tag v4.0) checked v3.1 and v4.0; SYSTEM_DESC_REQUIRED_FIELDS_SINCE_V3_1 and
+# SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS apply to both (check_system_desc_id)
+for _v in ("v3.1", "v4.0"):
+    ROUNDS[_v] = {
+        "compliance": (["TEST01", "TEST04", "TEST05"],
+                       {"TEST04": NO_TEST04_V4 + ["stable-diffusion-xl"],
+                        "TEST05": GPTJ + LLM2 + ["stable-diffusion-xl"],
+                        "TEST01": GPTJ + LLM2 + ["stable-diffusion-xl"]},
+                       {"TEST06": LLM2}),
+        "csv_header": V3_HEAD,
+        "sysdesc": ["SYSTEM_DESC_REQUIRED_FIELDS", "SYSTEM_DESC_REQUIRED_FIELDS_SINCE_V1",
+                    "SYSTEM_DESC_REQUIRED_FIELDS_SINCE_V3_1"],
+        "sysdesc_power": "SYSTEM_DESC_REQUIRED_FIELDS_POWER",
+        "meaningful": "SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS",
+        "switches": OLD_SWITCHES,
+        "guesses": ROUNDS["v3.0"]["guesses"],
+    }
+ROUNDS["v4.1"] = dict(ROUNDS["v4.0"])
+ROUNDS["v4.1"].update({
+    # check_compliance_dir of tag v4.1: stable-diffusion-xl keeps TEST01 and TEST04 in v4.1
+    "compliance": (["TEST01", "TEST04", "TEST05"],
+                   {"TEST04": NO_TEST04_V4 + ["mixtral-8x7b"],
+                    "TEST05": GPTJ + LLM2 + ["stable-diffusion-xl", "mixtral-8x7b"],
+                    "TEST01": GPTJ + LLM2 + ["mixtral-8x7b"]},
+                   {"TEST06": LLM2 + ["mixtral-8x7b"]}),
+    "sysdesc": ["SYSTEM_DESC_REQUIRED_FIELDS"],
+    # Config.requires_equal_issue of tag v4.1, as Python reads its list: missing commas join
+    # "3d-unet-99.9" "gptj-99" and "gptj-99.9" "llama2-70b-99" into names no model has
+    "equal_issue": ["3d-unet-99", "llama2-70b-99.9", "mixtral-8x7b"],
+})
 
 
 def main():
@@ -138,18 +186,26 @@ def main():
                                             for m in models} if spq and version >= "v4.0" \
         else {m: consts["OFFLINE_MIN_SPQ"] for m in models}
     out["latency_constraint_ns"] = lit.get("latency-constraint", {})
-    out["llm_token_latency_limits_ns"] = {}
-    out["llm_models"] = []
-    out["equal_issue_required_models"] = []
     out["seeds"] = {k: str(v) for k, v in lit["seeds"].items()}
     out["test05_seeds"] = {k: str(v) for k, v in lit["test05_seeds"].items()}
     out["result_field"] = {k: v for k, v in consts["RESULT_FIELD_NEW"][version].items()
                            if k != "MultiStreamLegacy"}
-    out["result_field_overrides"] = {m: {s: f for s, f in d.items()} for m, d in
-                                     consts.get("RESULT_FIELD_BENCHMARK_OVERWRITE", {}).items()
-                                     if m in models}
-    tests, skip = hand["compliance"]
-    out["compliance_tests"] = {m: [t for t in tests if m not in skip.get(t, [])] for m in models}
+    ow = consts.get("RESULT_FIELD_BENCHMARK_OVERWRITE", {})
+    ow = ow.get(version, {}) if any(k.startswith("v") for k in ow) else ow  # per round or flat
+    out["result_field_overrides"] = {m: d for m, d in ow.items() if m in models}
+    # LLM_LATENCY_LIMITS (per model) or LLAMA2_LATENCY_LIMITS (llama2 only); "conversational"
+    # is the Server scenario
+    lat = consts.get("LLM_LATENCY_LIMITS") or (
+        {m: consts["LLAMA2_LATENCY_LIMITS"] for m in models if m.startswith("llama2-70b")}
+        if "LLAMA2_LATENCY_LIMITS" in consts and version >= "v4.0" else {})
+    out["llm_token_latency_limits_ns"] = {m: {"Server": d["conversational"]} for m, d in lat.items()
+                                          if m in models}
+    out["llm_models"] = sorted(out["llm_token_latency_limits_ns"])
+    out["equal_issue_required_models"] = hand.get("equal_issue", [])
+    tests, skip = hand["compliance"][:2]
+    add = hand["compliance"][2] if len(hand["compliance"]) > 2 else {}
+    out["compliance_tests"] = {m: [t for t in tests if m not in skip.get(t, [])] +
+                               [t for t, ms in add.items() if m in ms] for m in models}
     out["accuracy_extra_files"] = {}
     out["valid_divisions"] = consts["VALID_DIVISIONS"]
     out["valid_availabilities"] = consts["VALID_AVAILABILITIES"]
