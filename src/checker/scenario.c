@@ -1712,7 +1712,10 @@ static void group_compliance(sctx *c, const char *scen_rel)
             FIND(c, "C2", CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
                  test, cdir_rel);
         } else {
-            int perf_test = !strcmp(test, "TEST01") || !strcmp(test, "TEST04");
+            /* TEST05 (rules up to v4.1) is a performance test like TEST01/TEST04:
+             * check_compliance_dir runs check_performance_dir on each test of its list */
+            int perf_test = !strcmp(test, "TEST01") || !strcmp(test, "TEST04") ||
+                            !strcmp(test, "TEST05");
             if (perf_test && !(has06 && !c->unified)) {
                 /* C4: verdict file and run files */
                 check_verify_file(c, tdir_rel, "verify_performance.txt", "C4",

@@ -44,4 +44,22 @@ for v in v3.0; do
   fi
 done
 [ $ran -gt 0 ] || echo "SKIP: no round excerpt under $SHARED/rounds"
+
+# the test05_seeds switch: v3.0's TEST05 runs carry the TEST05 seeds, so checking them against the
+# round's main seeds (test05_seeds replaced by the main ones in a rules copy) fails them (C3)
+T=$SHARED/rounds/v3.0
+if [ -d "$T/tree" ]; then
+  DATA=$(cd "$HERE/../.." && pwd)
+  mkdir -p "$TMP/data" && cp -r "$DATA/rules" "$DATA/schemas" "$TMP/data/"
+  python3 - "$TMP/data/rules/v3.0.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["test05_seeds"] = dict(d["seeds"])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+  MLSUBMIT_DATA_DIR=$TMP/data $TEST_WRAP "$MLSUBMIT" check "$T/tree" --version v3.0 --no-csv >"$TMP/s5.out" 2>&1
+  rc=$?
+  [ $rc = 1 ] && grep -q ' C3 .*TEST05' "$TMP/s5.out" ||
+    { echo "FAIL test05_seeds: exit $rc, expected 1 with C3 on the TEST05 runs"; tail -5 "$TMP/s5.out"; fail=1; }
+fi
 exit $fail
