@@ -207,6 +207,9 @@ def main():
     out["compliance_tests"] = {m: [t for t in tests if m not in skip.get(t, [])] +
                                [t for t, ms in add.items() if m in ms] for m in models}
     out["accuracy_extra_files"] = {}
+    # log_result's unit_dict: one unit per scenario, no per-model (Tokens/s) units before v5.0
+    out["units"] = {"default": {k: v for k, v in base["units"]["default"].items()
+                                if k != "Interactive"}, "overrides": {}}
     out["valid_divisions"] = consts["VALID_DIVISIONS"]
     out["valid_availabilities"] = consts["VALID_AVAILABILITIES"]
     out["scenario_dir_aliases"] = consts["SCENARIO_MAPPING"]
