@@ -26,11 +26,25 @@ typedef struct ck_metric_re {
     ms_pyre re;
 } ck_metric_re;
 
+/* Behaviour switches of a round: the only place a round's different behaviour is decided
+ * (read from rules/<version>.json by ck_rules_load; an absent key keeps the default noted,
+ * the behaviour of the rounds from v5.0 on). docs/ARCHITECTURE.md maps each to its checks. */
+typedef struct ck_switches {
+    int calibration_doc_required;   /* "calibration_doc_required" (1): S11 */
+    int csv_weight_data_types;      /* "csv_weight_data_types_column" (1): last summary.csv column */
+    int emptiness_checks;           /* "emptiness_checks" (1): E2/E3 empty files, E4 empty values */
+    int csv_accuracy_value_only;    /* "csv_accuracy_value_only" (0): Accuracy column = value */
+    int summary_power_counts;       /* "summary_power_counts" (1): power/division/system counts */
+    int has_test05_seeds;           /* "test05_seeds" present: TEST05 runs use those seeds (P7) */
+    uint64_t test05_seeds[3];
+} ck_switches;
+
 typedef struct ck_rules {
     json_t *j;                 /* the whole rules file */
     const char *version;       /* points into j */
     int unified;               /* profile "unified" */
     uint64_t seeds[3];         /* qsl, sample_index, schedule */
+    ck_switches sw;            /* the round's behaviour switches (ck_rules_load) */
     ck_metric_re *patterns;    /* compiled accuracy_patterns */
     size_t npatterns;
     ms_pyre hash_re;

@@ -85,7 +85,8 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
             free(p);
         }
     }
-    if ((!strcmp(div, "closed") || !strcmp(div, "network")) && !ck_skipped(run, "S11")) {
+    if ((!strcmp(div, "closed") || !strcmp(div, "network")) && !ck_skipped(run, "S11") &&
+        run->rules.sw.calibration_doc_required) {
         char *a = ck_join(ls->sub.abs, "calibration.md");
         char *b = ck_join3(ls->sub.abs, "documentation", "calibration.md");
         if (a && b && !ck_pexists(a) && !ck_pexists(b)) {
@@ -476,7 +477,8 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     rc = rc || put_field(&b, num, 0, 0) || put_field(&b, r->version, 0, 0) ||
          put_field(&b, s->inferred ? "1" : "0", 0, 0) ||
          put_field(&b, s->power_metric > 0 ? "True" : "False", 0, 0) ||
-         put_field(&b, power_row ? punit : unit, 0, 0) || put_field(&b, wdt.data, 1, 0);
+         put_field(&b, power_row ? punit : unit, 0, 0) ||
+         (r->sw.csv_weight_data_types && put_field(&b, wdt.data, 1, 0));
     ms_buf_free(&notes);
     ms_buf_free(&wdt);
     if (rc) {

@@ -119,6 +119,11 @@ static void summary_lines(const ck_state *run, const totals *t, FILE *out, int c
         put_safe(out, run->keys[i].key);
         fputc('\n', out);
     }
+    if (!run->rules.sw.summary_power_counts) {
+        /* main() of the checkers before v4.0: the two result counts only */
+        fprintf(out, "---\nResults=%zu, NoResults=%zu\n", t->results, t->noresults);
+        goto verdict;
+    }
     fprintf(out, "---\nResults=%zu, NoResults=%zu, Power Results=%zu\n---\n", t->results,
             t->noresults, t->power_results);
     for (int d = 0; d < 3; d++)
@@ -128,6 +133,7 @@ static void summary_lines(const ck_state *run, const totals *t, FILE *out, int c
     for (int d = 0; d < 3; d++)
         fprintf(out, "%s Systems=%zu, %s Power Systems=%zu\n", dn[d], t->div_systems[d], dn[d],
                 t->div_power_systems[d]);
+verdict:
     fprintf(out, "---\n");
     int ok = 1;
     for (size_t i = 0; i < run->nkeys; i++)

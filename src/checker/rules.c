@@ -178,6 +178,28 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
                               path, seed_names[i]);
         }
     }
+    /* the round's behaviour switches: read here and nowhere else */
+    const json_t *sw = ck_rget(r, "calibration_doc_required");
+    r->sw.calibration_doc_required = sw ? json_is_true(sw) : 1;
+    sw = ck_rget(r, "csv_weight_data_types_column");
+    r->sw.csv_weight_data_types = sw ? json_is_true(sw) : 1;
+    sw = ck_rget(r, "emptiness_checks");
+    r->sw.emptiness_checks = sw ? json_is_true(sw) : 1;
+    r->sw.csv_accuracy_value_only = json_is_true(ck_rget(r, "csv_accuracy_value_only"));
+    sw = ck_rget(r, "summary_power_counts");
+    r->sw.summary_power_counts = sw ? json_is_true(sw) : 1;
+    if (ck_rget(r, "test05_seeds")) {
+        r->sw.has_test05_seeds = 1;
+        for (int i = 0; i < 3; i++) {
+            const char *s = json_string_value(ck_rget2(r, "test05_seeds", seed_names[i]));
+            if (!s || ms_parse_u64(s, &r->sw.test05_seeds[i])) {
+                ck_rules_free(r);
+                return ms_err_set(e, MS_EINPUT,
+                                  "%s: test05_seeds.%s must be a decimal string below 2^64",
+                                  path, seed_names[i]);
+            }
+        }
+    }
     const json_t *pats = ck_rget(r, "accuracy_patterns");
     size_t np = json_object_size(pats);
     r->patterns = calloc(np ? np : 1, sizeof *r->patterns);

@@ -403,15 +403,17 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                                              "effective_schedule_rng_seed"};
     static const char *const seed_names[3] = {"qsl_rng_seed", "sample_index_rng_seed",
                                               "schedule_rng_seed"};
+    const uint64_t *seeds = p->tag && strstr(p->tag, "TEST05") && r->sw.has_test05_seeds
+                                ? r->sw.test05_seeds : r->seeds;
     for (int i = 0; i < 3; i++) {
         uint64_t v;
-        snprintf(e1, sizeof e1, "%llu", (unsigned long long)r->seeds[i]);
+        snprintf(e1, sizeof e1, "%llu", (unsigned long long)seeds[i]);
         if (ck_dlog_u64(d, seed_keys[i], &v) != 0) {
             char *t = ck_dlog_text(d, seed_keys[i]);
             pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, t ? t : "None",
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, t ? t : "None");
             free(t);
-        } else if (v != r->seeds[i]) {
+        } else if (v != seeds[i]) {
             snprintf(e2, sizeof e2, "%llu", (unsigned long long)v);
             pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, e2,
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, e2);
@@ -1012,11 +1014,16 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
     }
 }
 
-static char *accuracy_string(const accres *a)
+/* "acc: 76.1  F1: 90.2" (metric names, two spaces between), or only the first metric's
+ * value with the csv_accuracy_value_only switch (check_accuracy_dir returned the bare value
+ * before v4.1) */
+static char *accuracy_string(const accres *a, int value_only)
 {
     ms_buf b = MS_BUF_INIT;
-    for (size_t i = 0; i < a->n; i++)
-        if ((i && ms_buf_puts(&b, "  ")) || ms_buf_printf(&b, "%s: %s", a->keys[i], a->vals[i])) {
+    for (size_t i = 0; i < (value_only && a->n ? 1 : a->n); i++)
+        if ((i && ms_buf_puts(&b, "  ")) ||
+            (value_only ? ms_buf_puts(&b, a->vals[i])
+                        : ms_buf_printf(&b, "%s: %s", a->keys[i], a->vals[i]))) {
             ms_buf_free(&b);
             return NULL;
         }
@@ -1217,7 +1224,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
              "%s, accuracy not valid but taken for open", acc_rel);
         s->acc_ok = !any_counting(c->run, &s->f, start);
     }
-    s->acc_str = accuracy_string(&a);
+    s->acc_str = accuracy_string(&a, r->sw.csv_accuracy_value_only);
 out:
     accres_free(&a);
     free(acc_rel);
@@ -1258,7 +1265,8 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
         if (!v)
             ck_report_finding(c->run, &s->f, &c->w, "E4", CK_SEV_ERROR, rel, 0, ptr, "present",
                               "missing", "field %s is missing", k);
-        else if (!c->run->o->skip_meaningful_fields_emptiness_check && !ms_py_truthy(v))
+        else if (!c->run->o->skip_meaningful_fields_emptiness_check && c->r->sw.emptiness_checks &&
+                 !ms_py_truthy(v))
             ck_report_finding(c->run, &s->f, &c->w, "E4", CK_SEV_ERROR, rel, 0, ptr,
                               "a meaningful value", "empty", "field %s is missing meaningful value",
                               k);
@@ -1299,7 +1307,8 @@ static void need_nonempty_file(sctx *c, const char *dir_rel, const char *name, c
         c->run->oom = 1;
     } else if (!ck_isfile(abs)) {
         FIND(c, id, CK_SEV_ERROR, rel, 0, NULL, NULL, "%s is missing %s", dir_rel, name);
-    } else if (!c->run->o->skip_empty_files_check && ck_fsize(abs) == 0) {
+    } else if (!c->run->o->skip_empty_files_check && c->r->sw.emptiness_checks &&
+               ck_fsize(abs) == 0) {
         FIND(c, id, CK_SEV_ERROR, rel, 0, "a non-empty file", "0 bytes", "%s is having empty %s",
              dir_rel, name);
     }
@@ -1341,7 +1350,7 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
         free(dir);
         if (!found_rel) {
             FIND(c, "E3", CK_SEV_ERROR, mdir_rel, 0, pat, NULL, "%s is missing %s", mdir_rel, pat);
-        } else if (!c->run->o->skip_empty_files_check) {
+        } else if (!c->run->o->skip_empty_files_check && c->r->sw.emptiness_checks) {
             char *abs = absof(c, found_rel);
             if (ck_fsize(abs) == 0)
                 FIND(c, "E3", CK_SEV_ERROR, found_rel, 0, "a non-empty file", "0 bytes",
@@ -1706,7 +1715,10 @@ static void group_compliance(sctx *c, const char *scen_rel)
             FIND(c, "C2", CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
                  test, cdir_rel);
         } else {
-            int perf_test = !strcmp(test, "TEST01") || !strcmp(test, "TEST04");
+            /* TEST05 (rules up to v4.1) is a performance test like TEST01/TEST04:
+             * check_compliance_dir runs check_performance_dir on each test of its list */
+            int perf_test = !strcmp(test, "TEST01") || !strcmp(test, "TEST04") ||
+                            !strcmp(test, "TEST05");
             if (perf_test && !(has06 && !c->unified)) {
                 /* C4: verdict file and run files */
                 check_verify_file(c, tdir_rel, "verify_performance.txt", "C4",
