@@ -290,7 +290,8 @@ typedef enum lg_stdlib {
     LG_STDLIB_GCC7 = 1,    /* libstdc++ of GCC 7 to 10: division with rejection, paired draws */
     LG_STDLIB_GCC4 = 2,    /* libstdc++ before GCC 7: division with rejection, one draw per swap */
     LG_STDLIB_LIBCXX = 3,  /* LLVM libc++: masked bits with rejection, forward shuffle */
-    LG_STDLIB_COUNT = 4
+    LG_STDLIB_MSVC = 4,    /* Microsoft STL: modulo with rejection, one draw per swap */
+    LG_STDLIB_COUNT = 5
 } lg_stdlib;
 
 const char *lg_stdlib_name(lg_stdlib s);  /* src/loadgen/rng.c */

@@ -29,6 +29,7 @@ const char *lg_stdlib_name(lg_stdlib s)
     case LG_STDLIB_GCC7: return "libstdc++ (GCC 7 to 10)";
     case LG_STDLIB_GCC4: return "libstdc++ (GCC < 7)";
     case LG_STDLIB_LIBCXX: return "libc++";
+    case LG_STDLIB_MSVC: return "Microsoft STL";
     case LG_STDLIB_COUNT: break;
     }
     return "?";
@@ -103,6 +104,17 @@ static uint64_t masked32(lg_mt19937 *g, uint64_t n)
     return r;
 }
 
+/* Microsoft STL (_Rng_from_urng): one 32-bit draw, kept unless it falls in the biased top. */
+static uint64_t modulo32(lg_mt19937 *g, uint64_t n)
+{
+    const uint64_t mask = 0xffffffffull;
+    for (;;) {
+        uint64_t r = lg_mt_next(g);
+        if (r / n < mask / n || mask % n == n - 1)
+            return r % n;
+    }
+}
+
 uint64_t lg_uniform_u64(lg_mt19937 *g, uint64_t a, uint64_t b)
 {
     uint64_t r = b - a;
@@ -111,6 +123,8 @@ uint64_t lg_uniform_u64(lg_mt19937 *g, uint64_t a, uint64_t b)
     if (r < 0xffffffffull) {
         if (g->lib == LG_STDLIB_LIBCXX)
             return a + masked32(g, r + 1);
+        if (g->lib == LG_STDLIB_MSVC)
+            return a + modulo32(g, r + 1);
         if (g->lib != LG_STDLIB_GCC11)
             return a + division32(g, r + 1);
         return a + lemire32(g, (uint32_t)(r + 1));
@@ -137,7 +151,7 @@ uint64_t lg_uniform_u64(lg_mt19937 *g, uint64_t a, uint64_t b)
                 a[f] = a[f + j];                                                     \
                 a[f + j] = tmp;                                                      \
             }                                                                        \
-        } else if (g->lib != LG_STDLIB_GCC4 && 0xffffffffull / n >= n) {             \
+        } else if (g->lib != LG_STDLIB_GCC4 && g->lib != LG_STDLIB_MSVC && 0xffffffffull / n >= n) {             \
             size_t i = 1;                                                            \
             if ((n & 1) == 0) {                                                      \
                 uint64_t j = lg_uniform_u64(g, 0, 1);                                \
