@@ -190,7 +190,7 @@ typedef struct au_replay_opts {
 } au_replay_opts;
 
 typedef enum au_replay_verdict {
-    AU_REPLAY_MATCH = 0,       /* no mismatch, and the loaded set, a seed or a generated count
+    AU_REPLAY_MATCH = 0,       /* no mismatch, and the loaded set (so the seed) or a generated figure
                                   was confirmed */
     AU_REPLAY_MISMATCH = 1,
     AU_REPLAY_CANNOT_TELL = 2, /* no mismatch, and nothing of the above could be checked */
@@ -201,7 +201,7 @@ typedef struct au_replay_result {
     size_t mismatches;
     size_t notes;        /* things that could not be checked (and why) */
     int compat_used;     /* lg_compat actually used */
-    size_t core_matched; /* matches of loaded_qsl_set, seeds, generated_* */
+    size_t core_matched; /* matches of loaded_qsl_set and generated_* */
     au_replay_verdict verdict;
     char rules_used[16]; /* the LoadGen release whose rules replayed the log */
     char first_mismatch[512]; /* the first MISMATCH line (without the tag) */

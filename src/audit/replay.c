@@ -37,7 +37,7 @@ typedef struct rctx {
 
 static int is_core(const char *text)
 {
-    return !strncmp(text, "loaded_qsl_set", 14) || !strncmp(text, "generated_", 10) || strstr(text, "rng_seed");
+    return !strncmp(text, "loaded_qsl_set", 14) || !strncmp(text, "generated_", 10);
 }
 
 static void line(rctx *c, const char *tag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -212,7 +212,7 @@ static int replay_tree(const char *root, const au_replay_opts *o, const au_rules
                        it->res.mismatches > 1 ? " (and more)" : "");
             else if (it->res.verdict == AU_REPLAY_CANNOT_TELL)
                 printf("CANNOT TELL  %s: %s\n", it->path,
-                       it->error ? it->error : "no loaded set, seed or generated count to check");
+                       it->error ? it->error : "no loaded set or generated query figure to check");
         }
         size_t w = 9;
         for (size_t k = 0; k < nsub; k++)

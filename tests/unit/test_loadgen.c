@@ -482,6 +482,24 @@ START_TEST(plan_release_rules_issue_same)
     ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
     ck_assert_uint_eq(p.ef.samples_per_query, 66000);
     lg_plan_free(&p);
+    /* LoadGen 1.x MultiStream: a query of 8 samples every 1/20 s, one in flight */
+    lg_settings_default(&s);
+    s.scenario = LG_MULTI_STREAM;
+    s.mode = LG_PERFORMANCE_ONLY;
+    s.min_duration_ms = 60000;
+    s.min_query_count = 270336;
+    s.multi_stream_samples_per_query = 8;
+    rq = (lg_plan_request){.s = &s, .qsl_total = 5000, .qsl_perf = 1024, .rules = lg_version_rules_of(".5a1"),
+                           .ms_target_qps = 20, .ms_max_async_queries = 1};
+    ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
+    ck_assert(p.ef.target_qps == 20);
+    ck_assert_uint_eq(p.ef.target_latency_ns, 50000000);
+    ck_assert_uint_eq(p.ef.max_async_queries, 1);
+    ck_assert_uint_eq(p.ef.min_sample_count, 270336 * 8);
+    ck_assert_uint_eq(p.series[0].query_count, 270336);
+    ck_assert_int_eq(p.series[0].duration_ns, 270336ll * 50000000);
+    ck_assert_uint_eq(p.series[0].nloaded, 1024 + 7);
+    lg_plan_free(&p);
 }
 END_TEST
 
