@@ -813,8 +813,10 @@ static void check_audit(rctx *c, const au_replay_opts *o, const au_rules *r, con
 }
 
 /* The standard library whose shuffle reproduces the first logged loaded set (the default first);
- * its loaded sets replace the plan's. Nothing changes when none does (the check reports it). */
-static void pick_stdlib(rctx *c)
+ * its loaded sets replace the plan's. When loadgen_version named no release (and no
+ * --loadgen-compat), the loaded-set rule before 6.0.6 is tried as well. Nothing changes when none
+ * reproduces it (the check reports it). */
+static void pick_stdlib(rctx *c, int forced)
 {
     const ms_mllog_rec *r = ms_mllog_find(c->log, "loaded_qsl_set");
     if (!r || c->plan[0].nseries == 0)
@@ -823,34 +825,48 @@ static void pick_stdlib(rctx *c)
     size_t n = 0;
     if (ms_mllog_rec_u64_list(r, &v, &n) != 0)
         return;
-    for (int lib = 0; lib < LG_STDLIB_COUNT; lib++) {
-        lg_plan p;
-        ms_err e = {0};
-        lg_plan_request rq = {.s = &c->lg.s, .qsl_total = c->lg.qsl_total, .qsl_perf = c->lg.qsl_perf,
-                              .rules = c->vr, .stdlib = lib, .accuracy = c->accuracy || c->lg.s.mode == LG_SUBMISSION_RUN,
-                              .sets_only = 1, .ms_target_qps = c->lg.ms_target_qps,
-                              .ms_max_async_queries = c->lg.ms_max_async};
-        if (lib == 0) {
-            const lg_plan_series *ps = &c->plan[0].series[0];
-            if (ps->nloaded == n && !memcmp_u64_size(v, ps->loaded, n))
-                break;
-            continue;
-        }
-        if (lg_plan_test_req(&rq, &p, &e) != MS_OK)
-            continue;
-        int hit = p.nseries > 0 && p.series[0].nloaded == n && !memcmp_u64_size(v, p.series[0].loaded, n);
-        if (hit) {
-            c->stdlib = lib;
-            lg_plan_free(&c->plan[0]);
-            ms_err e2 = {0};
-            if (make_plan(c, &c->lg.s, &c->plan[0], &e2) != MS_OK) {
-                c->stdlib = 0;
-                (void)make_plan(c, &c->lg.s, &c->plan[0], &e2);
+    const lg_version_rules *rows[2] = {c->vr, NULL};
+    if (!forced && !c->lg.version_known)
+        rows[1] = lg_version_rules_of_compat(LG_COMPAT_5_1);
+    for (int ri = 0; ri < 2 && rows[ri]; ri++) {
+        for (int lib = 0; lib < LG_STDLIB_COUNT; lib++) {
+            if (ri == 0 && lib == 0) {
+                const lg_plan_series *ps = &c->plan[0].series[0];
+                if (ps->nloaded == n && !memcmp_u64_size(v, ps->loaded, n)) {
+                    free(v);
+                    return;
+                }
+                continue;
             }
+            lg_plan p;
+            ms_err e = {0};
+            lg_plan_request rq = {.s = &c->lg.s, .qsl_total = c->lg.qsl_total, .qsl_perf = c->lg.qsl_perf,
+                                  .rules = rows[ri], .stdlib = lib,
+                                  .accuracy = c->accuracy || c->lg.s.mode == LG_SUBMISSION_RUN, .sets_only = 1,
+                                  .ms_target_qps = c->lg.ms_target_qps, .ms_max_async_queries = c->lg.ms_max_async};
+            if (lg_plan_test_req(&rq, &p, &e) != MS_OK)
+                continue;
+            int hit = p.nseries > 0 && p.series[0].nloaded == n && !memcmp_u64_size(v, p.series[0].loaded, n);
+            lg_plan_free(&p);
+            if (!hit)
+                continue;
+            const lg_version_rules *old_vr = c->vr;
+            c->stdlib = lib;
+            c->vr = rows[ri];
+            lg_plan fresh;
+            ms_err e2 = {0};
+            if (make_plan(c, &c->lg.s, &fresh, &e2) == MS_OK) {
+                lg_plan_free(&c->plan[0]);
+                c->plan[0] = fresh;
+                if (c->vr != old_vr)
+                    line(c, "note", "loadgen_version names no release: the loaded set is that of the rules before 6.0.6");
+            } else {
+                c->stdlib = 0;
+                c->vr = old_vr;
+            }
+            free(v);
+            return;
         }
-        lg_plan_free(&p);
-        if (hit)
-            break;
     }
     free(v);
 }
@@ -904,7 +920,7 @@ int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *
         goto out;
     }
     c.nplans = 1;
-    pick_stdlib(&c);
+    pick_stdlib(&c, o && o->rules);
     check_directory_scenario(&c, detail_path);
     check_effective(&c);
     check_series(&c);

@@ -90,6 +90,13 @@ for src in "$SHARED/rounds/v1.0/tree/closed/Edgecortix/results/edgecortix-DNA_F_
   expect_grep "^MISMATCH +generated_query_count: log $((q + 1)), unmodified LoadGen [0-9]+" "$TMP/out" "$src: edited query count"
 done
 
+# a loadgen_version that names no release: the loaded-set rule before 6.0.6 is tried too
+V3="$SHARED/rounds/v3.0/tree/closed/rebellions/results/ATOM/resnet50/SingleStream/performance/run_1/mlperf_log_detail.txt"
+sed -E 's/"key": "loadgen_version", "value": "[^"]*"/"key": "loadgen_version", "value": "custom build"/' "$V3" > "$E/mlperf_log_detail.txt"
+expect_exit 0 $M audit replay "$E/mlperf_log_detail.txt"
+expect_grep '^note +loadgen_version names no release: the loaded set is that of the rules before 6\.0\.6' "$TMP/out"
+expect_grep '^match +loaded_qsl_set \(1024 indices' "$TMP/out"
+
 # ---- a requested double printed with six digits: 3076811 ns logged as 3.07681e+06 -----------------
 # 390016 queries of 3076811 ns make the logged 1200005518976 ns; 3076810 (the text read back)
 # makes another duration, and so does every double that prints as the text but 3076811's neighbours
