@@ -322,6 +322,9 @@ typedef struct lg_version_rules {
     /* loaded sets drawn from the first performance/accuracy_sample_count indices (else from
      * every QSL index) */
     int loaded_set_from_count;
+    /* requested/effective_sample_concatenate_permutation are logged (else, with equal_issue,
+     * whether it was on is not in the log) */
+    int logs_concatenation;
     /* effective_accuracy_sample_count is logged */
     int logs_accuracy_sample_count;
     /* the test05 keys of audit.config override the seeds with a "Test05 flag detected"

@@ -22,17 +22,21 @@ static const lg_version_rules rows[] = {
     {.major = 2, .minor = 1, .patch = 0, .equal_issue = 1},
     /* rounds v3.0, v3.1: the test05 keys of audit.config ("Test05 flag detected") */
     {.major = 3, .minor = 0, .patch = 0, .equal_issue = 1, .test05_flag = 1},
-    /* rounds v4.0, v4.1: equal issue in every scenario (min_queries padded to the loaded set
+    /* round v4.0: equal issue in every scenario (min_queries padded to the loaded set
      * and raised while the duration is not met), Offline included by the else branch */
     {.major = 4, .minor = 0, .patch = 0, .equal_issue = 2, .equal_issue_pads_offline_queries = 1,
      .test05_flag = 1},
+    /* round v4.1: sample_concatenate_permutation logged */
+    {.major = 4, .minor = 1, .patch = 0, .equal_issue = 2, .equal_issue_pads_offline_queries = 1,
+     .test05_flag = 1, .logs_concatenation = 1},
     /* rounds v5.0, v5.1: generated_samples_per_query logs the generated query's size; Offline
      * left out of the min_queries padding */
-    {.major = 5, .minor = 0, .patch = 0, .equal_issue = 2, .logs_query_spq = 1, .test05_flag = 1},
+    {.major = 5, .minor = 0, .patch = 0, .equal_issue = 2, .logs_query_spq = 1, .test05_flag = 1,
+     .logs_concatenation = 1},
     /* LoadGen 6.0.6 on (master): loaded sets from the first performance / accuracy sample
      * count indices, accuracy_sample_count */
     {.major = 6, .minor = 0, .patch = 6, .equal_issue = 2, .logs_query_spq = 1, .test05_flag = 1,
-     .loaded_set_from_count = 1, .logs_accuracy_sample_count = 1},
+     .logs_concatenation = 1, .loaded_set_from_count = 1, .logs_accuracy_sample_count = 1},
 };
 
 #define NROWS (sizeof rows / sizeof rows[0])

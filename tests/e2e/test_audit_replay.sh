@@ -8,6 +8,21 @@
 . "$(dirname "$0")/lib.sh"
 M=$MLSUBMIT
 export MLSUBMIT_RULES="$REPO/rules"
+
+# ---- LoadGen 4.0 applied sample_concatenate_permutation without logging it -------------------------
+# (a log of the embedded LoadGen with the key removed and the release set to 4.0: the replay
+# infers the equal-issue generation from the logged figures; with 5.0 rules the key's absence
+# means off, and the figures mismatch)
+$M loadgen run --sut null --total-samples 1000 --performance-samples 100 --model resnet50 --scenario SingleStream \
+  --set min_duration_ms=50 --set sample_concatenate_permutation=1 --set single_stream_expected_latency_ns=20000 \
+  -o "$TMP/eq" --quiet >/dev/null 2>&1
+grep -v sample_concatenate_permutation "$TMP/eq/mlperf_log_detail.txt" |
+  sed -E 's/"key": "loadgen_version", "value": "[^"]*"/"key": "loadgen_version", "value": "4.0 @ 0000000000"/' > "$TMP/eq/v40.txt"
+expect_exit 0 $M audit replay "$TMP/eq/v40.txt"
+expect_grep '^note +sample_concatenate_permutation is not logged by this release; the logged figures are those of its equal-issue generation' "$TMP/out"
+expect_exit 1 $M audit replay --loadgen-compat 5.1 "$TMP/eq/v40.txt"
+expect_grep '^MISMATCH +effective_min_query_count' "$TMP/out"
+
 need_shared
 
 # ---- every real log of the older rounds matches ---------------------------------------------------

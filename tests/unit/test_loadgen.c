@@ -399,8 +399,11 @@ START_TEST(version_rules_table)
     ck_assert(v->minor == 1 && !v->issue_same_as_unique && !v->test05_flag);
     v = lg_version_rules_of("3.0 @ f536725011");
     ck_assert(v->major == 3 && v->test05_flag && v->equal_issue == 1);
+    v = lg_version_rules_of("4.0.2 @ x");
+    ck_assert(v->major == 4 && v->equal_issue == 2 && v->equal_issue_pads_offline_queries && !v->logs_concatenation);
     v = lg_version_rules_of("4.1.23 @ x");
     ck_assert(v->major == 4 && v->equal_issue == 2 && v->equal_issue_pads_offline_queries && !v->logs_query_spq);
+    ck_assert(v->logs_concatenation);
     v = lg_version_rules_of("5.1.0 @ 091d51f041");
     ck_assert(v->major == 5 && v->logs_query_spq && !v->loaded_set_from_count);
     ck_assert_ptr_eq(lg_version_rules_of("6.0.5"), v);
