@@ -1,5 +1,6 @@
 /* audit replay over a whole submission tree: every mlperf_log_detail.txt under the results/ and
- * compliance/ directories (measurements/ holds no LoadGen logs), replayed by a pool of threads,
+ * compliance/ directories (measurements/ holds no LoadGen logs, code/ is not walked, nor hidden
+ * folders), replayed by a pool of threads,
  * with the verdict of each log and its submitter (<division>/<submitter>). */
 #include <dirent.h>
 #include <pthread.h>
@@ -45,7 +46,10 @@ static int walk(const char *dir, int in, plist *out, ms_err *e)
     int rc = MS_OK;
     while (rc == MS_OK && (de = readdir(d)) != NULL) {
         const char *nm = de->d_name;
-        if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+        if (nm[0] == '.')
+            continue;
+        /* a submitter's code/ may ship example logs: they are no results */
+        if (!in && !strcmp(nm, "code"))
             continue;
         char *p = ms_path_join(dir, nm);
         if (!p) {
