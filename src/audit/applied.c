@@ -74,7 +74,7 @@ void au_check_applied(au_rep *rep, au_test t, const ms_mllog *log, const au_rule
             uint64_t v = 0;
             int ok = ms_mllog_get_u64(log, "effective_accuracy_log_sampling_target", &v) == 0 && v > 0;
             au_rep_check(rep, ok ? AU_PASSED : AU_FAILED,
-                         "effective_accuracy_log_sampling_target > 0 (model unknown: any target), logged %llu",
+                         "effective_accuracy_log_sampling_target > 0 (any target), logged %llu",
                          (unsigned long long)v);
         }
         if (acc_records >= 0)

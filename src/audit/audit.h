@@ -211,18 +211,53 @@ typedef struct au_replay_opts {
     const char *model;   /* for the TEST01 sampling target; NULL = from the path */
     const char *accuracy_log; /* the run's accuracy log for the sampling count; NULL = beside the
                                  detail log (or TESTxx/accuracy/) */
+    const lg_version_rules *rules; /* --loadgen-compat V: that release's rules (NULL = from
+                                      loadgen_version; overrides compat) */
 } au_replay_opts;
+
+typedef enum au_replay_verdict {
+    AU_REPLAY_MATCH = 0,       /* no mismatch, and the loaded set (so the seed) or a generated figure
+                                  was confirmed */
+    AU_REPLAY_MISMATCH = 1,
+    AU_REPLAY_CANNOT_TELL = 2, /* no mismatch, and nothing of the above could be checked */
+} au_replay_verdict;
 
 typedef struct au_replay_result {
     size_t checked;      /* comparisons made */
     size_t mismatches;
     size_t notes;        /* things that could not be checked (and why) */
     int compat_used;     /* lg_compat actually used */
+    size_t core_matched; /* matches of loaded_qsl_set and generated_* */
+    au_replay_verdict verdict;
+    char rules_used[16]; /* the LoadGen release whose rules replayed the log */
+    char first_mismatch[512]; /* the first MISMATCH line (without the tag) */
 } au_replay_result;
 
 /* Writes the report (one line per check: "match", "MISMATCH", "note") into out. Returns MS_OK
  * (mismatches or not), MS_EINPUT for an unreadable or unusable log. */
 int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *r, ms_buf *out,
               au_replay_result *res, ms_err *e);
+
+/* One log of a tree replay. */
+typedef struct au_replay_item {
+    char *path;
+    char *submitter;     /* "<division>/<submitter>", or "(outside a submitter)" */
+    int rc;              /* au_replay's return code (MS_OK, or the log could not be replayed) */
+    char *error;         /* the message when rc != MS_OK */
+    char *report;        /* the full report (keep_reports) */
+    au_replay_result res;
+} au_replay_item;
+
+typedef struct au_replay_tree_result {
+    au_replay_item *items; /* sorted by path */
+    size_t n;
+} au_replay_tree_result;
+
+/* Replays every mlperf_log_detail.txt under the results/ and compliance/ directories of root
+ * (src/audit/replay_tree.c) with jobs threads. Returns MS_OK (whatever the verdicts), or an
+ * error when root cannot be walked. */
+int au_replay_tree(const char *root, const au_replay_opts *o, const au_rules *r, int jobs, int keep_reports,
+                   au_replay_tree_result *out, ms_err *e);
+void au_replay_tree_free(au_replay_tree_result *t);
 
 #endif

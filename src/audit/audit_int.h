@@ -93,6 +93,11 @@ typedef struct au_logged {
     lg_test_settings s;        /* rebuilt from the requested_* keys */
     size_t qsl_total, qsl_perf;
     int compat;                /* lg_compat decided from loadgen_version (or forced) */
+    const lg_version_rules *rules; /* the release's rules, from loadgen_version (or forced) */
+    int version_known;         /* loadgen_version named a release */
+    double ms_target_qps;      /* LoadGen 1.x MultiStream: requested_multi_stream_target_qps */
+    uint64_t ms_max_async;     /* ... requested_multi_stream_max_async_queries */
+    int have_ms_legacy;        /* both were logged */
     int test05_warning;        /* "Test05 flag detected" was logged */
     int audit_warning;         /* "Found Audit Config file" was logged */
     char version[128];

@@ -57,6 +57,9 @@ int au_logged_settings(const ms_mllog *log, int compat, au_logged *o, char *why,
     snprintf(o->version, sizeof o->version, "%s", ver ? ver : "");
     free(ver);
     o->compat = compat >= 0 ? compat : (au_version_is_606(o->version) ? LG_COMPAT_6_0 : LG_COMPAT_5_1);
+    const lg_version_rules *vr = lg_version_rules_of(o->version);
+    o->version_known = vr != NULL;
+    o->rules = compat >= 0 ? lg_version_rules_of_compat((lg_compat)compat) : vr ? vr : lg_version_rules_latest();
     o->audit_warning = has_warning(log, "Found Audit Config file");
     o->test05_warning = has_warning(log, "Test05 flag detected");
     char *scen = ms_mllog_get_str(log, "requested_scenario");
@@ -76,6 +79,7 @@ int au_logged_settings(const ms_mllog *log, int compat, au_logged *o, char *why,
         snprintf(why, whysz, "%s: no qsl_reported_total_count / qsl_reported_performance_count entry", log->path);
         return -1;
     }
+    o->have_ms_legacy = 0;
     o->qsl_total = (size_t)tot;
     o->qsl_perf = (size_t)perf;
     for (size_t i = 0; i < log->nrecs; i++) {
@@ -85,6 +89,17 @@ int au_logged_settings(const ms_mllog *log, int compat, au_logged *o, char *why,
         const char *field = r->key + 10;
         if (!strcmp(field, "scenario") || !strcmp(field, "test_mode"))
             continue;
+        /* LoadGen 1.x MultiStream settings (TestSettings of that release) */
+        if (!strcmp(field, "multi_stream_target_qps")) {
+            o->have_ms_legacy |= ms_mllog_rec_double(r, &o->ms_target_qps) == 0 ? 1 : 0;
+            continue;
+        }
+        if (!strcmp(field, "multi_stream_max_async_queries")) {
+            o->have_ms_legacy |= ms_mllog_rec_u64(r, &o->ms_max_async) == 0 ? 2 : 0;
+            continue;
+        }
+        if (!strcmp(field, "multi_stream_target_latency_ns"))
+            continue; /* MultiStreamFree only */
         char *v = value_text(r);
         ms_err e = {0};
         if (!v || lg_settings_set(&o->s, field, v, &e) != MS_OK)

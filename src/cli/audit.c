@@ -1,12 +1,15 @@
 /* mlsubmit audit run | verify | replay: the compliance audits (src/audit/audit.h). */
 #include <getopt.h>
 #include <math.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit/audit.h"
 #include "cli/cli.h"
+#include "common/fsutil.h"
 #include "common/strutil.h"
 
 static void usage(FILE *o)
@@ -125,18 +128,127 @@ static void usage_verify(FILE *o)
 static void usage_replay(FILE *o)
 {
     fprintf(o,
-            "usage: mlsubmit audit replay mlperf_log_detail.txt... [--loadgen-compat 5.1|6.0]\n"
+            "usage: mlsubmit audit replay (mlperf_log_detail.txt | ROOT)... [--loadgen-compat V]\n"
             "                [--test TEST01|TEST04|TEST05] [--model M] [--accuracy-log F] [--rules FILE]\n"
+            "                [--jobs N] [--json] [--details]\n"
             "\n"
             "Rebuilds the requested settings of each detail log and asks the LoadGen what an unmodified\n"
-            "LoadGen does with them (the loaded_qsl_set, the generated query count / samples per query /\n"
-            "duration, every effective_* value, the accuracy-log sampling probability and the expected\n"
-            "record count), then lists every match and every MISMATCH with the key and both values.\n"
-            "For a log in a TEST01/TEST04/TEST05 directory (or with --test) it also checks that the\n"
-            "audit.config was applied (see README, Audits). The LoadGen rules (5.1: loaded set from all\n"
-            "QSL indices; 6.0: LoadGen 6.0.6+) follow loadgen_version unless --loadgen-compat is given.\n"
+            "LoadGen of the release that wrote it does with them: the loaded_qsl_set (drawn with each C++\n"
+            "standard library's shuffle until one reproduces it), the generated query count / samples per\n"
+            "query / duration, every effective_* value and seed, the accuracy-log sampling; then lists every\n"
+            "match, every MISMATCH with the key and both values, and every note (cannot tell, and why).\n"
+            "The requested doubles are logged with 6 significant digits: a figure is a mismatch only when\n"
+            "no double that prints as the logged text explains it. For a log in a TEST01/TEST04/TEST05\n"
+            "directory (or with --test) it also checks that the audit.config was applied, and it checks\n"
+            "that the log's scenario is the directory's (or one its result may be inferred from).\n"
             "\n"
-            "Exit: 0 everything matches, 1 mismatches, 2 usage, 3 a log cannot be read.\n");
+            "  --loadgen-compat V  the rules of LoadGen V (1.0, 1.1, 2.0, 2.1, 3.0, 3.1, 4.0, 4.1, 5.0, 5.1,\n"
+            "                      6.0 = 6.0.6+) instead of the log's loadgen_version\n"
+            "  ROOT                a submission tree (or any folder): every mlperf_log_detail.txt under its\n"
+            "                      results/ and compliance/ directories, replayed in parallel, a line per\n"
+            "                      mismatched or undecided log and a table per submitter\n"
+            "  --jobs N            threads for a tree (default: the online CPUs)\n"
+            "  --json              a tree's verdicts as JSON on stdout (every log, per submitter, total)\n"
+            "  --details           a tree: every log's full report too\n"
+            "\n"
+            "Exit: 0 everything matches (or cannot tell), 1 mismatches, 2 usage, 3 a log cannot be read.\n");
+}
+
+static const char *verdict_name(au_replay_verdict v)
+{
+    return v == AU_REPLAY_MATCH ? "match" : v == AU_REPLAY_MISMATCH ? "mismatch" : "cannot-tell";
+}
+
+typedef struct sub_count {
+    const char *name;
+    size_t logs, n[3];
+} sub_count;
+
+static int replay_tree(const char *root, const au_replay_opts *o, const au_rules *r, int jobs, int json,
+                       int details)
+{
+    const char *cmd = "audit replay";
+    au_replay_tree_result t;
+    ms_err e = {0};
+    if (au_replay_tree(root, o, r, jobs, details, &t, &e) != MS_OK)
+        return cli_fail(cmd, &e);
+    sub_count *sc = calloc(t.n + 1, sizeof *sc);
+    if (!sc) {
+        au_replay_tree_free(&t);
+        fprintf(stderr, "mlsubmit %s: out of memory\n", cmd);
+        return MS_ERUNTIME;
+    }
+    size_t nsub = 0, tot[3] = {0, 0, 0};
+    for (size_t i = 0; i < t.n; i++) {
+        const au_replay_item *it = &t.items[i];
+        size_t k = 0;
+        while (k < nsub && strcmp(sc[k].name, it->submitter) != 0)
+            k++;
+        if (k == nsub)
+            sc[nsub++].name = it->submitter;
+        sc[k].logs++;
+        sc[k].n[it->res.verdict]++;
+        tot[it->res.verdict]++;
+    }
+    if (json) {
+        json_t *doc = json_object(), *logs = json_array(), *subs = json_object();
+        for (size_t i = 0; doc && logs && subs && i < t.n; i++) {
+            const au_replay_item *it = &t.items[i];
+            json_t *x = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "path", it->path, "submitter", it->submitter,
+                                  "verdict", verdict_name(it->res.verdict), "rules", it->res.rules_used,
+                                  "checked", (json_int_t)it->res.checked, "mismatches", (json_int_t)it->res.mismatches,
+                                  "notes", (json_int_t)it->res.notes);
+            if (x && it->res.mismatches)
+                json_object_set_new(x, "first_mismatch", json_string(it->res.first_mismatch));
+            if (x && it->error)
+                json_object_set_new(x, "error", json_string(it->error));
+            if (x && it->report)
+                json_object_set_new(x, "report", json_string(it->report));
+            json_array_append_new(logs, x);
+        }
+        for (size_t k = 0; subs && k < nsub; k++)
+            json_object_set_new(subs, sc[k].name,
+                                json_pack("{s:I, s:I, s:I, s:I}", "logs", (json_int_t)sc[k].logs, "matched",
+                                          (json_int_t)sc[k].n[0], "mismatched", (json_int_t)sc[k].n[1], "cannot_tell",
+                                          (json_int_t)sc[k].n[2]));
+        if (doc) {
+            json_object_set_new(doc, "root", json_string(root));
+            json_object_set_new(doc, "logs", logs);
+            json_object_set_new(doc, "submitters", subs);
+            json_object_set_new(doc, "total", json_pack("{s:I, s:I, s:I, s:I}", "logs", (json_int_t)t.n, "matched",
+                                                        (json_int_t)tot[0], "mismatched", (json_int_t)tot[1],
+                                                        "cannot_tell", (json_int_t)tot[2]));
+        }
+        char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        json_decref(doc);
+    } else {
+        printf("replay of %s: %zu detail logs\n", root, t.n);
+        for (size_t i = 0; i < t.n; i++) {
+            const au_replay_item *it = &t.items[i];
+            if (details && it->report)
+                fputs(it->report, stdout);
+            if (it->res.verdict == AU_REPLAY_MISMATCH)
+                printf("MISMATCH     %s: %s%s\n", it->path, it->res.first_mismatch,
+                       it->res.mismatches > 1 ? " (and more)" : "");
+            else if (it->res.verdict == AU_REPLAY_CANNOT_TELL)
+                printf("CANNOT TELL  %s: %s\n", it->path,
+                       it->error ? it->error : "no loaded set or generated query figure to check");
+        }
+        size_t w = 9;
+        for (size_t k = 0; k < nsub; k++)
+            if (strlen(sc[k].name) > w)
+                w = strlen(sc[k].name);
+        printf("\n%-*s %6s %8s %11s %12s\n", (int)w, "submitter", "logs", "matched", "mismatched", "cannot tell");
+        for (size_t k = 0; k < nsub; k++)
+            printf("%-*s %6zu %8zu %11zu %12zu\n", (int)w, sc[k].name, sc[k].logs, sc[k].n[0], sc[k].n[1], sc[k].n[2]);
+        printf("%-*s %6zu %8zu %11zu %12zu\n", (int)w, "total", t.n, tot[0], tot[1], tot[2]);
+    }
+    free(sc);
+    au_replay_tree_free(&t);
+    return tot[1] ? MS_FAIL : MS_OK;
 }
 
 static int parse_seeds(const char *s, uint64_t out[3])
@@ -482,16 +594,32 @@ static int cmd_replay(int argc, char **argv)
                                        {"model", required_argument, 0, 'm'},
                                        {"accuracy-log", required_argument, 0, 'a'},
                                        {"rules", required_argument, 0, 'j'},
+                                       {"jobs", required_argument, 0, 'J'},
+                                       {"json", no_argument, 0, 'o'},
+                                       {"details", no_argument, 0, 'd'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = ncpu > 0 ? (int)ncpu : 1, json = 0, details = 0;
+    uint64_t jobs_u = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         switch (c) {
         case 'v':
-            if ((o.compat = lg_compat_parse(optarg)) < 0)
-                return cli_usage_error(cmd, "--loadgen-compat: expected 5.1 or 6.0, got '%s'", optarg);
+            o.compat = lg_compat_parse(optarg);
+            o.rules = o.compat >= 0 ? lg_version_rules_of_compat((lg_compat)o.compat) : lg_version_rules_of(optarg);
+            if (!o.rules || optarg[0] == '.')
+                return cli_usage_error(cmd, "--loadgen-compat: expected a LoadGen version such as 2.1 or 5.1, got '%s'",
+                                       optarg);
             break;
+        case 'J':
+            if (ms_parse_u64(optarg, &jobs_u) != 0 || jobs_u < 1 || jobs_u > 256)
+                return cli_usage_error(cmd, "--jobs: expected 1 to 256, got '%s'", optarg);
+            jobs = (int)jobs_u;
+            break;
+        case 'o': json = 1; break;
+        case 'd': details = 1; break;
         case 't':
             if (au_test_parse(optarg) < 0)
                 return cli_usage_error(cmd, "--test: expected TEST01, TEST04 or TEST05, got '%s'", optarg);
@@ -513,7 +641,19 @@ static int cmd_replay(int argc, char **argv)
     if (!r)
         return rc;
     int worst = MS_OK;
+    if (json)
+        for (int i = optind; i < argc; i++)
+            if (!ms_is_dir(argv[i])) {
+                au_rules_free(r);
+                return cli_usage_error(cmd, "--json goes with tree roots (directories), not '%s'", argv[i]);
+            }
     for (int i = optind; i < argc; i++) {
+        if (ms_is_dir(argv[i])) {
+            rc = replay_tree(argv[i], &o, r, jobs, json, details);
+            if (rc > worst)
+                worst = rc;
+            continue;
+        }
         ms_buf out = MS_BUF_INIT;
         au_replay_result res;
         ms_err e = {0};

@@ -250,6 +250,12 @@ typedef struct lg_effective {
     int server_coalesce_queries;
     int server_find_peak_qps_decimals_of_precision;
     double server_find_peak_qps_boundary_step_size;
+    /* not logged: the standard library whose integer distributions the run's engines feed
+     * (an lg_stdlib of loadgen/rng.h; 0 = libstdc++ of GCC >= 11, what this LoadGen does).
+     * audit replay plans with each to explain logs of LoadGen binaries built elsewhere. */
+    int stdlib;
+    /* not logged: the release whose rules derive and generate (NULL = this LoadGen's) */
+    const struct lg_version_rules *rules;
     /* errors found while deriving (error_invalid_test_settings / negative qps) */
     int n_errors;
     char errors[4][400];
@@ -284,7 +290,86 @@ int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, l
                  int accuracy, lg_plan *out, ms_err *e);
 void lg_plan_free(lg_plan *p);
 
-/* ---- logging and running --------------------------------------------------------------------- */
+/* The C++ standard library a LoadGen binary was built with decides how std::shuffle and
+ * std::uniform_int_distribution turn engine output into indices (the engine and the real
+ * distributions are the same everywhere). The published logs come from all of them. */
+typedef enum lg_stdlib {
+    LG_STDLIB_GCC11 = 0,   /* libstdc++ of GCC >= 11: Lemire's method, paired shuffle draws */
+    LG_STDLIB_GCC7 = 1,    /* libstdc++ of GCC 7 to 10: division with rejection, paired draws */
+    LG_STDLIB_GCC4 = 2,    /* libstdc++ before GCC 7: division with rejection, one draw per swap */
+    LG_STDLIB_LIBCXX = 3,  /* LLVM libc++: masked bits with rejection, forward shuffle */
+    LG_STDLIB_MSVC = 4,    /* Microsoft STL: modulo with rejection, one draw per swap */
+    LG_STDLIB_COUNT = 5
+} lg_stdlib;
+
+const char *lg_stdlib_name(lg_stdlib s);  /* src/loadgen/rng.c */
+
+/* ---- LoadGen versions (src/loadgen/versions.c) ------------------------------------------------ */
+
+/* What a published LoadGen release does differently, for replaying its logs (audit replay). One
+ * row per release whose behaviour differs, from the reference sources of each tag
+ * (test_settings_internal.cc TestSettingsInternal, loadgen.cc GenerateQueries,
+ * GenerateLoadableSets, StartTest). A row holds from its release to the next row's. */
+typedef struct lg_version_rules {
+    int major, minor, patch;      /* first release with these rules */
+    /* MultiStream from multi_stream_target_qps / multi_stream_max_async_queries (target latency
+     * max_async / qps), not from multi_stream_expected_latency_ns */
+    int ms_from_target_qps;
+    /* performance_issue_same generates like performance_issue_unique (no duration, |L| / spq
+     * queries; Offline: performance_sample_count samples) */
+    int issue_same_as_unique;
+    /* sample_concatenate_permutation: 0 unknown; 1 Offline padding of the query to a multiple of
+     * the loaded set (and SingleStream's equal-issue draw); 2 also min_queries padded to a
+     * multiple of the set and raised while the duration is not met (not Offline) */
+    int equal_issue;
+    /* with equal_issue 2: Offline's min_queries is padded too when its query needs no padding */
+    int equal_issue_pads_offline_queries;
+    /* generated_samples_per_query is the generated query's size (else the effective
+     * samples_per_query, whatever the query holds: Offline accuracy, equal-issue padding) */
+    int logs_query_spq;
+    /* loaded sets drawn from the first performance/accuracy_sample_count indices (else from
+     * every QSL index) */
+    int loaded_set_from_count;
+    /* requested/effective_sample_concatenate_permutation are logged (else, with equal_issue,
+     * whether it was on is not in the log) */
+    int logs_concatenation;
+    /* effective_accuracy_sample_count is logged */
+    int logs_accuracy_sample_count;
+    /* the test05 keys of audit.config override the seeds with a "Test05 flag detected"
+     * warning (else TEST05's audit.config sets the seeds themselves) */
+    int test05_flag;
+    /* some builds of the release left Offline's target_latency_percentile unset (garbage) */
+    int offline_percentile_unset;
+} lg_version_rules;
+
+/* The rules of a loadgen_version text ("5.1.0 @ 091d51f041", "2.0 @ ...", ".5a1 @ ..." as the
+ * LoadGen 1.x builds report). NULL when the text is not a version (the caller picks). */
+const lg_version_rules *lg_version_rules_of(const char *loadgen_version);
+/* The newest rules (this LoadGen's), and the rules an lg_compat emulates. */
+const lg_version_rules *lg_version_rules_latest(void);
+const lg_version_rules *lg_version_rules_of_compat(lg_compat c);
+/* The rows, oldest first. */
+size_t lg_version_rules_count(void);
+const lg_version_rules *lg_version_rules_at(size_t i);
+/* "major.minor[.patch]" of a row into buf. */
+const char *lg_version_rules_name(const lg_version_rules *v, char *buf, size_t n);
+
+/* A plan (lg_plan_test) under a given release's rules and standard library. */
+typedef struct lg_plan_request {
+    const lg_test_settings *s;
+    size_t qsl_total, qsl_perf;
+    const lg_version_rules *rules;   /* NULL = lg_version_rules_latest() */
+    int stdlib;                      /* an lg_stdlib (loadgen/rng.h) */
+    int accuracy;
+    int sets_only;                   /* the loaded sets only (no query generation: counts 0) */
+    /* LoadGen 1.x MultiStream (rules->ms_from_target_qps): the requested values */
+    double ms_target_qps;
+    uint64_t ms_max_async_queries;
+} lg_plan_request;
+
+int lg_plan_test_req(const lg_plan_request *rq, lg_plan *out, ms_err *e);
+
+/* ---- logging and running ------------------------------------------------------------------------ */
 
 typedef struct lg_log_settings {
     const char *outdir;          /* default "." */

@@ -9,9 +9,40 @@
 
 double lg_accuracy_log_probability(const lg_effective *ef);
 
+/* What an older release derives differently (TestSettingsInternal of its tag). */
+static void apply_rules(lg_effective *ef, const lg_plan_request *rq, const lg_version_rules *vr)
+{
+    const lg_test_settings *s = rq->s;
+    ef->rules = vr;
+    ef->stdlib = rq->stdlib;
+    if (vr->ms_from_target_qps && s->scenario == LG_MULTI_STREAM) {
+        ef->max_async_queries = rq->ms_max_async_queries;
+        ef->target_qps = rq->ms_target_qps;
+        ef->target_latency_ns = (uint64_t)lg_seconds_to_ns((double)rq->ms_max_async_queries / rq->ms_target_qps);
+    }
+    if (!vr->equal_issue)
+        ef->sample_concatenate_permutation = 0;
+    if (vr->issue_same_as_unique && s->scenario == LG_OFFLINE && s->performance_issue_same) {
+        ef->samples_per_query = ef->performance_sample_count;
+        ef->min_sample_count = ef->min_query_count * ef->samples_per_query;
+    }
+}
+
 int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, lg_compat compat,
                  int accuracy, lg_plan *out, ms_err *e)
 {
+    lg_plan_request rq = {.s = s, .qsl_total = qsl_total, .qsl_perf = qsl_perf,
+                          .rules = lg_version_rules_of_compat(compat), .accuracy = accuracy};
+    return lg_plan_test_req(&rq, out, e);
+}
+
+int lg_plan_test_req(const lg_plan_request *rq, lg_plan *out, ms_err *e)
+{
+    const lg_test_settings *s = rq->s;
+    size_t qsl_total = rq->qsl_total, qsl_perf = rq->qsl_perf;
+    int accuracy = rq->accuracy;
+    const lg_version_rules *vr = rq->rules ? rq->rules : lg_version_rules_latest();
+    lg_compat compat = vr->loaded_set_from_count ? LG_COMPAT_6_0 : LG_COMPAT_5_1;
     memset(out, 0, sizeof *out);
     lg_test_settings req = *s;
     if (req.test05) {
@@ -20,6 +51,7 @@ int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, l
         req.schedule_rng_seed = s->test05_schedule_rng_seed;
     }
     lg_effective_derive(&out->ef, &req, qsl_total, qsl_perf);
+    apply_rules(&out->ef, rq, vr);
     out->accuracy = accuracy;
     out->accuracy_log_probability = lg_accuracy_log_probability(&out->ef);
     lg_lset *sets;
@@ -33,6 +65,14 @@ int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, l
         return ms_err_oom(e);
     }
     for (size_t i = 0; i < n; i++) {
+        lg_plan_series *ps0 = &out->series[i];
+        if (rq->sets_only) {
+            ps0->loaded = sets[i].idx;
+            ps0->nloaded = sets[i].len;
+            sets[i].idx = NULL;
+            out->nseries++;
+            continue;
+        }
         lg_qgen g;
         rc = lg_qgen_init(&g, &out->ef, &sets[i], accuracy, e);
         if (rc) {
@@ -42,7 +82,7 @@ int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, l
         }
         lg_plan_series *ps = &out->series[i];
         ps->query_count = g.query_count;
-        ps->samples_per_query = g.spq;
+        ps->samples_per_query = vr->logs_query_spq ? g.spq : out->ef.samples_per_query;
         ps->duration_ns = g.total_duration_ns;
         ps->loaded = sets[i].idx; /* take ownership */
         ps->nloaded = sets[i].len;

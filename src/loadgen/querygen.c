@@ -36,7 +36,7 @@ int lg_make_loadable_sets(const lg_effective *ef, size_t qsl_total, lg_compat co
     for (size_t i = 0; i < K; i++)
         list[i] = i;
     lg_mt19937 g;
-    lg_mt_seed(&g, ef->qsl_rng_seed);
+    lg_mt_seed_lib(&g, ef->qsl_rng_seed, (lg_stdlib)ef->stdlib);
     lg_shuffle_size(list, K, &g);
     size_t nchunks = (K + P - 1) / P;
     if (!accuracy)
@@ -106,15 +106,16 @@ int lg_qgen_init(lg_qgen *g, const lg_effective *ef, const lg_lset *L, int accur
         spq = L->E;
     if (spq == 0)
         return ms_err_set(e, MS_EINPUT, "samples_per_query is 0");
-    if (accuracy || g->unique) {
+    const lg_version_rules *vr = ef->rules ? ef->rules : lg_version_rules_latest();
+    if (accuracy || g->unique || (g->same && vr->issue_same_as_unique)) {
         g->gen_duration_ns = 0;
         min_queries = Llen / spq;
     }
     uint64_t stride = g->scen == LG_MULTI_STREAM ? spq : 1;
 
     /* Step 2: sources, in the reference's order (each may consume the sample engine) */
-    lg_mt_seed(&g->S, ef->sample_index_rng_seed);
-    lg_mt_seed(&g->T, ef->schedule_rng_seed);
+    lg_mt_seed_lib(&g->S, ef->sample_index_rng_seed, (lg_stdlib)ef->stdlib);
+    lg_mt_seed_lib(&g->T, ef->schedule_rng_seed, (lg_stdlib)ef->stdlib);
     if (accuracy) {
         g->d_main = position_list(L->E, stride, &g->d_main_len);
         if (!g->d_main)
@@ -158,15 +159,17 @@ int lg_qgen_init(lg_qgen *g, const lg_effective *ef, const lg_lset *L, int accur
         free(base);
     }
 
-    /* Step 3: equal-issue padding */
-    if (g->concat && !accuracy) {
-        if (g->scen == LG_OFFLINE) {
-            if (spq % Llen)
-                spq += Llen - spq % Llen;
-        } else if (min_queries % Llen) {
+    /* Step 3: equal-issue padding (GenerateQueries of the release: vr->equal_issue) */
+    if (g->concat && vr->equal_issue == 1) {
+        if (g->scen == LG_OFFLINE && spq % Llen)
+            spq += Llen - spq % Llen;
+    } else if (g->concat && vr->equal_issue >= 2 && !accuracy) {
+        if (g->scen == LG_OFFLINE && spq % Llen)
+            spq += Llen - spq % Llen;
+        else if ((g->scen != LG_OFFLINE || vr->equal_issue_pads_offline_queries) && min_queries % Llen)
             min_queries += Llen - min_queries % Llen;
-        }
     }
+    int bump = g->concat && vr->equal_issue >= 2;
     g->spq = spq;
     g->min_queries = min_queries;
     if (g->scen != LG_SERVER)
@@ -180,7 +183,7 @@ int lg_qgen_init(lg_qgen *g, const lg_effective *ef, const lg_lset *L, int accur
         count++;
         prev = ts;
         ts += g->scen == LG_SERVER ? lg_seconds_to_ns(lg_exponential(&T, g->target_qps)) : g->period_ns;
-        if (g->concat && count >= mq && prev < g->gen_duration_ns && g->scen != LG_OFFLINE)
+        if (bump && count >= mq && prev < g->gen_duration_ns && g->scen != LG_OFFLINE)
             mq += Llen;
     }
     g->offline_remainder = g->scen == LG_OFFLINE && accuracy && (Llen % spq) != 0;

@@ -13,6 +13,26 @@ void lg_mt_seed(lg_mt19937 *g, uint64_t s)
     for (unsigned i = 1; i < LG_MT_N; i++)
         g->x[i] = 1812433253u * (g->x[i - 1] ^ (g->x[i - 1] >> 30)) + i;
     g->idx = LG_MT_N;
+    g->lib = LG_STDLIB_GCC11;
+}
+
+void lg_mt_seed_lib(lg_mt19937 *g, uint64_t s, lg_stdlib lib)
+{
+    lg_mt_seed(g, s);
+    g->lib = lib;
+}
+
+const char *lg_stdlib_name(lg_stdlib s)
+{
+    switch (s) {
+    case LG_STDLIB_GCC11: return "libstdc++ (GCC >= 11)";
+    case LG_STDLIB_GCC7: return "libstdc++ (GCC 7 to 10)";
+    case LG_STDLIB_GCC4: return "libstdc++ (GCC < 7)";
+    case LG_STDLIB_LIBCXX: return "libc++";
+    case LG_STDLIB_MSVC: return "Microsoft STL";
+    case LG_STDLIB_COUNT: break;
+    }
+    return "?";
 }
 
 static void mt_regen(lg_mt19937 *g)
@@ -59,13 +79,56 @@ static uint64_t lemire32(lg_mt19937 *g, uint32_t n)
     return m >> 32;
 }
 
+/* libstdc++ before GCC 11: downscaling by division, rejecting the top partial bucket. */
+static uint64_t division32(lg_mt19937 *g, uint64_t n)
+{
+    uint64_t scaling = 0xffffffffull / n, past = n * scaling, r;
+    do
+        r = lg_mt_next(g);
+    while (r >= past);
+    return r / scaling;
+}
+
+/* libc++: the low w bits of each draw (w = bits of n - 1), rejected until below n. */
+static uint64_t masked32(lg_mt19937 *g, uint64_t n)
+{
+    if (n == 1)
+        return 0;
+    unsigned w = 0;
+    while (w < 32 && ((n - 1) >> w) != 0)
+        w++;
+    uint64_t mask = w >= 32 ? 0xffffffffull : ((1ull << w) - 1), r;
+    do
+        r = lg_mt_next(g) & mask;
+    while (r >= n);
+    return r;
+}
+
+/* Microsoft STL (_Rng_from_urng): one 32-bit draw, kept unless it falls in the biased top. */
+static uint64_t modulo32(lg_mt19937 *g, uint64_t n)
+{
+    const uint64_t mask = 0xffffffffull;
+    for (;;) {
+        uint64_t r = lg_mt_next(g);
+        if (r / n < mask / n || mask % n == n - 1)
+            return r % n;
+    }
+}
+
 uint64_t lg_uniform_u64(lg_mt19937 *g, uint64_t a, uint64_t b)
 {
     uint64_t r = b - a;
     if (r == 0xffffffffull)
         return a + lg_mt_next(g);
-    if (r < 0xffffffffull)
+    if (r < 0xffffffffull) {
+        if (g->lib == LG_STDLIB_LIBCXX)
+            return a + masked32(g, r + 1);
+        if (g->lib == LG_STDLIB_MSVC)
+            return a + modulo32(g, r + 1);
+        if (g->lib != LG_STDLIB_GCC11)
+            return a + division32(g, r + 1);
         return a + lemire32(g, (uint32_t)(r + 1));
+    }
     /* Ranges wider than the engine (never reached by the LoadGen). */
     const uint64_t erange = 0x100000000ull;
     uint64_t ret, tmp;
@@ -81,7 +144,14 @@ uint64_t lg_uniform_u64(lg_mt19937 *g, uint64_t a, uint64_t b)
     {                                                                                \
         if (n == 0)                                                                  \
             return;                                                                  \
-        if (0xffffffffull / n >= n) {                                                \
+        if (g->lib == LG_STDLIB_LIBCXX) {                                            \
+            for (size_t f = 0, d = n - 1; d > 0; f++, d--) {                         \
+                size_t j = (size_t)lg_uniform_u64(g, 0, d);                          \
+                T tmp = a[f];                                                        \
+                a[f] = a[f + j];                                                     \
+                a[f + j] = tmp;                                                      \
+            }                                                                        \
+        } else if (g->lib != LG_STDLIB_GCC4 && g->lib != LG_STDLIB_MSVC && 0xffffffffull / n >= n) {             \
             size_t i = 1;                                                            \
             if ((n & 1) == 0) {                                                      \
                 uint64_t j = lg_uniform_u64(g, 0, 1);                                \

@@ -8,15 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loadgen/loadgen.h"
+
 #define LG_MT_N 624
 
 typedef struct lg_mt19937 {
     uint32_t x[LG_MT_N];
     unsigned idx;
+    lg_stdlib lib;         /* LG_STDLIB_GCC11 after lg_mt_seed */
 } lg_mt19937;
 
 /* Seeds with s mod 2^32 (the reference passes 64-bit seeds to a 32-bit engine). */
 void lg_mt_seed(lg_mt19937 *g, uint64_t s);
+/* Seeds and selects the standard library whose integer distributions the engine feeds. */
+void lg_mt_seed_lib(lg_mt19937 *g, uint64_t s, lg_stdlib lib);
 uint32_t lg_mt_next(lg_mt19937 *g);
 
 /* std::uniform_int_distribution<unsigned long>(a, b)(g), GCC >= 11 algorithm. */

@@ -6,6 +6,7 @@
 #include "common/mllog.h"
 #include "loadgen/internal.h"
 #include "loadgen/loadgen.h"
+#include "loadgen/rng.h"
 #include "loadgen/querygen.h"
 #include "loadgen/results.h"
 #include "testutil.h"
@@ -384,6 +385,158 @@ START_TEST(plan_matches_generation)
 }
 END_TEST
 
+/* ---- the LoadGen releases' rules (versions.c) and the standard libraries' shuffles ---- */
+
+START_TEST(version_rules_table)
+{
+    const lg_version_rules *v = lg_version_rules_of(".5a1 @ df0221ee94");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(v->major, 1);
+    ck_assert(v->ms_from_target_qps && v->issue_same_as_unique && !v->equal_issue && !v->test05_flag);
+    v = lg_version_rules_of("2.0 @ ce0a2fae13");
+    ck_assert(v->major == 2 && v->minor == 0 && v->issue_same_as_unique && v->equal_issue == 1);
+    v = lg_version_rules_of("2.1 @ 5dd9ed739c");
+    ck_assert(v->minor == 1 && !v->issue_same_as_unique && !v->test05_flag);
+    v = lg_version_rules_of("3.0 @ f536725011");
+    ck_assert(v->major == 3 && v->test05_flag && v->equal_issue == 1);
+    v = lg_version_rules_of("4.0.2 @ x");
+    ck_assert(v->major == 4 && v->equal_issue == 2 && v->equal_issue_pads_offline_queries && !v->logs_concatenation);
+    v = lg_version_rules_of("4.1.23 @ x");
+    ck_assert(v->major == 4 && v->equal_issue == 2 && v->equal_issue_pads_offline_queries && !v->logs_query_spq);
+    ck_assert(v->logs_concatenation);
+    v = lg_version_rules_of("5.1.0 @ 091d51f041");
+    ck_assert(v->major == 5 && v->logs_query_spq && !v->loaded_set_from_count);
+    ck_assert_ptr_eq(lg_version_rules_of("6.0.5"), v);
+    ck_assert_ptr_eq(lg_version_rules_of_compat(LG_COMPAT_5_1), v);
+    v = lg_version_rules_of("6.0.6 @ x");
+    ck_assert(v->loaded_set_from_count && v->logs_accuracy_sample_count);
+    ck_assert_ptr_eq(v, lg_version_rules_latest());
+    ck_assert_ptr_eq(lg_version_rules_of_compat(LG_COMPAT_6_0), v);
+    ck_assert_ptr_null(lg_version_rules_of("unknown"));
+    ck_assert_ptr_null(lg_version_rules_of(NULL));
+    /* rows are ordered, and every row is named by its first release */
+    char a[16], b[16];
+    for (size_t i = 0; i + 1 < lg_version_rules_count(); i++) {
+        const lg_version_rules *x = lg_version_rules_at(i), *y = lg_version_rules_at(i + 1);
+        ck_assert(x->major * 10000 + x->minor * 100 + x->patch < y->major * 10000 + y->minor * 100 + y->patch);
+        ck_assert_ptr_eq(lg_version_rules_of(lg_version_rules_name(y, a, sizeof a)), y);
+        ck_assert_str_ne(lg_version_rules_name(x, a, sizeof a), lg_version_rules_name(y, b, sizeof b));
+    }
+    ck_assert_ptr_null(lg_version_rules_at(lg_version_rules_count()));
+}
+END_TEST
+
+/* A requested double the log prints as 3.07681e+06: 390016 queries of 3076811 ns are exactly the
+ * logged 1200005518976 ns; the text read back (3076810) gives another duration. */
+START_TEST(plan_rounded_expected_latency)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_SINGLE_STREAM;
+    s.mode = LG_PERFORMANCE_ONLY;
+    s.min_duration_ms = 600000;
+    s.min_query_count = 100;
+    s.single_stream_expected_latency_ns = 3076811;
+    lg_plan p;
+    ms_err e;
+    ck_assert_int_eq(lg_plan_test(&s, 50000, 1024, LG_COMPAT_5_1, 0, &p, &e), MS_OK);
+    ck_assert_uint_eq(p.series[0].query_count, 390016);
+    ck_assert_int_eq(p.series[0].duration_ns, 1200005518976);
+    lg_plan_free(&p);
+    s.single_stream_expected_latency_ns = 3.07681e+06;
+    ck_assert_int_eq(lg_plan_test(&s, 50000, 1024, LG_COMPAT_5_1, 0, &p, &e), MS_OK);
+    ck_assert_int_ne(p.series[0].duration_ns, 1200005518976);
+    lg_plan_free(&p);
+}
+END_TEST
+
+/* LoadGen 1.x: performance_issue_same (TEST04-B) generates |L| / spq queries with no duration,
+ * and Offline's query holds performance_sample_count samples; later releases do neither. */
+START_TEST(plan_release_rules_issue_same)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_SINGLE_STREAM;
+    s.mode = LG_PERFORMANCE_ONLY;
+    s.min_duration_ms = 60000;
+    s.min_query_count = 1024;
+    s.single_stream_expected_latency_ns = 1000000;
+    s.performance_issue_same = 1;
+    s.performance_issue_same_index = 3;
+    lg_plan p;
+    ms_err e;
+    lg_plan_request rq = {.s = &s, .qsl_total = 50000, .qsl_perf = 256, .rules = lg_version_rules_of(".5a1")};
+    ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
+    ck_assert_uint_eq(p.series[0].query_count, 256);
+    ck_assert_int_eq(p.series[0].duration_ns, 256 * 1000000ll);
+    lg_plan_free(&p);
+    rq.rules = lg_version_rules_of("2.1");
+    ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
+    ck_assert_uint_eq(p.series[0].query_count, 120001);
+    lg_plan_free(&p);
+    s.scenario = LG_OFFLINE;
+    s.offline_expected_qps = 1000;
+    rq.rules = lg_version_rules_of("2.0");
+    ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
+    ck_assert_uint_eq(p.ef.samples_per_query, 256);
+    ck_assert_uint_eq(p.series[0].samples_per_query, 256);
+    lg_plan_free(&p);
+    rq.rules = lg_version_rules_of("2.1");
+    ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
+    ck_assert_uint_eq(p.ef.samples_per_query, 66000);
+    lg_plan_free(&p);
+    /* LoadGen 1.x MultiStream: a query of 8 samples every 1/20 s, one in flight */
+    lg_settings_default(&s);
+    s.scenario = LG_MULTI_STREAM;
+    s.mode = LG_PERFORMANCE_ONLY;
+    s.min_duration_ms = 60000;
+    s.min_query_count = 270336;
+    s.multi_stream_samples_per_query = 8;
+    rq = (lg_plan_request){.s = &s, .qsl_total = 5000, .qsl_perf = 1024, .rules = lg_version_rules_of(".5a1"),
+                           .ms_target_qps = 20, .ms_max_async_queries = 1};
+    ck_assert_int_eq(lg_plan_test_req(&rq, &p, &e), MS_OK);
+    ck_assert(p.ef.target_qps == 20);
+    ck_assert_uint_eq(p.ef.target_latency_ns, 50000000);
+    ck_assert_uint_eq(p.ef.max_async_queries, 1);
+    ck_assert_uint_eq(p.ef.min_sample_count, 270336 * 8);
+    ck_assert_uint_eq(p.series[0].query_count, 270336);
+    ck_assert_int_eq(p.series[0].duration_ns, 270336ll * 50000000);
+    ck_assert_uint_eq(p.series[0].nloaded, 1024 + 7);
+    lg_plan_free(&p);
+}
+END_TEST
+
+/* Each standard library's shuffle is a permutation, and they differ from one another; the default
+ * engine is the one lg_mt_seed gives. (The real logs of ../shared/rounds check the draws
+ * themselves: tests/e2e/test_audit_replay.sh.) */
+START_TEST(stdlib_shuffles)
+{
+    enum { N = 1000 };
+    static size_t a[LG_STDLIB_COUNT][N];
+    for (int lib = 0; lib < LG_STDLIB_COUNT; lib++) {
+        lg_mt19937 g;
+        lg_mt_seed_lib(&g, 12345, (lg_stdlib)lib);
+        for (size_t i = 0; i < N; i++)
+            a[lib][i] = i;
+        lg_shuffle_size(a[lib], N, &g);
+        static unsigned char seen[N];
+        memset(seen, 0, sizeof seen);
+        for (size_t i = 0; i < N; i++) {
+            ck_assert_uint_lt(a[lib][i], N);
+            ck_assert(!seen[a[lib][i]]);
+            seen[a[lib][i]] = 1;
+        }
+        for (int o = 0; o < lib; o++)
+            ck_assert(memcmp(a[lib], a[o], sizeof a[lib]) != 0);
+        ck_assert_str_ne(lg_stdlib_name((lg_stdlib)lib), "?");
+    }
+    lg_mt19937 g1, g2;
+    lg_mt_seed(&g1, 7);
+    lg_mt_seed_lib(&g2, 7, LG_STDLIB_GCC11);
+    ck_assert_uint_eq(lg_uniform_u64(&g1, 0, 999), lg_uniform_u64(&g2, 0, 999));
+}
+END_TEST
+
 /* ---- real logs: loaded sets (compat 5.1) and early-stopping discard counts ---- */
 
 static int n_logs_checked;
@@ -509,6 +662,10 @@ static Suite *loadgen_suite(void)
     tcase_add_test(tc, end_to_end_vectors);
     tcase_add_test(tc, equal_issue_llm_server_counts);
     tcase_add_test(tc, plan_matches_generation);
+    tcase_add_test(tc, version_rules_table);
+    tcase_add_test(tc, plan_rounded_expected_latency);
+    tcase_add_test(tc, plan_release_rules_issue_same);
+    tcase_add_test(tc, stdlib_shuffles);
     tcase_add_test(tc, real_logs_loaded_sets_v51);
     suite_add_tcase(s, tc);
     return s;
