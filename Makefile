@@ -33,7 +33,7 @@ ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSI
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
-               src/checker/*.c src/audit/*.c src/report/*.c))
+               src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o \
