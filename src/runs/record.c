@@ -90,7 +90,7 @@ int rn_open(const char *path, int flags, sqlite3 **out, ms_err *e)
         }
     } else {
         sqlite3_stmt *st = NULL;
-        int ok = sqlite3_prepare_v2(db, "SELECT 1 FROM runs LIMIT 1", -1, &st, NULL) == SQLITE_OK;
+        int ok = sqlite3_prepare_v2(db, "SELECT argv FROM runs, run_files LIMIT 1", -1, &st, NULL) == SQLITE_OK;
         sqlite3_finalize(st);
         if (!ok) {
             int rc = ms_err_set(e, MS_EINPUT, "%s: not a runs database (no runs table)", path);
