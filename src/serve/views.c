@@ -517,7 +517,7 @@ static void percentile_chart(ms_buf *b, json_t *runs)
     }
     if (mx <= 0)
         return;
-    int w = 520, h = 260;
+    int w = 540, h = 260;
     ms_buf_printf(b, "<div class=\"chart\"><svg class=\"lat\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">"
                      "<title>latency percentiles (ns)</title>", w, h, w, h);
     ms_buf_printf(b, "<line x1=\"60\" y1=\"220\" x2=\"500\" y2=\"220\" stroke=\"#444\"></line>"
@@ -534,7 +534,7 @@ static void percentile_chart(ms_buf *b, json_t *runs)
             ms_buf_printf(b, "%.1f,%.1f ", x, y);
         }
         ms_buf_puts(b, "\"></polyline>");
-        ms_buf_printf(b, "<text x=\"%d\" y=\"%zu\" fill=\"%s\">run %lld</text>", 420, 30 + i * 14, colors[i % 8],
+        ms_buf_printf(b, "<text x=\"%d\" y=\"%zu\" fill=\"%s\">run %lld</text>", 70, 30 + i * 14, colors[i % 8],
                       (long long)json_integer_value(json_object_get(r, "id")));
     }
     json_array_foreach(json_object_get(json_object_get(json_array_get(runs, 0), "latency"), "percentiles"), j, p)
