@@ -68,7 +68,7 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	else echo "deps: all present"; fi
 
-# Chromium for the HTML report test (tests/e2e/test_report_html.sh): best effort, a separate step
+# Chromium for the HTML report and serve tests (tests/e2e/test_report_html.sh, test_serve.sh): best effort, a separate step
 # so that a machine without it still builds and tests (the test then says it is skipped).
 deps-browser:
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
