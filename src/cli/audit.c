@@ -10,6 +10,7 @@
 #include "audit/audit.h"
 #include "cli/cli.h"
 #include "common/fsutil.h"
+#include "cli/runrec.h"
 #include "common/strutil.h"
 
 static void usage(FILE *o)
@@ -37,6 +38,7 @@ static void usage_run(FILE *o)
             "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
             "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
             "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
+            "                [--runs-db FILE] [--no-record]   (recording: see 'mlsubmit loadgen run --help')\n"
             "\n"
             "Performs a compliance audit (MLCommons compliance/TESTxx): the reference run(s) the\n"
             "test compares against (TEST01: an accuracy run and a performance run; TEST04/TEST05:\n"
@@ -366,7 +368,40 @@ static void print_note(void *ctx, const char *msg)
     fflush(stdout);
 }
 
-static int cmd_run(int argc, char **argv)
+/* What the runs database gets from an audit (src/cli/runrec.h): the audited performance run's
+ * logs give the result; the TESTxx directory (and the reference runs made) are the outputs. */
+static void record_audit(cli_rec *c, const au_run_opts *o, const au_run_result *res, int rc, const ms_err *e)
+{
+    c->r = (ms_run_record){.kind = "audit run", .start_unix_ns = c->r.start_unix_ns, .sut = o->sut_spec,
+                           .model = o->model, .scenario = lg_scenario_name(o->scenario),
+                           .mode = o->mode == AU_STRICT ? "strict" : "compat", .test = au_test_name(o->test),
+                           .loadgen_compat = o->compat == LG_COMPAT_5_1 ? "5.1" : "6.0",
+                           .noptions = o->nsets,
+                           .verdict = rc == MS_OK ? "PASS" : rc == MS_FAIL ? "FAIL" : NULL,
+                           .error = rc > MS_FAIL ? e->msg : NULL};
+    /* the --set values point into argv, which outlives the array holding them */
+    if (o->nsets && (c->opts = malloc(o->nsets * sizeof *c->opts)))
+        memcpy(c->opts, o->sets, o->nsets * sizeof *c->opts);
+    c->r.options = c->opts;
+    c->r.noptions = c->opts ? o->nsets : 0;
+    snprintf(c->paths[0], sizeof c->paths[0], "%s/performance/run_1", res->test_dir);
+    c->r.log_dir = res->test_dir[0] ? c->paths[0] : NULL;
+    size_t n = 0;
+    if (o->user_conf)
+        c->io[n++] = o->user_conf;
+    if (o->mlperf_conf)
+        c->io[n++] = o->mlperf_conf;
+    c->r.inputs = c->io;
+    c->r.ninputs = n;
+    if (!o->reuse_results && res->results_dir[0])
+        c->io[n++] = res->results_dir;
+    if (res->test_dir[0])
+        c->io[n++] = res->test_dir;
+    c->r.outputs = c->io + c->r.ninputs;
+    c->r.noutputs = n - c->r.ninputs;
+}
+
+static int cmd_run(int argc, char **argv, cli_rec *rec)
 {
     const char *cmd = "audit run";
     au_run_opts o;
@@ -489,6 +524,7 @@ static int cmd_run(int argc, char **argv)
         rc = report(cmd, o.test, o.mode, &res.v, quiet);
     else
         rc = cli_fail(cmd, &e);
+    record_audit(rec, &o, &res, rc, &e);
     if (!quiet && res.work_dir[0])
         printf("work directory kept: %s\n", res.work_dir);
     au_run_result_free(&res);
@@ -678,8 +714,11 @@ int cmd_audit(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? MS_EUSAGE : MS_OK;
     }
-    if (!strcmp(argv[1], "run"))
-        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "run")) {
+        cli_rec rec;
+        int rc = cli_rec_begin(&rec, "audit run", NULL, &argc, argv);
+        return rc != MS_OK ? rc : cli_rec_finish(&rec, "audit run", cmd_run(argc - 1, argv + 1, &rec));
+    }
     if (!strcmp(argv[1], "verify"))
         return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(argv[1], "replay"))

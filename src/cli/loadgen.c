@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/runrec.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "loadgen/loadgen.h"
@@ -24,6 +25,7 @@ static void usage_run(FILE *o)
             "                [--model NAME] [--mlperf-conf F] [--user-conf F] [--audit-config F]\n"
             "                [--set KEY=VALUE]... [--output DIR] [--dump-issued FILE]\n"
             "                [--loadgen-compat 5.1|6.0] [--trace] [--timeout D] [--data DIR] [--quiet]\n"
+            "                [--runs-db FILE] [--no-record]\n"
             "\n"
             "Runs the embedded LoadGen against a reference SUT and writes mlperf_log_summary.txt,\n"
             "mlperf_log_detail.txt, mlperf_log_accuracy.json and mlperf_log_trace.json to DIR\n"
@@ -52,6 +54,10 @@ static void usage_run(FILE *o)
             "                        accepted too); default: $MLSUBMIT_DATA, then data/ beside the\n"
             "                        rules: ./data, the build tree's data/, PREFIX/share/mlsubmit/data\n"
             "  --quiet               no result line on stdout\n"
+            "  --runs-db FILE        record the run in FILE (default: $MLSUBMIT_RUNS_DB, else\n"
+            "                        $XDG_DATA_HOME/mlsubmit/runs.sqlite, ~/.local/share/...); see\n"
+            "                        'mlsubmit runs'\n"
+            "  --no-record           do not record the run\n"
             "\n"
             "Exit: 0 the run completed (VALID, or an accuracy run) with no error in the detail log;\n"
             "1 INVALID or error entries in the detail log; 2 usage; 3 bad config file; 4 runtime\n"
@@ -90,39 +96,10 @@ static void usage(FILE *o)
 
 static void print_settings(const lg_test_settings *s)
 {
-    for (size_t i = 0; lg_settings_field_names[i]; i++) {
-        const char *n = lg_settings_field_names[i];
-        printf("%s = ", n);
-        /* render by re-reading through the public setter's names */
-        if (!strcmp(n, "scenario"))
-            printf("%s\n", lg_scenario_name(s->scenario));
-        else if (!strcmp(n, "mode"))
-            printf("%s\n", lg_mode_name(s->mode));
-        else {
-#define D(f) if (!strcmp(n, #f)) { printf("%.17g\n", s->f); continue; }
-#define U(f) if (!strcmp(n, #f)) { printf("%llu\n", (unsigned long long)s->f); continue; }
-#define I(f) if (!strcmp(n, #f)) { printf("%d\n", s->f); continue; }
-            D(single_stream_expected_latency_ns) D(single_stream_target_latency_percentile)
-            D(multi_stream_expected_latency_ns) D(multi_stream_target_latency_percentile)
-            U(multi_stream_samples_per_query) D(server_target_qps) U(server_target_latency_ns)
-            D(server_target_latency_percentile) I(server_coalesce_queries)
-            I(server_find_peak_qps_decimals_of_precision) D(server_find_peak_qps_boundary_step_size)
-            U(server_max_async_queries) U(server_num_issue_query_threads) D(offline_expected_qps)
-            I(sample_concatenate_permutation) U(min_duration_ms) U(max_duration_ms)
-            U(min_query_count) U(max_query_count) U(qsl_rng_seed) U(sample_index_rng_seed)
-            U(schedule_rng_seed) U(accuracy_log_rng_seed) D(accuracy_log_probability)
-            U(accuracy_log_sampling_target) I(test05) U(test05_qsl_rng_seed)
-            U(test05_sample_index_rng_seed) U(test05_schedule_rng_seed) I(print_timestamps)
-            I(performance_issue_unique) I(performance_issue_same) U(performance_issue_same_index)
-            U(performance_sample_count_override) U(accuracy_sample_count_override)
-            I(use_token_latencies) U(server_ttft_latency) U(server_tpot_latency)
-            I(infer_token_latencies) U(token_latency_scaling_factor)
-#undef D
-#undef U
-#undef I
-            printf("?\n");
-        }
-    }
+    char v[64];
+    for (size_t i = 0; lg_settings_field_names[i]; i++)
+        printf("%s = %s\n", lg_settings_field_names[i],
+               lg_settings_get(s, lg_settings_field_names[i], v, sizeof v) == 0 ? v : "?");
 }
 
 static const char *kind_name(lg_conf_finding_kind k)
@@ -366,7 +343,43 @@ static int supervise(pid_t child, int sock, const char *cmd)
     return rc;
 }
 
-static int cmd_run(int argc, char **argv)
+/* What the runs database gets from a run (src/cli/runrec.h): the recorder reads the logs in
+ * outdir for the result and effective settings and hashes the files named here. */
+static void record_run(cli_rec *c, const lg_test_settings *s, const lg_run_result *res, const char *sut,
+                       const char *model, int compat, const char *outdir, const char *data,
+                       const char *user, const char *mlperf, const char *audit, const char *dump,
+                       int trace, int own_dataset)
+{
+    static const char *const logs[] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt",
+                                       "mlperf_log_accuracy.json", "mlperf_log_trace.json"};
+    c->settings = *s;
+    c->r = (ms_run_record){.kind = "loadgen run", .start_unix_ns = c->r.start_unix_ns, .sut = sut,
+                           .model = model, .scenario = lg_scenario_name(s->scenario),
+                           .mode = lg_mode_name(s->mode), .loadgen_compat = compat == LG_COMPAT_5_1 ? "5.1" : "6.0",
+                           .settings = &c->settings, .log_dir = outdir, .n_errors = res->n_errors,
+                           .n_warnings = res->n_warnings, .error = res->first_error};
+    size_t n = 0;
+    const char *in[] = {user, mlperf, audit, own_dataset ? data : NULL};
+    for (size_t i = 0; i < 4; i++)
+        if (in[i])
+            c->io[n++] = in[i];
+    c->r.inputs = c->io;
+    c->r.ninputs = n;
+    for (size_t i = 0; i < 4; i++) {
+        if (i == 3 && !trace)
+            break;
+        snprintf(c->paths[i], sizeof c->paths[i], "%s/%s", outdir, logs[i]);
+        c->io[n++] = c->paths[i];
+    }
+    if (dump)
+        c->io[n++] = dump;
+    c->r.outputs = c->io + c->r.ninputs;
+    c->r.noutputs = n - c->r.ninputs;
+    if (trace)
+        c->r.trace_path = c->paths[3];
+}
+
+static int cmd_run(int argc, char **argv, cli_rec *rec)
 {
     const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
     const char *user = NULL, *audit = NULL, *outdir = ".", *dump = NULL, *data = NULL;
@@ -592,6 +605,8 @@ static int cmd_run(int argc, char **argv)
     }
     lg_run_result res;
     int r = lg_start_test(lg_sut_instance_sut(si), lg_sut_instance_qsl(si), &s, &ls, &ro, &res, &e);
+    record_run(rec, &s, &res, sut_spec, model, compat, outdir, data, user, mlperf, audit, dump, trace,
+               strcmp(lg_sut_instance_qsl(si)->name(lg_sut_instance_qsl(si)->ctx), "QSL") != 0);
     if (res.timed_out) {
         /* stop the SUT (joining its threads) before freeing the test it may still reference */
         lg_sut_destroy(si);
@@ -640,8 +655,11 @@ int cmd_loadgen(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? MS_EUSAGE : MS_OK;
     }
-    if (!strcmp(argv[1], "run"))
-        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "run")) {
+        cli_rec rec;
+        int rc = cli_rec_begin(&rec, "loadgen run", NULL, &argc, argv);
+        return rc != MS_OK ? rc : cli_rec_finish(&rec, "loadgen run", cmd_run(argc - 1, argv + 1, &rec));
+    }
     if (!strcmp(argv[1], "check-conf"))
         return cmd_check_conf(argc - 1, argv + 1);
     if (!strcmp(argv[1], "diff-trace")) {

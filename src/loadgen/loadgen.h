@@ -148,6 +148,9 @@ int lg_mode_parse(const char *s);
 /* Sets one field by its spec name (e.g. "min_query_count", "qsl_rng_seed") from text.
  * Returns MS_OK, or MS_EUSAGE with a message for an unknown name or a bad value. */
 int lg_settings_set(lg_test_settings *s, const char *name, const char *value, ms_err *e);
+/* The value of one field as text (doubles with 17 significant digits, scenario and mode by
+ * name, booleans 0/1). Returns 0, or -1 for an unknown name. */
+int lg_settings_get(const lg_test_settings *s, const char *name, char *buf, size_t n);
 /* Name of every settable field, NULL-terminated. */
 extern const char *const lg_settings_field_names[];
 

@@ -310,8 +310,7 @@ void lg_trace_complete(lg_logger *L, const char *name, int64_t t0, int64_t t1)
     pthread_mutex_unlock(&L->mu);
 }
 
-void lg_trace_sample(lg_logger *L, uint64_t seq, uint64_t query_seq, uint64_t idx,
-                     int64_t scheduled, int64_t issued, int64_t completed)
+void lg_trace_sample(lg_logger *L, const lg_trace_sample_ev *ev)
 {
     if (!L->trace)
         return;
@@ -320,12 +319,24 @@ void lg_trace_sample(lg_logger *L, uint64_t seq, uint64_t query_seq, uint64_t id
             "{\"name\":\"Sample\",\"cat\":\"default\",\"ph\":\"b\",\"pid\":%d,\"id\":%" PRIu64
             ",\"ts\":%.3f,\"args\":{\"sample_seq\":%" PRIu64 ",\"query_seq\":%" PRIu64
             ",\"sample_idx\":%" PRIu64 ",\"issue_start_ns\":%" PRId64 ",\"complete_ns\":%" PRId64 "}},\n",
-            L->pid, seq, (double)scheduled / 1000.0, seq, query_seq, idx, issued - scheduled,
-            completed - scheduled);
+            L->pid, ev->seq, (double)ev->scheduled / 1000.0, ev->seq, ev->query_seq, ev->idx,
+            ev->issued - ev->scheduled, ev->completed - ev->scheduled);
     fprintf(fp,
             "{\"name\":\"Sample\",\"cat\":\"default\",\"ph\":\"e\", \"pid\":%d,\"id\":%" PRIu64
             ",\"ts\":%.3f},\n",
-            L->pid, seq, (double)completed / 1000.0);
+            L->pid, ev->seq, (double)ev->completed / 1000.0);
+    /* per thread: where the sample was issued, its first token sent, and completed */
+    const char *names[] = {"Issue", "FirstToken", "Complete"};
+    int64_t ts[] = {ev->issued, ev->first_token, ev->completed};
+    int32_t tids[] = {ev->issue_tid, ev->first_token_tid, ev->done_tid};
+    for (int k = 0; k < 3; k++) {
+        if (ts[k] == INT64_MIN || !tids[k])
+            continue;
+        fprintf(fp,
+                "{\"name\":\"%s\",\"cat\":\"query\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+                "\"ts\":%.3f,\"args\":{\"sample_seq\":%" PRIu64 ",\"query_seq\":%" PRIu64 "}},\n",
+                names[k], L->pid, (int)tids[k], (double)ts[k] / 1000.0, ev->seq, ev->query_seq);
+    }
 }
 
 static void trailer(lg_logger *L)

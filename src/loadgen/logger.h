@@ -50,8 +50,16 @@ void lg_accuracy_entry(lg_logger *L, uint64_t seq_id, uint64_t qsl_idx, const vo
  * the origin. */
 int lg_trace_enabled(const lg_logger *L);
 void lg_trace_complete(lg_logger *L, const char *name, int64_t t0, int64_t t1);
-void lg_trace_sample(lg_logger *L, uint64_t seq, uint64_t query_seq, uint64_t idx,
-                     int64_t scheduled, int64_t issued, int64_t completed);
+typedef struct lg_trace_sample_ev {
+    uint64_t seq, query_seq, idx;
+    int64_t scheduled, issued, completed;
+    int64_t first_token;              /* INT64_MIN: none */
+    int32_t issue_tid, done_tid, first_token_tid; /* 0: unknown */
+} lg_trace_sample_ev;
+/* The reference's async Sample begin/end pair, plus instant events on the threads that issued
+ * the sample, sent its first token and completed it (chrome://tracing / Perfetto show them per
+ * thread). */
+void lg_trace_sample(lg_logger *L, const lg_trace_sample_ev *ev);
 
 /* Formats a double as the reference's streams do (%g, precision 6). */
 void lg_fmt_g(char *buf, size_t n, double v);

@@ -50,6 +50,8 @@ typedef struct series {
     void **tokdata;                /* first-token payloads of logged samples */
     size_t *toksize;
     int64_t *sched, *issue;        /* only with the trace enabled */
+    int32_t *issue_tid, *done_tid, *ftok_tid; /* threads that issued / completed / sent the
+                                                 first token of each sample (trace only) */
     uint64_t query_base, spq;
     _Atomic uint64_t issued;       /* samples handed to the SUT so far */
     _Atomic uint64_t completed;
@@ -166,6 +168,9 @@ static void series_free(series *s)
     free(s->tokdata);
     free(s->toksize);
     free(s->sched);
+    free(s->issue_tid);
+    free(s->done_tid);
+    free(s->ftok_tid);
     free(s->issue);
     free(s);
 }
@@ -209,7 +214,10 @@ static series *series_new(lg_test *t, int accuracy, uint64_t cap, int log_possib
     if (ok && lg_trace_enabled(t->L)) {
         s->sched = malloc((cap ? cap : 1) * sizeof *s->sched);
         s->issue = malloc((cap ? cap : 1) * sizeof *s->issue);
-        ok = s->sched && s->issue;
+        s->issue_tid = calloc(cap ? cap : 1, sizeof *s->issue_tid);
+        s->done_tid = calloc(cap ? cap : 1, sizeof *s->done_tid);
+        s->ftok_tid = calloc(cap ? cap : 1, sizeof *s->ftok_tid);
+        ok = s->sched && s->issue && s->issue_tid && s->done_tid && s->ftok_tid;
     }
     s->query_base = t->next_query_id;
     if (!ok) {
@@ -227,8 +235,11 @@ static void trace_series(lg_test *t, series *s, uint64_t n, uint64_t spq)
     int64_t origin = lg_logger_origin_mono(t->L);
     for (uint64_t k = 0; k < n; k++) {
         int64_t sc = s->sched[k] - origin;
-        lg_trace_sample(t->L, s->base + k, s->query_base + k / (spq ? spq : 1), k, sc,
-                        s->issue[k] - origin, sc + s->slot[k]);
+        lg_trace_sample_ev ev = {s->base + k, s->query_base + k / (spq ? spq : 1), k, sc,
+                                 s->issue[k] - origin, sc + s->slot[k],
+                                 s->ttft && s->ttft[k] != INT64_MIN && s->ftok_tid[k] ? sc + s->ttft[k] : INT64_MIN,
+                                 s->issue_tid[k], s->done_tid[k], s->ftok_tid[k]};
+        lg_trace_sample(t->L, &ev);
     }
 }
 
@@ -273,6 +284,7 @@ static void complete_impl(lg_test *t, lg_response *r, size_t n, lg_response_cb c
 {
     int64_t T = mono_now();
     series *s = atomic_load_explicit(&t->cur, memory_order_acquire);
+    int32_t tid = s && s->done_tid ? (int32_t)gettid() : 0;
     uint64_t ok = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t k;
@@ -283,6 +295,8 @@ static void complete_impl(lg_test *t, lg_response *r, size_t n, lg_response_cb c
             errorf(t, "error_runtime", "Attempted to complete a sample twice.");
             continue;
         }
+        if (tid)
+            s->done_tid[k] = tid;
         int64_t lat = T - s->slot[k];
         s->slot[k] = lat;
         if (s->ntok) {
@@ -381,6 +395,8 @@ static void first_token_impl(lg_test *t, lg_response *r, size_t n)
             continue;
         }
         s->ttft[k] = T - s->slot[k];
+        if (s->ftok_tid)
+            s->ftok_tid[k] = (int32_t)gettid();
         if (s->tokdata && (s->accuracy || bit_test(s->logsel, k)) && !s->tokdata[k]) {
             void *copy = malloc(r[i].size ? r[i].size : 1);
             if (copy) {
@@ -608,6 +624,7 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
             if (s->sched) {                                                                 \
                 s->sched[k] = (SCHED);                                                      \
                 s->issue[k] = now;                                                          \
+                s->issue_tid[k] = (int32_t)gettid();                                        \
             }                                                                               \
             qs[nq].id = (lg_response_id)(s->base + k + 1);                                  \
             qs[nq].index = (IDXARR)[i_];                                                    \

@@ -298,6 +298,25 @@ int lg_settings_set(lg_test_settings *s, const char *name, const char *value, ms
     return ms_err_set(e, MS_EUSAGE, "internal: bad field type");
 }
 
+int lg_settings_get(const lg_test_settings *s, const char *name, char *buf, size_t n)
+{
+    for (size_t i = 0; i < NFIELDS; i++) {
+        if (strcmp(fields[i].name, name))
+            continue;
+        const char *p = (const char *)s + fields[i].off;
+        switch (fields[i].type) {
+        case F_SCENARIO: snprintf(buf, n, "%s", lg_scenario_name(*(const lg_scenario *)p)); break;
+        case F_MODE: snprintf(buf, n, "%s", lg_mode_name(*(const lg_mode *)p)); break;
+        case F_DOUBLE: snprintf(buf, n, "%.17g", *(const double *)p); break;
+        case F_U64: snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)p); break;
+        case F_BOOL:
+        case F_INT: snprintf(buf, n, "%d", *(const int *)p); break;
+        }
+        return 0;
+    }
+    return -1;
+}
+
 /* ---- config files ------------------------------------------------------------------------ */
 
 typedef struct conf_entry {

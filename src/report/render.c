@@ -878,24 +878,30 @@ static void h(ms_buf *b, const char *s)
     }
 }
 
+/* The report's style sheet, shared with `mlsubmit serve` (rp_html_css) for the same look. */
+#define RP_HTML_CSS \
+    "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.5em;color:#222}\n" \
+    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1em}\n" \
+    "table{border-collapse:collapse;margin:.5em 0;font-size:.85em}\n" \
+    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\n" \
+    "th{background:#eef;cursor:pointer;user-select:none;white-space:nowrap}\n" \
+    "th.asc::after{content:' \\25B2'}th.desc::after{content:' \\25BC'}\n" \
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}\n" \
+    "tr:nth-child(even) td{background:#f8f8fb}\n" \
+    ".filters{display:flex;flex-wrap:wrap;gap:1em;padding:.6em;background:#f4f4f8;border:1px solid #dde}\n" \
+    ".filters label{font-size:.85em}.charts{display:flex;flex-wrap:wrap;gap:1.2em}\n" \
+    ".chart{border:1px solid #ddd;padding:.4em;background:#fff}\n" \
+    "#js-errors{color:#b00}.muted{color:#666;font-size:.85em}\n"
+
+const char rp_html_css[] = RP_HTML_CSS;
+
 static const char HTML_HEAD[] =
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
     "script-src 'unsafe-inline'; img-src data:\">\n"
     "<title>%TITLE%</title>\n<style>\n"
-    "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.5em;color:#222}\n"
-    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1em}\n"
-    "table{border-collapse:collapse;margin:.5em 0;font-size:.85em}\n"
-    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\n"
-    "th{background:#eef;cursor:pointer;user-select:none;white-space:nowrap}\n"
-    "th.asc::after{content:' \\25B2'}th.desc::after{content:' \\25BC'}\n"
-    "td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-    "tr:nth-child(even) td{background:#f8f8fb}\n"
-    ".filters{display:flex;flex-wrap:wrap;gap:1em;padding:.6em;background:#f4f4f8;border:1px solid #dde}\n"
-    ".filters label{font-size:.85em}.charts{display:flex;flex-wrap:wrap;gap:1.2em}\n"
-    ".chart{border:1px solid #ddd;padding:.4em;background:#fff}\n"
-    "#js-errors{color:#b00}.muted{color:#666;font-size:.85em}\n"
+    RP_HTML_CSS
     "</style>\n</head>\n<body data-ready=\"0\">\n";
 
 static const char HTML_JS[] =

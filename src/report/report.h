@@ -185,4 +185,7 @@ typedef struct rp_report_stats {
 
 int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e);
 
+/* The HTML report's style sheet (without <style>), for other pages with the same look. */
+extern const char rp_html_css[];
+
 #endif

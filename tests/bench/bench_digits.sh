@@ -11,6 +11,7 @@ if [ ! -f "$DATA/digits/digits.csv.gz" ] || [ ! -f "$DATA/digits/digits-fp32.bin
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+export MLSUBMIT_RUNS_DB="$TMP/runs.sqlite"  # runs are recorded; never into the real home
 export MLSUBMIT_NO_PROGRESS=1
 MS=${BENCH_DIGITS_MS:-1000}
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -7,6 +7,7 @@ set -eu
 M=${MLSUBMIT:-$(pwd)/build/mlsubmit}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+export MLSUBMIT_RUNS_DB="$TMP/runs.sqlite"  # runs are recorded; never into the real home
 export MLSUBMIT_NO_PROGRESS=1
 SECS=${BENCH_SERVER_SECONDS:-60}
 val() { grep -m1 "^$1" "$2" | sed 's/.*: *//'; }

@@ -7,6 +7,9 @@ SHARED=${MLSUBMIT_SHARED:-../shared}
 export MLSUBMIT_NO_PROGRESS=1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-e2e-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# `loadgen run` and `audit run` record every run in a runs database (~/.local/share by default):
+# tests record into their temporary directory, never into the real home
+export MLSUBMIT_RUNS_DB="$TMP/runs.sqlite"
 FAILS=0
 PASSES=0
 REPO=$(pwd)
