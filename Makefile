@@ -19,9 +19,9 @@ BUILD    ?= build
 CC       ?= cc
 SHELL    := /bin/bash
 
-PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson yaml-0.1
+PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson yaml-0.1 libmicrohttpd libcurl
 DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev libyaml-dev check pkg-config \
-             json-schema-test-suite
+             json-schema-test-suite libmicrohttpd-dev libcurl4-openssl-dev
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 OPT       ?= -O2 -g
@@ -37,7 +37,7 @@ ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSI
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
-               src/checker/*.c src/audit/*.c src/report/*.c))
+               src/checker/*.c src/audit/*.c src/report/*.c src/net/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o \
