@@ -125,9 +125,10 @@ int ms_net_req_decode(const uint8_t *body, size_t len, ms_net_sample **out, size
         v[i].size = get_u32(body + off + 16);
         off += 20;
         if (len - off < v[i].size) {
+            uint32_t sz = v[i].size;
             free(v);
             return ms_err_set(e, MS_EINPUT, "query request: sample %zu: %u data bytes announced, %zu left",
-                              i, v[i].size, len - off);
+                              i, sz, len - off);
         }
         v[i].data = body + off;
         off += v[i].size;

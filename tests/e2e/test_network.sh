@@ -99,6 +99,12 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary @"$TMP/
 [ "$code" = 413 ] && ok || fail "a too large request got HTTP $code (wanted 413)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary 'garbage' "$A/query")
 [ "$code" = 400 ] && ok || fail "a garbage request got HTTP $code (wanted 400)"
+# inputs that once crashed the request decoder (tests/fuzz/regressions/net_request-*): 400
+for r in "$REPO"/tests/fuzz/regressions/net_request-*; do
+  [ -e "$r" ] || continue
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary @"$r" "$A/query")
+  [ "$code" = 400 ] && ok || fail "$(basename "$r"): HTTP $code (wanted 400)"
+done
 # SIGTERM ends a node cleanly (exit 0, says so)
 kill -TERM $PA
 timeout 10 tail --pid=$PA -f /dev/null
