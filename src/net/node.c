@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -295,6 +296,20 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
     }
 }
 
+/* Small answers go out at once (no Nagle delay waiting for the client's delayed ACK). */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls, (void)socket_context;
+    if (toe != MHD_CONNECTION_NOTIFY_STARTED)
+        return;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci) {
+        int one = 1;
+        setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+}
+
 static void json_str(ms_net_buf *b, const char *s)
 {
     ms_net_buf_put(b, "\"", 1);
@@ -385,6 +400,7 @@ ms_node *ms_node_start(lg_sut_instance *si, const ms_node_options *o, ms_err *e)
                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)nd->o.max_connections,
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, nd,
+                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, nd,
                              MHD_OPTION_END);
     if (!nd->d) {
         int err = errno;

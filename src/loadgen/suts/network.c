@@ -28,6 +28,8 @@
 #include "loadgen/suts/sut.h"
 #include "net/net.h"
 
+enum { NET_CONNS = 32 }; /* connections per node */
+
 typedef struct net_node {
     char *url;            /* base URL without a trailing '/' */
     char name[256];
@@ -59,6 +61,7 @@ typedef struct net_sut {
     pthread_mutex_t mu;
     net_xfer *pend, *pend_tail;
     net_xfer *live;       /* in the multi handle (worker thread only) */
+    size_t nlive;
     _Atomic int stop;
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
@@ -239,17 +242,20 @@ static void *worker(void *arg)
 {
     net_sut *ns = arg;
     while (!atomic_load(&ns->stop)) {
+        /* at most as many transfers in libcurl as it has connections (NET_CONNS per node):
+         * the rest wait here, in order (libcurl's own pending list gets slow when long) */
         pthread_mutex_lock(&ns->mu);
-        net_xfer *p = ns->pend;
-        ns->pend = ns->pend_tail = NULL;
-        pthread_mutex_unlock(&ns->mu);
-        while (p) {
-            net_xfer *nx = p->next;
+        while (ns->pend && ns->nlive < NET_CONNS * ns->nn) {
+            net_xfer *p = ns->pend;
+            ns->pend = p->next;
+            if (!ns->pend)
+                ns->pend_tail = NULL;
             p->next = ns->live;
             ns->live = p;
+            ns->nlive++;
             curl_multi_add_handle(ns->multi, p->h);
-            p = nx;
         }
+        pthread_mutex_unlock(&ns->mu);
         int running = 0;
         curl_multi_perform(ns->multi, &running);
         CURLMsg *m;
@@ -266,6 +272,7 @@ static void *worker(void *arg)
                     *pp = x->next;
                     break;
                 }
+            ns->nlive--;
             finish(ns, x, cc, x->cerr);
             xfer_free(x);
         }
@@ -535,7 +542,7 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     ns->multi = curl_multi_init();
     if (!ns->multi)
         return ms_err_oom(e);
-    curl_multi_setopt(ns->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 32L);
+    curl_multi_setopt(ns->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)NET_CONNS);
     if (pthread_create(&ns->th, NULL, worker, ns) != 0)
         return ms_err_set(e, MS_ERUNTIME, "network SUT: cannot start its thread");
     ns->th_started = 1;
