@@ -19,8 +19,8 @@ BUILD    ?= build
 CC       ?= cc
 SHELL    := /bin/bash
 
-PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson yaml-0.1 libmicrohttpd
-DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev libyaml-dev libmicrohttpd-dev check pkg-config \
+PKGS      := sqlite3 libarchive libcrypto libpcre2-8 jansson yaml-0.1 libmicrohttpd libcurl
+DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-dev libyaml-dev libmicrohttpd-dev libcurl4-openssl-dev check pkg-config \
              json-schema-test-suite
 # Python binding (issue 17): CPython headers for the mlperf_loadgen module; pybind11 only to build
 # the reference module the Python benchmark compares against (never committed).
@@ -40,7 +40,7 @@ ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSI
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
-               src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c src/serve/*.c))
+               src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c src/serve/*.c src/net/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o \

@@ -379,6 +379,15 @@ static void record_run(cli_rec *c, const lg_test_settings *s, const lg_run_resul
         c->r.trace_path = c->paths[3];
 }
 
+/* A SUT that cannot go on (the network SUT: a node died or answered garbage) ends the test
+ * process here: its supervisor then finishes the logs and marks them incomplete (exit 4). */
+static void sut_fatal(void *ctx, const char *msg)
+{
+    fprintf(stderr, "mlsubmit %s: %s\n", (const char *)ctx, msg);
+    fflush(stderr);
+    _exit(MS_ERUNTIME);
+}
+
 static int cmd_run(int argc, char **argv, cli_rec *rec)
 {
     const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
@@ -565,6 +574,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         lg_conf_session_free(cs);
         return cli_fail(cmd, &e);
     }
+    lg_sut_instance_on_fatal(si, sut_fatal, (void *)cmd);
     if (ms_mkdir_p(outdir, &e) != MS_OK) {
         lg_sut_destroy(si);
         lg_conf_session_free(cs);

@@ -25,4 +25,7 @@ void lg_conf_session_set_audit_test05(lg_conf_session *cs, int on);
  * GenerateQueries: accuracy_log_rng_seed). */
 double lg_accuracy_log_probability(const lg_effective *ef);
 
+/* A test object that belongs to no run: completions go to fn (see lg_sink_new in sink.c). */
+lg_test *lg_test_new_sink(lg_sink_fn fn, void *ctx);
+
 #endif

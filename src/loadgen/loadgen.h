@@ -73,6 +73,17 @@ void lg_first_token_complete(lg_test *test, lg_response *responses, size_t n);
 void lg_first_token_complete_cb(lg_test *test, lg_response *responses, size_t n,
                                 lg_response_cb cb, void *cb_ctx);
 
+/* ---- completion sink: an lg_test without a run ----------------------------------------------
+ * Code that drives a SUT outside a LoadGen test (the SUT node of `mlsubmit sut serve`, which
+ * receives its queries over the network) hands the SUT a sink as its lg_test: every
+ * lg_query_samples_complete(_cb) and lg_first_token_complete(_cb) on it calls fn instead, from
+ * the completing thread, with first_token 1 for first tokens. fn must copy what it keeps
+ * (response data is only valid during the call) and be thread-safe. The response callbacks of
+ * the _cb variants are not invoked. Free the sink with lg_sink_free once the SUT is stopped. */
+typedef void (*lg_sink_fn)(void *ctx, int first_token, lg_response *responses, size_t n);
+lg_test *lg_sink_new(lg_sink_fn fn, void *ctx, ms_err *e);
+void lg_sink_free(lg_test *sink);
+
 /* ---- settings (reference test_settings.h) ---------------------------------------------------- */
 
 typedef enum lg_scenario {
@@ -483,6 +494,11 @@ typedef struct lg_sut_env {
 
 lg_sut_instance *lg_sut_create(const char *spec, const lg_sut_env *env, ms_err *e);
 void lg_sut_destroy(lg_sut_instance *si);
+/* Optional: fn is told when the SUT cannot go on (the network SUT: a node died or answered
+ * garbage), with a message naming what failed, from any thread; the caller ends the test (the
+ * CLI exits and its supervisor marks the logs incomplete). Without it such a SUT stops
+ * answering and the run's timeout_ns ends the test. */
+void lg_sut_instance_on_fatal(lg_sut_instance *si, void (*fn)(void *ctx, const char *msg), void *ctx);
 const lg_sut *lg_sut_instance_sut(lg_sut_instance *si);
 /* The QSL the SUT comes with (a dataset SUT brings its own; others use a counting QSL sized
  * by env). */

@@ -289,6 +289,20 @@ void lg_sut_destroy(lg_sut_instance *si)
     free(si);
 }
 
+void lg_sut_instance_on_fatal(lg_sut_instance *si, void (*fn)(void *ctx, const char *msg), void *ctx)
+{
+    si->fatal = fn;
+    si->fatal_ctx = ctx;
+}
+
+int lg_sut_fatal(lg_sut_instance *si, const char *msg)
+{
+    if (!si->fatal)
+        return -1;
+    si->fatal(si->fatal_ctx, msg);
+    return 0;
+}
+
 const lg_sut *lg_sut_instance_sut(lg_sut_instance *si)
 {
     return &si->sut;

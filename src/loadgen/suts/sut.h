@@ -31,6 +31,9 @@ struct lg_sut_instance {
     int has_qsl;             /* set by create() when it fills qsl */
     void *priv;
     void (*destroy)(void *priv);
+    /* lg_sut_instance_on_fatal (read by SUTs through lg_sut_fatal) */
+    void (*fatal)(void *ctx, const char *msg);
+    void *fatal_ctx;
     /* built-in counting QSL state */
     char qsl_name[64];
 };
@@ -58,6 +61,9 @@ int lg_sut_opt_flag(lg_sut_opts *o, const char *key);  /* bare "key" present: 1 
 const char *lg_sut_opt_str(lg_sut_opts *o, const char *key);
 /* Called by the framework after create(): any option not used is an error. */
 int lg_sut_opts_check_unused(const lg_sut_opts *o, ms_err *e);
+
+/* Tells the instance's fatal callback (lg_sut_instance_on_fatal) msg; 0 if there was one. */
+int lg_sut_fatal(lg_sut_instance *si, const char *msg);
 
 /* Monotonic nanoseconds (the LoadGen's clock). */
 int64_t lg_sut_now_ns(void);

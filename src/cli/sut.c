@@ -1,0 +1,189 @@
+/* mlsubmit sut serve: a reference SUT as a network node (src/net/node.c, docs/NETWORK.md). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/fsutil.h"
+#include "loadgen/loadgen.h"
+#include "net/net.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mlsubmit sut serve --sut SPEC --listen [ADDR:]PORT [--name NAME] [--token-file F]\n"
+            "                          [--total-samples N] [--max-connections N] [--max-body BYTES]\n"
+            "                          [--port-file F] [--data DIR]\n"
+            "\n"
+            "Serves a reference SUT (the --sut of `mlsubmit loadgen run`: null, latency, batch, digits,\n"
+            "tokens, ...) to a LoadGen on another system, which reaches it with\n"
+            "    mlsubmit loadgen run --sut network:http://HOST:PORT[,http://HOST2:PORT2...] ...\n"
+            "over HTTP/1.1 keep-alive (wire format: docs/NETWORK.md). Runs until SIGINT or SIGTERM,\n"
+            "then stops cleanly (exit 0).\n"
+            "\n"
+            "  --listen [ADDR:]PORT  IPv4 address and port (ADDR defaults to 127.0.0.1; port 0 = any free\n"
+            "                        port, written to --port-file)\n"
+            "  --name NAME           the node's name (GET /name; every node of a run needs its own);\n"
+            "                        default: the SUT's name and the port\n"
+            "  --token-file F        require \"Authorization: Bearer <first line of F>\" (else 401)\n"
+            "  --total-samples N     QSL size for SUTs without a dataset (default 1048576)\n"
+            "  --max-connections N   concurrent connections (default 64)\n"
+            "  --max-body BYTES      largest request body (default 67108864); bigger ones get 413\n"
+            "  --port-file F         write the port listened on to F once ready\n"
+            CLI_DATA_HELP
+            "\n"
+            "Exit status: 0 stopped by a signal, 2 usage, 3 bad token file, 4 cannot listen or start the SUT.\n");
+}
+
+static int parse_u64_arg(const char *s, unsigned long long max, unsigned long long *v)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || x > max)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+    const char *cmd = "sut serve";
+    const char *spec = NULL, *listen = NULL, *name = NULL, *token_file = NULL, *port_file = NULL,
+               *data = NULL;
+    unsigned long long total = 0, maxconn = 64, maxbody = 64ull << 20;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc)
+            return cli_usage_error(cmd, "'%s': expected an option with a value", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--sut"))
+            spec = v;
+        else if (!strcmp(a, "--listen"))
+            listen = v;
+        else if (!strcmp(a, "--name"))
+            name = v;
+        else if (!strcmp(a, "--token-file"))
+            token_file = v;
+        else if (!strcmp(a, "--port-file"))
+            port_file = v;
+        else if (!strcmp(a, "--data"))
+            data = v;
+        else if (!strcmp(a, "--total-samples")) {
+            if (parse_u64_arg(v, 1ull << 40, &total) || !total)
+                return cli_usage_error(cmd, "--total-samples: expected a positive integer, got '%s'", v);
+        } else if (!strcmp(a, "--max-connections")) {
+            if (parse_u64_arg(v, 100000, &maxconn) || !maxconn)
+                return cli_usage_error(cmd, "--max-connections: expected 1..100000, got '%s'", v);
+        } else if (!strcmp(a, "--max-body")) {
+            if (parse_u64_arg(v, 1ull << 32, &maxbody) || maxbody < 64)
+                return cli_usage_error(cmd, "--max-body: expected 64..4294967296 bytes, got '%s'", v);
+        } else
+            return cli_usage_error(cmd, "unknown option '%s'", a);
+    }
+    if (!spec || !listen)
+        return cli_usage_error(cmd, "--sut and --listen are required");
+    char addr[64] = "127.0.0.1";
+    const char *colon = strrchr(listen, ':');
+    const char *portstr = colon ? colon + 1 : listen;
+    if (colon) {
+        size_t l = (size_t)(colon - listen);
+        if (l == 0 || l >= sizeof addr)
+            return cli_usage_error(cmd, "--listen '%s': expected [ADDR:]PORT", listen);
+        memcpy(addr, listen, l);
+        addr[l] = '\0';
+    }
+    unsigned long long port;
+    if (parse_u64_arg(portstr, 65535, &port))
+        return cli_usage_error(cmd, "--listen '%s': expected [ADDR:]PORT with PORT 0..65535", listen);
+    ms_err e;
+    char *token = NULL;
+    if (token_file) {
+        size_t tl;
+        if (ms_read_file(token_file, 1 << 16, &token, &tl, &e) != MS_OK)
+            return cli_fail(cmd, &e);
+        token[strcspn(token, "\r\n")] = '\0';
+        if (!*token) {
+            free(token);
+            fprintf(stderr, "mlsubmit %s: --token-file %s: the first line (the token) is empty\n", cmd, token_file);
+            return MS_EINPUT;
+        }
+    }
+    lg_test_settings s;
+    lg_settings_default(&s);
+    /* a SUT with its own dataset (digits) uses it whole; others get a counting QSL */
+    lg_sut_env env = {&s, data, (size_t)total, (size_t)total};
+    lg_sut_instance *si = lg_sut_create(spec, &env, &e);
+    if (!si && !total) {
+        ms_err e2;
+        env.total_sample_count = env.performance_sample_count = 1u << 20;
+        si = lg_sut_create(spec, &env, &e2);
+        if (!si && e2.code != MS_EUSAGE)
+            e = e2;
+    }
+    if (!si) {
+        free(token);
+        return cli_fail(cmd, &e);
+    }
+    char defname[300];
+    if (!name) {
+        snprintf(defname, sizeof defname, "%s @ %s:%llu", lg_sut_instance_sut(si)->name(lg_sut_instance_sut(si)->ctx),
+                 addr, port);
+        name = defname;
+    }
+    /* SIGINT/SIGTERM are taken by sigwait below; the node's threads inherit the mask */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    ms_node_options o = {addr, (unsigned)port, name, token, (size_t)maxbody, (unsigned)maxconn};
+    ms_node *nd = ms_node_start(si, &o, &e);
+    if (!nd) {
+        lg_sut_destroy(si);
+        free(token);
+        return cli_fail(cmd, &e);
+    }
+    unsigned p = ms_node_port(nd);
+    if (port_file) {
+        char buf[16];
+        int l = snprintf(buf, sizeof buf, "%u\n", p);
+        if (ms_write_file_atomic(port_file, buf, (size_t)l, &e) != MS_OK) {
+            ms_node_free(nd);
+            lg_sut_destroy(si);
+            free(token);
+            return cli_fail(cmd, &e);
+        }
+    }
+    fprintf(stderr, "mlsubmit %s: node '%s' serving on http://%s:%u%s\n", cmd, name, addr, p,
+            token ? " (token required)" : "");
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0)
+        ;
+    ms_node_stop(nd);
+    fprintf(stderr, "mlsubmit %s: %s: stopped after %llu sample(s)\n", cmd, strsignal(sig),
+            (unsigned long long)ms_node_samples_served(nd));
+    lg_sut_destroy(si);
+    ms_node_free(nd);
+    free(token);
+    return MS_OK;
+}
+
+int cmd_sut(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? MS_EUSAGE : MS_OK;
+    }
+    if (!strcmp(argv[1], "serve")) {
+        if (cli_wants_help(argc - 1, argv + 1)) {
+            usage(stdout);
+            return MS_OK;
+        }
+        return cmd_serve(argc - 1, argv + 1);
+    }
+    return cli_usage_error("sut", "unknown subcommand '%s' (expected: serve)", argv[1]);
+}

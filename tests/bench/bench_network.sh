@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Network division benchmark (issue 12 goals), against the in-process null SUT measured in this
+# same run: Server with the null SUT on two loopback nodes (`mlsubmit sut serve`) at rising QPS
+# until the first INVALID run (goal: >= 50,000 queries/s VALID), the latency the network adds per
+# query at 10,000 QPS (goal: p99 <= 200 us more), and Offline samples/s. Short runs
+# (BENCH_NET_SECONDS, default 2 s each) so that the whole takes about a minute.
+set -eu
+M=${MLSUBMIT:-$(pwd)/build/mlsubmit}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-bench-XXXXXX")
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+export MLSUBMIT_NO_PROGRESS=1
+SECS=${BENCH_NET_SECONDS:-2}
+val() { grep -m1 "^$1" "$2" | sed 's/.*: *//'; }
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
+for n in a b; do
+  "$M" sut serve --sut null --listen 127.0.0.1:0 --name "bench-$n" --port-file "$TMP/port.$n" 2>/dev/null &
+  PIDS+=($!)
+done
+for _ in $(seq 100); do [ -s "$TMP/port.a" ] && [ -s "$TMP/port.b" ] && break; sleep 0.1; done
+NET="network:http://127.0.0.1:$(cat "$TMP/port.a"),http://127.0.0.1:$(cat "$TMP/port.b")"
+COMMON="--total-samples 4096 --set min_duration_ms=$((SECS * 1000)) --set min_query_count=100"
+
+server() { # server SUT QPS OUT
+  "$M" loadgen run --scenario Server --sut "$1" $COMMON --set server_target_qps="$2" \
+    --set server_target_latency_ns=100000000 --timeout 30s -o "$3" >/dev/null 2>&1 || true
+}
+# 1. Offline samples/s
+for s in null "$NET"; do
+  "$M" loadgen run --scenario Offline --sut "$s" $COMMON --set offline_expected_qps=200000 --timeout 30s \
+    -o "$TMP/off" >/dev/null 2>&1 || true
+  echo "offline ${s%%:*}: $(val 'Samples per second' "$TMP/off/mlperf_log_summary.txt") samples/s"
+done
+# 2. added latency at 10,000 QPS
+server null 10000 "$TMP/l0"; server "$NET" 10000 "$TMP/l1"
+for p in 50.00 99.00; do
+  a=$(val "$p percentile latency" "$TMP/l0/mlperf_log_summary.txt"); b=$(val "$p percentile latency" "$TMP/l1/mlperf_log_summary.txt")
+  echo "server 10000 QPS p${p%%.*}: in-process $a ns, network $b ns, added $((b - a)) ns (goal p99 <= 200000)"
+done
+echo "server 10000 QPS over the network: $(val 'Result is' "$TMP/l1/mlperf_log_summary.txt")"
+# 3. highest VALID Server QPS over two nodes
+best=0
+for q in 1000 2000 5000 10000 20000 50000; do
+  server "$NET" $q "$TMP/s$q"
+  r=$(val 'Result is' "$TMP/s$q/mlperf_log_summary.txt" || echo missing)
+  echo "server over 2 nodes at $q QPS: $r, p99 $(val '99.00 percentile latency' "$TMP/s$q/mlperf_log_summary.txt" || echo ?) ns"
+  [ "$r" = VALID ] || break
+  best=$q
+done
+echo "server over 2 loopback nodes: highest VALID QPS tried $best (goal >= 50000)"

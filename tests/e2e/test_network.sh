@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Network division (docs/NETWORK.md): `mlsubmit sut serve` nodes on loopback (ports chosen free by
+# the kernel, read from --port-file) and `loadgen run --sut network:URL,...`: every scenario VALID
+# with two and three nodes, digits accuracy over the network equal to a local run, the faults
+# (node down at start, node dying mid-run, garbage, unknown id, slow node), the token, SIGTERM.
+. "$(dirname "$0")/lib.sh"
+M=$MLSUBMIT
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+
+# start_node NAME SPEC [extra args]: sets NODE_URL and NODE_PID (waits at most 10 s)
+start_node() {
+  local name=$1 spec=$2; shift 2
+  rm -f "$TMP/port.$name"
+  $M sut serve --sut "$spec" --listen 127.0.0.1:0 --name "$name" --port-file "$TMP/port.$name" "$@" \
+    2>"$TMP/node.$name.log" &
+  NODE_PID=$!
+  PIDS+=("$NODE_PID")
+  for _ in $(seq 100); do [ -s "$TMP/port.$name" ] && break; sleep 0.1; done
+  NODE_URL="http://127.0.0.1:$(cat "$TMP/port.$name" 2>/dev/null)"
+}
+stop_node() { kill "$1" 2>/dev/null; timeout 10 tail --pid="$1" -f /dev/null; }
+
+# short runs (700 queries: enough for early stopping); a lenient latency bound keeps Server VALID
+# on a busy 2-core machine
+SHORT="--total-samples 256 --set min_duration_ms=0 --set min_query_count=700 --set single_stream_expected_latency_ns=500000
+  --set multi_stream_expected_latency_ns=1000000 --set offline_expected_qps=1000 --set server_target_qps=200
+  --set server_target_latency_ns=1000000000"
+# ---- two and three nodes, every scenario VALID, null and latency SUTs -----------------------------
+for sut in null "latency:fixed=200us"; do
+  start_node "$sut-a" "$sut"; A=$NODE_URL; PA=$NODE_PID
+  start_node "$sut-b" "$sut"; B=$NODE_URL; PB=$NODE_PID
+  start_node "$sut-c" "$sut"; C=$NODE_URL; PC=$NODE_PID
+  for nodes in "$A,$B" "$A,$B,$C"; do
+    for sc in SingleStream MultiStream Offline Server; do
+      o="$TMP/run-${sut%%:*}-$sc-$(echo "$nodes" | tr -cd , | wc -c)"
+      expect_exit 0 timeout 120 $M loadgen run --scenario $sc --mode performance --sut "network:$nodes" $SHORT --timeout 20s -o "$o"
+      expect_grep 'Result is : VALID' "$o/mlperf_log_summary.txt" "$sut $sc over $nodes"
+      expect_grep '"sut_name", "value": "Network SUT \([23] nodes: '"$sut"'-a, '"$sut"'-b' "$o/mlperf_log_detail.txt"
+    done
+  done
+  # accuracy mode: every sample comes back with its payload (the 4-byte index)
+  expect_exit 0 timeout 60 $M loadgen run --scenario Offline --mode accuracy --sut "network:$A,$B" --total-samples 64 -o "$TMP/acc-${sut%%:*}"
+  n=$(grep -c '"qsl_idx"' "$TMP/acc-${sut%%:*}/mlperf_log_accuracy.json")
+  [ "$n" = 64 ] && ok || fail "accuracy log over the network has $n entries (wanted 64)"
+  have_python && python3 - "$TMP/acc-${sut%%:*}/mlperf_log_accuracy.json" <<'PY' && ok || fail "payloads over the network are not the sample indices"
+import json, sys
+for e in json.load(open(sys.argv[1])):
+    assert int.from_bytes(bytes.fromhex(e["data"]), "little") == e["qsl_idx"], e
+PY
+  # both nodes got work (least outstanding work spreads a query)
+  stop_node $PA; stop_node $PB; stop_node $PC
+  for x in a b; do
+    grep -qE 'stopped after [1-9][0-9]* sample' "$TMP/node.$sut-$x.log" && ok || fail "node $sut-$x served nothing: $(cat "$TMP/node.$sut-$x.log")"
+  done
+done
+
+# ---- tokens SUT: first tokens and token counts come back ------------------------------------------
+start_node tok-a "tokens:ttft=1ms,tpot=50us,len=8..16,seed=3"; A=$NODE_URL; PA=$NODE_PID
+start_node tok-b "tokens:ttft=1ms,tpot=50us,len=8..16,seed=3"; B=$NODE_URL; PB=$NODE_PID
+expect_exit 0 timeout 120 $M loadgen run --scenario Server --mode performance --sut "network:$A,$B" --total-samples 256 \
+  --set min_duration_ms=0 --set min_query_count=700 --set server_target_qps=200 --set use_token_latencies=1 \
+  --set server_ttft_latency=500000000 --set server_tpot_latency=50000000 --timeout 20s -o "$TMP/tok"
+expect_grep 'Result is : VALID' "$TMP/tok/mlperf_log_summary.txt" "tokens over the network"
+expect_grep 'TTFT' "$TMP/tok/mlperf_log_summary.txt" "tokens over the network"
+stop_node $PA; stop_node $PB
+
+# ---- digits: the accuracy of a network run is the local one -----------------------------------------
+if [ -f "$REPO/data/digits/digits.csv.gz" ] && [ -f "$REPO/data/digits/digits-fp32.bin" ]; then
+  start_node dg-a digits --data "$REPO/data"; A=$NODE_URL; PA=$NODE_PID
+  start_node dg-b digits --data "$REPO/data"; B=$NODE_URL; PB=$NODE_PID
+  expect_exit 0 timeout 120 $M loadgen run --scenario Offline --mode accuracy --sut digits --data "$REPO/data" -o "$TMP/dl"
+  expect_exit 0 timeout 120 $M loadgen run --scenario Offline --mode accuracy --sut "network:$A,$B" -o "$TMP/dn"
+  expect_exit 0 $M accuracy digits "$TMP/dl/mlperf_log_accuracy.json" --data "$REPO/data" --rules "$REPO/rules/digits.json"
+  expect_exit 0 $M accuracy digits "$TMP/dn/mlperf_log_accuracy.json" --data "$REPO/data" --rules "$REPO/rules/digits.json"
+  cmp -s "$TMP/dl/accuracy.txt" "$TMP/dn/accuracy.txt" && ok || fail "digits accuracy over the network differs: $(cat "$TMP/dl/accuracy.txt") vs $(cat "$TMP/dn/accuracy.txt")"
+  stop_node $PA; stop_node $PB
+else
+  echo "SKIP digits over the network: data/digits is absent (make data)"
+fi
+
+# ---- the token ------------------------------------------------------------------------------------
+echo s3cret > "$TMP/token"
+start_node tk null --token-file "$TMP/token"; A=$NODE_URL; PA=$NODE_PID
+code=$(curl -s -o /dev/null -w '%{http_code}' "$A/health")
+[ "$code" = 401 ] && ok || fail "a request without the token got HTTP $code (wanted 401)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wrong' "$A/name")
+[ "$code" = 401 ] && ok || fail "a request with a wrong token got HTTP $code (wanted 401)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret' "$A/health")
+[ "$code" = 200 ] && ok || fail "a request with the token got HTTP $code (wanted 200)"
+expect_exit 4 timeout 30 $M loadgen run --scenario SingleStream --sut "network:$A" $SHORT -o "$TMP/notok"
+expect_grep 'HTTP 401' "$TMP/err"
+expect_exit 0 timeout 60 $M loadgen run --scenario SingleStream --sut "network:$A,token-file=$TMP/token" $SHORT -o "$TMP/tok2"
+# bounded request sizes: 413
+head -c 200000 /dev/zero > "$TMP/big"
+stop_node $PA
+start_node small null --max-body 1000; A=$NODE_URL; PA=$NODE_PID
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary @"$TMP/big" "$A/query")
+[ "$code" = 413 ] && ok || fail "a too large request got HTTP $code (wanted 413)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary 'garbage' "$A/query")
+[ "$code" = 400 ] && ok || fail "a garbage request got HTTP $code (wanted 400)"
+# inputs that once crashed the request decoder (tests/fuzz/regressions/net_request-*): 400
+for r in "$REPO"/tests/fuzz/regressions/net_request-*; do
+  [ -e "$r" ] || continue
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary @"$r" "$A/query")
+  [ "$code" = 400 ] && ok || fail "$(basename "$r"): HTTP $code (wanted 400)"
+done
+# SIGTERM ends a node cleanly (exit 0, says so)
+kill -TERM $PA
+timeout 10 tail --pid=$PA -f /dev/null
+wait $PA; rc=$?
+[ "$rc" = 0 ] && ok || fail "node exit $rc after SIGTERM (wanted 0)"
+expect_grep 'Terminated: stopped after' "$TMP/node.small.log"
+
+# ---- faults -------------------------------------------------------------------------------------------
+# duplicate names
+start_node same null; A=$NODE_URL; PA=$NODE_PID
+rm -f "$TMP/port.same"; $M sut serve --sut null --listen 127.0.0.1:0 --name same --port-file "$TMP/port.same" 2>/dev/null &
+PB=$!; PIDS+=("$PB"); for _ in $(seq 100); do [ -s "$TMP/port.same" ] && break; sleep 0.1; done
+B="http://127.0.0.1:$(cat "$TMP/port.same")"
+expect_exit 2 timeout 30 $M loadgen run --scenario SingleStream --sut "network:$A,$B" $SHORT -o "$TMP/dup"
+expect_grep "same name 'same'" "$TMP/err"
+# a node down at start (B stopped: its port is closed)
+stop_node $PB
+expect_exit 4 timeout 30 $M loadgen run --scenario SingleStream --sut "network:$A,$B" $SHORT -o "$TMP/down"
+expect_grep "node $B is not reachable" "$TMP/err"
+stop_node $PA
+# a node dying mid-run: named, samples lost counted, logs marked incomplete, exit 4
+start_node live "latency:fixed=1ms"; A=$NODE_URL; PA=$NODE_PID
+start_node dies "latency:fixed=1ms"; B=$NODE_URL; PB=$NODE_PID
+( sleep 1.5; kill -9 $PB ) &
+expect_exit 4 timeout 60 $M loadgen run --scenario Offline --mode performance --sut "network:$A,$B,chunk=16" --total-samples 256 \
+  --set offline_expected_qps=100000 --set min_duration_ms=20000 -o "$TMP/mid"
+expect_grep "node 'dies' \($B\) failed mid-run: .*; [0-9]+ sample\(s\) sent to it were lost" "$TMP/err"
+expect_grep 'logs written so far are in place and marked incomplete' "$TMP/err"
+expect_grep 'Test incomplete' "$TMP/mid/mlperf_log_detail.txt"
+stop_node $PA
+# a slow node: --timeout ends the test, exit 4, logs written
+start_node slow "latency:fixed=30s"; A=$NODE_URL; PA=$NODE_PID
+expect_exit 4 timeout 60 $M loadgen run --scenario SingleStream --sut "network:$A" $SHORT --timeout 1s -o "$TMP/slow"
+[ -s "$TMP/slow/mlperf_log_detail.txt" ] && ok || fail "no detail log after a slow node's timeout"
+kill -9 $PA
+# garbage and an unknown id (a fake node)
+if have_python; then
+  for mode in garbage unknown; do
+    rm -f "$TMP/port.fake"
+    python3 - "$mode" "$TMP/port.fake" <<'PY' &
+import http.server, struct, sys
+mode, portfile = sys.argv[1], sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def send(self, body, ctype="text/plain"):
+        self.send_response(200); self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def do_GET(self):
+        if self.path == "/info":
+            self.send(b'{"name":"fake","sut":"fake","total_sample_count":256,"performance_sample_count":256}')
+        else:
+            self.send(b"fake")
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        n = struct.unpack_from("<I", body, 4)[0]
+        if mode == "garbage":
+            self.send(b"not a response at all", "application/octet-stream"); return
+        out = b"MSR1" + struct.pack("<I", n)
+        for i in range(n):
+            sid = struct.unpack_from("<Q", body, 8 + 20 * i)[0]
+            out += struct.pack("<QqB", sid + 12345, 0, 0) + struct.pack("<I", 0)
+        self.send(out, "application/octet-stream")
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(portfile, "w").write(str(s.server_address[1]))
+s.serve_forever()
+PY
+    PF=$!; PIDS+=("$PF")
+    for _ in $(seq 100); do [ -s "$TMP/port.fake" ] && break; sleep 0.1; done
+    F="http://127.0.0.1:$(cat "$TMP/port.fake")"
+    expect_exit 4 timeout 60 $M loadgen run --scenario SingleStream --sut "network:$F" $SHORT -o "$TMP/fake-$mode"
+    if [ $mode = garbage ]; then expect_grep "node 'fake' .* answered garbage: query response" "$TMP/err"
+    else expect_grep "node 'fake' .* answered an unknown id" "$TMP/err"; fi
+    expect_grep 'Test incomplete' "$TMP/fake-$mode/mlperf_log_detail.txt"
+    kill $PF 2>/dev/null; wait $PF 2>/dev/null
+  done
+else
+  echo "SKIP garbage/unknown-id faults: python3 is absent"
+fi
+
+finish

@@ -1,0 +1,135 @@
+/* Network division: the wire format's encoders and decoders (src/net/proto.c) and the LoadGen's
+ * completion sink (lg_sink_new) driving a reference SUT without a run. */
+#include "net/net.h"
+#include "testutil.h"
+
+START_TEST(request_round_trip_and_errors)
+{
+    ms_net_buf b = {0};
+    ck_assert_int_eq(ms_net_req_begin(&b, 2), 0);
+    ck_assert_int_eq(ms_net_req_add(&b, 7, 5, "abc", 3), 0);
+    ck_assert_int_eq(ms_net_req_add(&b, 9, 1, NULL, 0), 0);
+    ck_assert_uint_eq(b.len, 8 + 23 + 20);
+    ck_assert_int_eq(memcmp(b.data, "MSQ1\x02\0\0\0\x07\0\0\0\0\0\0\0\x05", 17), 0);
+    ms_net_sample *s;
+    size_t n;
+    ms_err e;
+    ck_assert_int_eq(ms_net_req_decode(b.data, b.len, &s, &n, &e), MS_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(s[0].id, 7);
+    ck_assert_uint_eq(s[0].index, 5);
+    ck_assert_uint_eq(s[0].size, 3);
+    ck_assert_int_eq(memcmp(s[0].data, "abc", 3), 0);
+    ck_assert_uint_eq(s[1].id, 9);
+    free(s);
+    /* truncated, trailing bytes, bad magic, lying count */
+    ck_assert_int_eq(ms_net_req_decode(b.data, b.len - 1, &s, &n, &e), MS_EINPUT);
+    ck_assert_ptr_null(s);
+    uint8_t more[128];
+    memcpy(more, b.data, b.len);
+    more[b.len] = 0;
+    ck_assert_int_eq(ms_net_req_decode(more, b.len + 1, &s, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "after the last sample"));
+    more[0] = 'X';
+    ck_assert_int_eq(ms_net_req_decode(more, b.len, &s, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "magic"));
+    memcpy(more, "MSQ1\xff\xff\0\0", 8);
+    ck_assert_int_eq(ms_net_req_decode(more, 8, &s, &n, &e), MS_EINPUT);
+    /* data length beyond the body */
+    memcpy(more, b.data, b.len);
+    more[24] = 200;
+    ck_assert_int_eq(ms_net_req_decode(more, b.len, &s, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "200 data bytes announced"));
+    ms_net_buf_free(&b);
+}
+END_TEST
+
+START_TEST(response_round_trip_and_errors)
+{
+    ms_net_buf b = {0};
+    uint32_t pl = 42;
+    ms_net_result r1 = {3, 12, 1, (const uint8_t *)"tok", 3, (const uint8_t *)&pl, 4};
+    ms_net_result r2 = {4, 0, 0, NULL, 0, (const uint8_t *)"", 0};
+    ck_assert_int_eq(ms_net_resp_begin(&b, 2), 0);
+    ck_assert_int_eq(ms_net_resp_add(&b, &r1), 0);
+    ck_assert_int_eq(ms_net_resp_add(&b, &r2), 0);
+    ms_net_result *r;
+    size_t n;
+    ms_err e;
+    ck_assert_int_eq(ms_net_resp_decode(b.data, b.len, &r, &n, &e), MS_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(r[0].id, 3);
+    ck_assert_int_eq(r[0].n_tokens, 12);
+    ck_assert_int_eq(r[0].has_first_token, 1);
+    ck_assert_int_eq(memcmp(r[0].first_token, "tok", 3), 0);
+    ck_assert_uint_eq(r[0].size, 4);
+    ck_assert_int_eq(memcmp(r[0].data, &pl, 4), 0);
+    ck_assert_int_eq(r[1].has_first_token, 0);
+    free(r);
+    uint8_t bad[128];
+    memcpy(bad, b.data, b.len);
+    bad[8 + 16] = 2; /* unknown flag */
+    ck_assert_int_eq(ms_net_resp_decode(bad, b.len, &r, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown flags"));
+    for (size_t cut = 0; cut < b.len; cut++)
+        ck_assert_int_eq(ms_net_resp_decode(b.data, cut, &r, &n, &e), MS_EINPUT);
+    ms_net_buf_free(&b);
+}
+END_TEST
+
+typedef struct got {
+    int n_done, n_first;
+    uintptr_t ids[8];
+    uint32_t payload[8];
+} got;
+
+static void sink_cb(void *ctx, int first_token, lg_response *r, size_t n)
+{
+    got *g = ctx;
+    for (size_t i = 0; i < n; i++) {
+        if (first_token) {
+            g->n_first++;
+            continue;
+        }
+        g->ids[g->n_done] = r[i].id;
+        memcpy(&g->payload[g->n_done], (const void *)r[i].data, 4);
+        g->n_done++;
+    }
+}
+
+START_TEST(sink_serves_a_sut_without_a_run)
+{
+    ms_err e;
+    ck_assert_ptr_null(lg_sink_new(NULL, NULL, &e));
+    got g = {0};
+    lg_test *sink = lg_sink_new(sink_cb, &g, &e);
+    ck_assert_ptr_nonnull(sink);
+    lg_test_settings s;
+    lg_settings_default(&s);
+    lg_sut_env env = {&s, "data", 100, 100};
+    lg_sut_instance *si = lg_sut_create("null:tokens=3", &env, &e);
+    ck_assert_ptr_nonnull(si);
+    const lg_sut *sut = lg_sut_instance_sut(si);
+    lg_query_sample q[3] = {{11, 4}, {12, 7}, {13, 99}};
+    sut->issue_query(sut->ctx, sink, q, 3);
+    ck_assert_int_eq(g.n_done, 3);
+    ck_assert_int_eq(g.n_first, 3);
+    ck_assert_uint_eq(g.ids[1], 12);
+    ck_assert_uint_eq(g.payload[2], 99);
+    lg_sut_destroy(si);
+    lg_sink_free(sink);
+}
+END_TEST
+
+static Suite *net_suite(void)
+{
+    Suite *s = suite_create("net");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, request_round_trip_and_errors);
+    tcase_add_test(tc, response_round_trip_and_errors);
+    tcase_add_test(tc, sink_serves_a_sut_without_a_run);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MS_TEST_MAIN(net_suite)
