@@ -48,7 +48,7 @@ static int parse_u64_arg(const char *s, unsigned long long max, unsigned long lo
     return 0;
 }
 
-static int cmd_serve(int argc, char **argv)
+static int sut_cmd_serve(int argc, char **argv)
 {
     const char *cmd = "sut serve";
     const char *spec = NULL, *listen = NULL, *name = NULL, *token_file = NULL, *port_file = NULL,
@@ -183,7 +183,7 @@ int cmd_sut(int argc, char **argv)
             usage(stdout);
             return MS_OK;
         }
-        return cmd_serve(argc - 1, argv + 1);
+        return sut_cmd_serve(argc - 1, argv + 1);
     }
     return cli_usage_error("sut", "unknown subcommand '%s' (expected: serve)", argv[1]);
 }
