@@ -13,6 +13,11 @@ if [ ! -d "$SHARED/upstream/submission-checkers" ]; then
   exit 0
 fi
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit 0; }
+# The smoke runs the rounds whose campaign ended with no unexplained divergence (v5.1). The v3.0
+# excerpt entered the harness with rules/v3.0.json and has two open divergences, listed in
+# tests/diff/README.md ("Open"); replay them with `make difftest ROUNDS=rounds/v3.0 SEED=14|27`.
+# Add a round here once its campaign is clean.
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
+  --rounds "${DIFFTEST_SMOKE_ROUNDS:-v5.1-mini,gen-v5.1}" \
   --n "${DIFFTEST_SMOKE_N:-28}" --first 1 --work "$TMP/work" --table || fail=1
 exit $fail
