@@ -30,9 +30,7 @@ int au_test_parse(const char *s)
     if (!strcmp(s, "05") || !strcmp(s, "5"))
         return AU_TEST05;
     for (int t = AU_TEST06; t <= AU_TEST09; t++) {
-        char a[4], b[4];
-        snprintf(a, sizeof a, "0%d", t);
-        snprintf(b, sizeof b, "%d", t);
+        char a[3] = {'0', (char)('0' + t % 10), '\0'}, b[2] = {(char)('0' + t % 10), '\0'};
         if (!strcmp(s, a) || !strcmp(s, b))
             return t;
     }
