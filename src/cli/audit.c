@@ -375,7 +375,7 @@ static void record_audit(cli_rec *c, const au_run_opts *o, const au_run_result *
     c->r = (ms_run_record){.kind = "audit run", .start_unix_ns = c->r.start_unix_ns, .sut = o->sut_spec,
                            .model = o->model, .scenario = lg_scenario_name(o->scenario),
                            .mode = o->mode == AU_STRICT ? "strict" : "compat", .test = au_test_name(o->test),
-                           .loadgen_compat = o->compat == LG_COMPAT_5_1 ? "5.1" : "6.0",
+                           .loadgen_compat = lg_compat_version(o->compat),
                            .noptions = o->nsets,
                            .verdict = rc == MS_OK ? "PASS" : rc == MS_FAIL ? "FAIL" : NULL,
                            .error = rc > MS_FAIL ? e->msg : NULL};

@@ -355,7 +355,7 @@ static void record_run(cli_rec *c, const lg_test_settings *s, const lg_run_resul
     c->settings = *s;
     c->r = (ms_run_record){.kind = "loadgen run", .start_unix_ns = c->r.start_unix_ns, .sut = sut,
                            .model = model, .scenario = lg_scenario_name(s->scenario),
-                           .mode = lg_mode_name(s->mode), .loadgen_compat = compat == LG_COMPAT_5_1 ? "5.1" : "6.0",
+                           .mode = lg_mode_name(s->mode), .loadgen_compat = lg_compat_version(compat),
                            .settings = &c->settings, .log_dir = outdir, .n_errors = res->n_errors,
                            .n_warnings = res->n_warnings, .error = res->first_error};
     size_t n = 0;

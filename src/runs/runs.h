@@ -28,7 +28,7 @@ typedef struct ms_run_record {
     const char *sut;                /* the SUT spec */
     const char *model, *scenario, *mode;
     const char *test;               /* audits: TEST01, TEST04, ... */
-    const char *loadgen_compat;     /* "5.1" / "6.0" */
+    const char *loadgen_compat;     /* the emulated LoadGen release (lg_compat_version) */
     const lg_test_settings *settings; /* the requested TestSettings (every field, seeds included) */
     const char *const *options;     /* extra "KEY=VALUE" facts (e.g. audit --set values) */
     size_t noptions;

@@ -52,7 +52,7 @@ replicate "$T/tpl" "$T/v51"
 # old-LoadGen detail logs: the extra records go before the last record (num_errors); the power
 # logs of power runs keep their bytes (the power session recorded their SHA-1)
 rec() {
-  printf ':::MLLOG {"key": "%s", "value": %s, "time_ms": %s, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "/home/user/work/inference_results/closed/Org/code/mlperf-inference/loadgen/loadgen.cc", "line_no": %d, "pid": 1461197, "tid": 1461197}}\n' "$@"
+  printf ':::MLLOG {"key": "%s", "value": %s, "time_ms": %s, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "/home/user/src/inference_results/closed/Org/code/mlperf-inference/loadgen/loadgen.cc", "line_no": %d, "pid": 1461197, "tid": 1461197}}\n' "$@"
 }
 qsl="[$(awk 'BEGIN { x = 7; for (i = 0; i < 5000; i++) { x = (x * 1103515245 + 12345) % 2147483648; printf "%s%d", (i ? "," : ""), x % 50000 } }')]"
 {
