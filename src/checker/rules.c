@@ -410,7 +410,7 @@ static int lint_compliance(const json_t *j, const char *schema_path, ms_buf *b, 
         return MS_OK;
     const json_t *tests = json_object_get(j, "tests"), *models = json_object_get(j, "models");
     for (int t = 6; t <= 9; t++) {
-        char name[8];
+        char name[24];
         snprintf(name, sizeof name, "TEST%02d", t);
         const char *bn;
         json_t *bv;
