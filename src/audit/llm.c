@@ -765,7 +765,7 @@ int au_llm_verify(const au_llm_in *in, const char *out_dir, au_verify_result *re
     if (!scen[0]) {
         ms_mllog log;
         char w[256];
-        if (au_load_detail(in->detail, &log, w, sizeof w) == 0) {
+        if (in->detail && au_load_detail(in->detail, &log, w, sizeof w) == 0) {
             char *s = ms_mllog_get_str(&log, "effective_scenario");
             snprintf(scen, sizeof scen, "%s", s ? s : "");
             free(s);

@@ -378,7 +378,11 @@ static void record_audit(cli_rec *c, const au_run_opts *o, const au_run_result *
                            .loadgen_compat = lg_compat_version(o->compat),
                            .noptions = o->nsets,
                            .verdict = rc == MS_OK ? "PASS" : rc == MS_FAIL ? "FAIL" : NULL,
-                           .error = rc > MS_FAIL ? e->msg : NULL};
+                           .error = NULL};
+    if (rc > MS_FAIL) {
+        snprintf(c->error, sizeof c->error, "%s", e->msg);
+        c->r.error = c->error;
+    }
     /* the --set values point into argv, which outlives the array holding them */
     if (o->nsets && (c->opts = malloc(o->nsets * sizeof *c->opts)))
         memcpy(c->opts, o->sets, o->nsets * sizeof *c->opts);
@@ -393,10 +397,15 @@ static void record_audit(cli_rec *c, const au_run_opts *o, const au_run_result *
         c->io[n++] = o->mlperf_conf;
     c->r.inputs = c->io;
     c->r.ninputs = n;
-    if (!o->reuse_results && res->results_dir[0])
-        c->io[n++] = res->results_dir;
-    if (res->test_dir[0])
-        c->io[n++] = res->test_dir;
+    /* res lives in cmd_run's frame and the row is written after it returns: copy its paths */
+    if (!o->reuse_results && res->results_dir[0]) {
+        snprintf(c->paths[1], sizeof c->paths[1], "%s", res->results_dir);
+        c->io[n++] = c->paths[1];
+    }
+    if (res->test_dir[0]) {
+        snprintf(c->paths[2], sizeof c->paths[2], "%s", res->test_dir);
+        c->io[n++] = c->paths[2];
+    }
     c->r.outputs = c->io + c->r.ninputs;
     c->r.noutputs = n - c->r.ninputs;
 }

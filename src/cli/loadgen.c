@@ -357,7 +357,10 @@ static void record_run(cli_rec *c, const lg_test_settings *s, const lg_run_resul
                            .model = model, .scenario = lg_scenario_name(s->scenario),
                            .mode = lg_mode_name(s->mode), .loadgen_compat = lg_compat_version(compat),
                            .settings = &c->settings, .log_dir = outdir, .n_errors = res->n_errors,
-                           .n_warnings = res->n_warnings, .error = res->first_error};
+                           .n_warnings = res->n_warnings, .error = NULL};
+    /* res lives in cmd_run's frame; the row is written after it returns */
+    snprintf(c->error, sizeof c->error, "%s", res->first_error);
+    c->r.error = c->error;
     size_t n = 0;
     const char *in[] = {user, mlperf, audit, own_dataset ? data : NULL};
     for (size_t i = 0; i < 4; i++)

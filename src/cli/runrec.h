@@ -16,6 +16,7 @@ typedef struct cli_rec {
     char **argv;
     const char *io[16];         /* storage for r.inputs / r.outputs */
     char paths[4][4096];        /* storage for paths the command builds */
+    char error[2048];           /* storage for r.error (the command's frame is gone when it is written) */
     const char **opts;          /* malloc'd storage for r.options (freed by cli_rec_finish) */
 } cli_rec;
 
