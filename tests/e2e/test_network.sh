@@ -27,6 +27,20 @@ SHORT="--total-samples 256 --set min_duration_ms=0 --set min_query_count=700 --s
   --set multi_stream_expected_latency_ns=1000000 --set offline_expected_qps=1000 --set server_target_qps=200
   --set server_target_latency_ns=1000000000"
 # ---- two and three nodes, every scenario VALID, null and latency SUTs -----------------------------
+# valid_run DIR WHAT CMD...: the run ends VALID. Under valgrind (SLOW_TOOL) a Server run's latency
+# bound is timing, which memcheck's 20-50x slowdown breaks: there it may also end INVALID (exit 1),
+# as the other tests skip their timing checks; make test and make asan check it.
+valid_run() {
+  local dir=$1 what=$2; shift 2
+  if [ -n "$SLOW_TOOL" ] && [[ " $* " == *" --scenario Server "* ]]; then
+    "$@" >"$TMP/out" 2>"$TMP/err"; local rc=$?
+    case $rc in 0|1) ok ;; *) fail "exit $rc (wanted 0, or 1 under valgrind): $*" ;; esac
+  else
+    expect_exit 0 "$@"
+    expect_grep 'Result is : VALID' "$dir/mlperf_log_summary.txt" "$what"
+  fi
+}
+
 for sut in null "latency:fixed=200us"; do
   start_node "$sut-a" "$sut"; A=$NODE_URL; PA=$NODE_PID
   start_node "$sut-b" "$sut"; B=$NODE_URL; PB=$NODE_PID
@@ -34,8 +48,7 @@ for sut in null "latency:fixed=200us"; do
   for nodes in "$A,$B" "$A,$B,$C"; do
     for sc in SingleStream MultiStream Offline Server; do
       o="$TMP/run-${sut%%:*}-$sc-$(echo "$nodes" | tr -cd , | wc -c)"
-      expect_exit 0 timeout 120 $M loadgen run --scenario $sc --mode performance --sut "network:$nodes" $SHORT --timeout 20s -o "$o"
-      expect_grep 'Result is : VALID' "$o/mlperf_log_summary.txt" "$sut $sc over $nodes"
+      valid_run "$o" "$sut $sc over $nodes" timeout 120 $M loadgen run --scenario $sc --mode performance --sut "network:$nodes" $SHORT --timeout 20s -o "$o"
       expect_grep '"sut_name", "value": "Network SUT \([23] nodes: '"$sut"'-a, '"$sut"'-b' "$o/mlperf_log_detail.txt"
     done
   done
@@ -58,10 +71,9 @@ done
 # ---- tokens SUT: first tokens and token counts come back ------------------------------------------
 start_node tok-a "tokens:ttft=1ms,tpot=50us,len=8..16,seed=3"; A=$NODE_URL; PA=$NODE_PID
 start_node tok-b "tokens:ttft=1ms,tpot=50us,len=8..16,seed=3"; B=$NODE_URL; PB=$NODE_PID
-expect_exit 0 timeout 120 $M loadgen run --scenario Server --mode performance --sut "network:$A,$B" --total-samples 256 \
+valid_run "$TMP/tok" "tokens over the network" timeout 120 $M loadgen run --scenario Server --mode performance --sut "network:$A,$B" --total-samples 256 \
   --set min_duration_ms=0 --set min_query_count=700 --set server_target_qps=200 --set use_token_latencies=1 \
   --set server_ttft_latency=500000000 --set server_tpot_latency=50000000 --timeout 20s -o "$TMP/tok"
-expect_grep 'Result is : VALID' "$TMP/tok/mlperf_log_summary.txt" "tokens over the network"
 expect_grep 'TTFT' "$TMP/tok/mlperf_log_summary.txt" "tokens over the network"
 stop_node $PA; stop_node $PB
 
@@ -128,7 +140,8 @@ stop_node $PA
 # a node dying mid-run: named, samples lost counted, logs marked incomplete, exit 4
 start_node live "latency:fixed=1ms"; A=$NODE_URL; PA=$NODE_PID
 start_node dies "latency:fixed=1ms"; B=$NODE_URL; PB=$NODE_PID
-( sleep 1.5; kill -9 $PB ) &
+# killed 1.5 s into the 20 s run (12 s under valgrind, whose start alone takes seconds)
+( sleep "$([ -n "$SLOW_TOOL" ] && echo 12 || echo 1.5)"; kill -9 $PB ) &
 expect_exit 4 timeout 60 $M loadgen run --scenario Offline --mode performance --sut "network:$A,$B,chunk=16" --total-samples 256 \
   --set offline_expected_qps=100000 --set min_duration_ms=20000 -o "$TMP/mid"
 expect_grep "node 'dies' \($B\) failed mid-run: .*; [0-9]+ sample\(s\) sent to it were lost" "$TMP/err"
