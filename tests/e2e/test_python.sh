@@ -14,7 +14,7 @@ pre=""
 if nm -D "$mod" 2>/dev/null | grep -q __asan_; then
   # an ASan build: the sanitizer runtime must be loaded first; CPython's own leaks are not ours
   pre=$(cc -print-file-name=libasan.so)
-  export ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+  export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0  # the last setting wins
 fi
 # the CLI runs the tests compare with are timing-sensitive: never under a TEST_WRAP (valgrind)
 real=$BUILD_DIR/mlsubmit
