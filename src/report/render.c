@@ -449,7 +449,8 @@ static int cmp_sortkey(const void *a, const void *b)
 
 static int assign_ids(rctx *c, ms_err *e)
 {
-    qsort(c->recs, c->n, sizeof *c->recs, cmp_sortkey);
+    if (c->n)
+        qsort(c->recs, c->n, sizeof *c->recs, cmp_sortkey);
     for (size_t i = 0; i < c->n; i++)
         c->recs[i].order = i;
     json_t *ids = NULL;
