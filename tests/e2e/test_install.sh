@@ -10,7 +10,10 @@ HAVE_DATA=0; [ -f "$DATA/digits/digits.csv.gz" ] && [ -f "$DATA/digits/digits-fp
 [ "$HAVE_DATA" = 1 ] && INST="" || INST="INSTALL_DATA=0"
 make -s install PREFIX="$TMP/prefix" PYTHONDIR="$TMP/pysite" $INST >/dev/null 2>&1 && ok || fail "make install"
 # the Python module goes to PYTHONDIR (default: the interpreter's site-packages)
-if ls build/python/mlperf_loadgen*.so >/dev/null 2>&1 && ! nm -D build/python/mlperf_loadgen*.so | grep -q __asan_; then
+# (the installed one: under make asan, BUILD=build-asan reaches this make install, and an ASan
+# module cannot be imported by a plain interpreter)
+inst=$(ls "$TMP"/pysite/mlperf_loadgen*.so 2>/dev/null | head -1)
+if [ -n "$inst" ] && ! nm -D "$inst" | grep -q __asan_; then
   PYTHONPATH="$TMP/pysite" python3 -c 'import mlperf_loadgen as lg; lg.TestSettings()' && ok || fail "import the installed mlperf_loadgen"
 fi
 cat > "$TMP/user.c" <<'C'
