@@ -2,6 +2,7 @@
 # $MLSUBMIT pointing at the binary; it creates its own temporary directory.
 set -u
 : "${MLSUBMIT:=$(pwd)/build/mlsubmit}"
+MLSUBMIT_REAL=$MLSUBMIT   # the binary itself, even when MLSUBMIT becomes a TEST_WRAP wrapper
 SHARED=${MLSUBMIT_SHARED:-../shared}
 [ -d "$SHARED" ] && SHARED=$(cd "$SHARED" && pwd) || SHARED=""
 export MLSUBMIT_NO_PROGRESS=1
