@@ -155,7 +155,9 @@ E2E_JOBS ?= 1
 e2e: $(BIN)
 	@if [ "$(E2E_JOBS)" = 1 ]; then \
 	  fail=0; for t in $(E2E); do \
-	    echo "== $$t"; MLSUBMIT=$(abspath $(BIN)) TEST_WRAP="$(E2E_WRAP)" bash $$t || { echo "FAILED: $$t"; fail=1; }; done; \
+	    echo "== $$t"; t0=$$(date +%s); \
+	    MLSUBMIT=$(abspath $(BIN)) TEST_WRAP="$(E2E_WRAP)" bash $$t || { echo "FAILED: $$t"; fail=1; }; \
+	    echo "-- $$t: $$(( $$(date +%s) - t0 )) s"; done; \
 	  exit $$fail; \
 	else \
 	  logs=$(BUILD)/e2e-logs; rm -rf $$logs; mkdir -p $$logs; \
