@@ -203,13 +203,23 @@ static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigne
             snprintf(err, errn, "frame %zu at byte %zu: %s\n", nframes, off, e.msg);
             return NULL;
         }
-        for (size_t i = 0; i < n; i++)
-            if (s[i].index >= total) {
+        size_t want = nd->si->data.issue ? nd->si->data.sample_size : 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].index >= total)
                 snprintf(err, errn, "frame %zu, sample %zu: index %" PRIu64 " is not below the QSL's %zu samples\n",
                          nframes, i, s[i].index, total);
-                free(s);
-                return NULL;
-            }
+            else if (s[i].size != want && want)
+                snprintf(err, errn, "frame %zu, sample %zu: %u data bytes; this node's SUT infers from the sample's "
+                         "%zu bytes (%s), which the QDL must send\n", nframes, i, s[i].size, want,
+                         nd->si->data.dataset);
+            else if (s[i].size != want)
+                snprintf(err, errn, "frame %zu, sample %zu: %u data bytes; this node's SUT takes no sample data\n",
+                         nframes, i, s[i].size);
+            else
+                continue;
+            free(s);
+            return NULL;
+        }
         free(s);
         nall += n;
         nframes++;
@@ -219,13 +229,15 @@ static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigne
     snprintf(err, errn, "out of memory\n");
     nd_req *q = calloc(1, sizeof *q);
     lg_query_sample *qs = calloc(nall ? nall : 1, sizeof *qs);
+    const void **px = calloc(nall ? nall : 1, sizeof *px);
     if (q)
         q->slots = calloc(nall ? nall : 1, sizeof *q->slots);
-    if (!q || !qs || !q->slots) {
+    if (!q || !qs || !px || !q->slots) {
         if (q)
             free(q->slots);
         free(q);
         free(qs);
+        free(px);
         return NULL;
     }
     pthread_mutex_init(&q->mu, NULL);
@@ -242,17 +254,22 @@ static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigne
             q->slots[k + i] = (nd_slot){q, s[i].id, 0};
             qs[k + i].id = (lg_response_id)&q->slots[k + i];
             qs[k + i].index = (lg_sample_index)s[i].index;
+            px[k + i] = s[i].data; /* points into the body: valid during the issue call */
         }
         free(s);
         if (n) {
             pthread_mutex_lock(&nd->issue_mu);
-            nd->sut->issue_query(nd->sut->ctx, nd->sink, qs + k, n);
+            if (nd->si->data.issue)
+                nd->si->data.issue(nd->sut->ctx, nd->sink, qs + k, px + k, n);
+            else
+                nd->sut->issue_query(nd->sut->ctx, nd->sink, qs + k, n);
             pthread_mutex_unlock(&nd->issue_mu);
         }
         k += n;
         off += used;
     }
     free(qs);
+    free(px);
     *status = MHD_HTTP_OK;
     return q;
 }
@@ -400,6 +417,12 @@ ms_node *ms_node_start(lg_sut_instance *si, const ms_node_options *o, ms_err *e)
     json_str(&ib, nd->name);
     ms_net_buf_put(&ib, ",\"sut\":", 7);
     json_str(&ib, nd->sut->name(nd->sut->ctx));
+    if (si->data.issue && si->data.dataset) {
+        ms_net_buf_put(&ib, ",\"dataset\":", 11);
+        json_str(&ib, si->data.dataset);
+        int k = snprintf(num, sizeof num, ",\"sample_size\":%zu", si->data.sample_size);
+        ms_net_buf_put(&ib, num, (size_t)k);
+    }
     int l = snprintf(num, sizeof num, ",\"total_sample_count\":%zu,\"performance_sample_count\":%zu}\n",
                      qsl->total_sample_count, qsl->performance_sample_count);
     if (ms_net_buf_put(&ib, num, (size_t)l) || ms_net_buf_put(&ib, "", 1)) {

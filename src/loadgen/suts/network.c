@@ -81,6 +81,7 @@ typedef struct net_sut {
     _Atomic int stop;
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
+    lg_sut_instance *local; /* the nodes' dataset loaded here: its QSL, and the bytes sent */
 } net_sut;
 
 static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
@@ -493,8 +494,17 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
         int bad = !it || !(it->ids = malloc(m * sizeof *it->ids)) || ms_net_req_begin(&it->frame, (uint32_t)m);
         for (size_t i = 0; i < m && !bad; i++) {
             it->ids[i] = s[off + i].id;
-            /* the sample index; these SUTs take their sample data from their own QSL */
-            bad = ms_net_req_add(&it->frame, s[off + i].id, s[off + i].index, NULL, 0);
+            /* the sample index, and the QSL's bytes of the sample when the nodes' SUT has a
+             * dataset (else no data: the index is the sample) */
+            const void *p = NULL;
+            size_t sz = 0;
+            if (ns->local && ns->local->data.sample(ns->local->priv, s[off + i].index, &p, &sz) != 0) {
+                fail(ns, "network SUT: sample %zu is not in the %s QSL", (size_t)s[off + i].index,
+                     ns->local->data.dataset);
+                item_free(it);
+                return;
+            }
+            bad = ms_net_req_add(&it->frame, s[off + i].id, s[off + i].index, p, (uint32_t)sz);
         }
         if (bad) {
             item_free(it);
@@ -548,6 +558,7 @@ static void net_destroy(void *priv)
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
     curl_slist_free_all(ns->hdrs);
+    lg_sut_destroy(ns->local);
     for (size_t i = 0; i < ns->nn; i++) {
         free(ns->nodes[i].url);
         free(ns->nodes[i].query_url);
@@ -571,7 +582,8 @@ static int net_qsl_io(void *ctx, const lg_sample_index *idx, size_t n)
 }
 
 /* GET /info of one node: its name and QSL sizes. */
-static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, ms_err *e)
+static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, char *dataset, size_t dn,
+                     size_t *sample_size, ms_err *e)
 {
     ms_net_buf b = {0};
     int rc = http_get(ns, nd, "/info", &b, e);
@@ -593,6 +605,9 @@ static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, ms_
                           nd->url);
     }
     snprintf(nd->name, sizeof nd->name, "%s", json_string_value(nm));
+    json_t *ds = json_object_get(j, "dataset"), *ss = json_object_get(j, "sample_size");
+    snprintf(dataset, dn, "%s", json_is_string(ds) ? json_string_value(ds) : "");
+    *sample_size = json_is_integer(ss) && json_integer_value(ss) > 0 ? (size_t)json_integer_value(ss) : 0;
     *total = (size_t)json_integer_value(t);
     *perf = (size_t)json_integer_value(p);
     json_decref(j);
@@ -661,10 +676,12 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     ns->hdrs = headers(ns, 1);
     if (!ns->hdrs)
         return ms_err_oom(e);
-    size_t total = 0, perf = 0;
+    size_t total = 0, perf = 0, ssize = 0;
+    char dataset[64] = "";
     for (size_t i = 0; i < ns->nn; i++) {
-        size_t t = 0, p = 0;
-        int rc = node_info(ns, &ns->nodes[i], &t, &p, e);
+        size_t t = 0, p = 0, sz = 0;
+        char d[64];
+        int rc = node_info(ns, &ns->nodes[i], &t, &p, d, sizeof d, &sz, e);
         if (rc != MS_OK)
             return rc;
         for (size_t j = 0; j < i; j++) {
@@ -680,10 +697,36 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
             return ms_err_set(e, MS_ERUNTIME,
                               "network SUT: node %s has %zu samples (%zu in performance), node %s has %zu (%zu)",
                               ns->nodes[i].url, t, p, ns->nodes[0].url, total, perf);
+        if (i && (strcmp(d, dataset) || sz != ssize))
+            return ms_err_set(e, MS_ERUNTIME, "network SUT: node %s serves dataset '%s', node %s '%s'",
+                              ns->nodes[i].url, d, ns->nodes[0].url, dataset);
         total = t;
         perf = p;
+        ssize = sz;
+        snprintf(dataset, sizeof dataset, "%s", d);
     }
-    if (!env || env->total_sample_count == 0) {
+    if (dataset[0]) {
+        /* the nodes' SUT infers from the sample bytes: the LoadGen node loads the same dataset
+         * (its --data) and sends each sample's bytes with the query */
+        ms_err le;
+        ns->local = lg_sut_create(dataset, env, &le);
+        if (!ns->local)
+            return ms_err_set(e, le.code ? le.code : MS_ERUNTIME,
+                              "network SUT: the nodes' SUT infers from the bytes of each sample (dataset '%s'); "
+                              "the LoadGen sends them, so it needs that dataset too (--data DIR): %s",
+                              dataset, le.msg);
+        if (!ns->local->data.sample || ns->local->data.sample_size != ssize || !ns->local->has_qsl)
+            return ms_err_set(e, MS_ERUNTIME, "network SUT: dataset '%s' here has %zu-byte samples, the nodes %zu",
+                              dataset, ns->local->data.sample_size, ssize);
+        if (ns->local->qsl.total_sample_count > total)
+            return ms_err_set(e, MS_EUSAGE, "network SUT: the %s QSL here has %zu samples, the nodes only %zu",
+                              dataset, ns->local->qsl.total_sample_count, total);
+        si->qsl = ns->local->qsl;
+        si->has_qsl = 1;
+    }
+    if (ns->local) {
+        /* its QSL is the LoadGen's */
+    } else if (!env || env->total_sample_count == 0) {
         si->qsl = (lg_qsl){ns, net_qsl_name, total, perf, net_qsl_io, net_qsl_io};
         si->has_qsl = 1;
     } else if (env->total_sample_count > total) {
