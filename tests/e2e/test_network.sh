@@ -131,6 +131,18 @@ else
   echo "SKIP digits over the network: data/digits is absent (make data)"
 fi
 
+# ---- audits over the network: TEST01 and TEST04 against two nodes --------------------------------
+start_node au-a null; A=$NODE_URL; PA=$NODE_PID
+start_node au-b null; B=$NODE_URL; PB=$NODE_PID
+for t in TEST01 TEST04; do
+  MLSUBMIT_RULES="$REPO/rules" expect_exit 0 timeout 300 $M audit run $t --sut "network:$A,$B" --total-samples 2000 --model digits \
+    --scenario Server --set min_duration_ms=300 --set server_target_qps=2000 --set server_target_latency_ns=1000000000 -o "$TMP/audit/Server"
+  expect_grep "^$t: PASS \(compat\)" "$TMP/out" "$t over the network"
+  expect_grep '"sut_name", "value": "Network SUT \(2 nodes: au-a, au-b\)"' "$TMP/audit/Server/$t/performance/run_1/mlperf_log_detail.txt"
+done
+expect_grep '^TEST PASS$' "$TMP/audit/Server/TEST01/verify_accuracy.txt"
+stop_node $PA; stop_node $PB
+
 # ---- the token ------------------------------------------------------------------------------------
 echo s3cret > "$TMP/token"
 start_node tk null --token-file "$TMP/token"; A=$NODE_URL; PA=$NODE_PID
