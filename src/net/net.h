@@ -28,14 +28,14 @@ typedef struct ms_net_sample {           /* one sample of a query request */
 
 typedef struct ms_net_result {           /* one record of a query response */
     uint64_t id;
-    int is_first_token;                  /* flag 2: the sample's first token (in data), not its
-                                          * completion; a completion follows in a later record */
     int64_t n_tokens;
     int has_first_token;
     const uint8_t *first_token;          /* points into the body */
     uint32_t first_token_size;
     const uint8_t *data;                 /* payload, points into the body */
     uint32_t size;
+    int is_first_token;                  /* flag 2: the sample's first token (in data), not its
+                                          * completion; a completion follows in a later record */
 } ms_net_result;
 
 /* Appends an encoded request / response to a growing buffer (ms_buf of common/buf.h is not
