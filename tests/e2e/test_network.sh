@@ -85,7 +85,11 @@ timeout 120 $M loadgen run --scenario SingleStream --mode performance --sut "net
 rc=$?; case $rc in 0|1) ok ;; *) fail "tokens over the network, streamed: exit $rc" ;; esac
 ttft=$(grep -m1 '^Mean First Token latency' "$TMP/tok3/mlperf_log_summary.txt" | sed 's/.*: *//')
 lat=$(grep -m1 '^Mean latency' "$TMP/tok3/mlperf_log_summary.txt" | sed 's/.*: *//')
-[ -n "$ttft" ] && [ -n "$lat" ] && [ "$ttft" -lt $((lat / 2)) ] && ok || fail "first token not streamed: mean TTFT '$ttft' ns, mean latency '$lat' ns"
+if [ -n "$SLOW_TOOL" ]; then  # a timing comparison: make test and make asan check it
+  [ -n "$ttft" ] && [ -n "$lat" ] && ok || fail "no token latencies over the network"
+else
+  [ -n "$ttft" ] && [ -n "$lat" ] && [ "$ttft" -lt $((lat / 2)) ] && ok || fail "first token not streamed: mean TTFT '$ttft' ns, mean latency '$lat' ns"
+fi
 stop_node $PA
 
 # ---- digits: the accuracy of a network run is the local one -----------------------------------------
@@ -132,11 +136,13 @@ else
 fi
 
 # ---- audits over the network: TEST01 and TEST04 against two nodes --------------------------------
+# (under valgrind the nodes and the LoadGen are 20-50x slower: a rate they all keep up with)
+AQPS=2000; [ -n "$SLOW_TOOL" ] && AQPS=300
 start_node au-a null; A=$NODE_URL; PA=$NODE_PID
 start_node au-b null; B=$NODE_URL; PB=$NODE_PID
 for t in TEST01 TEST04; do
   MLSUBMIT_RULES="$REPO/rules" expect_exit 0 timeout 300 $M audit run $t --sut "network:$A,$B" --total-samples 2000 --model digits \
-    --scenario Server --set min_duration_ms=300 --set server_target_qps=2000 --set server_target_latency_ns=1000000000 -o "$TMP/audit/Server"
+    --scenario Server --set min_duration_ms=300 --set server_target_qps=$AQPS --set server_target_latency_ns=1000000000 -o "$TMP/audit/Server"
   expect_grep "^$t: PASS \(compat\)" "$TMP/out" "$t over the network"
   expect_grep '"sut_name", "value": "Network SUT \(2 nodes: au-a, au-b\)"' "$TMP/audit/Server/$t/performance/run_1/mlperf_log_detail.txt"
 done
