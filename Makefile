@@ -56,7 +56,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: difftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -210,6 +210,11 @@ valgrind: deps
 demo: deps
 	@$(MAKE) --no-print-directory data
 	@tools/demo.sh $(abspath $(BIN))
+
+# two SUT nodes and a LoadGen through the network SUT (docs/NETWORK.md)
+demo-network: deps
+	@$(MAKE) --no-print-directory data
+	@tools/demo-network.sh $(abspath $(BIN))
 
 bench: deps
 	@$(MAKE) --no-print-directory data

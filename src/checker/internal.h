@@ -397,6 +397,9 @@ int ck_nameplate_yaml(const char *path, char **value, char *err, size_t errlen);
 /* walk.c */
 void ck_walk_submitter(ck_state *run, ck_submitter *sub);
 /* system checks (systems.c) */
+/* network.c: the Network division's stricter checks (N1-N3) of one system (abs: its JSON) */
+void ck_check_network_system(ck_state *run, ck_system *sys, const char *division, const char *submitter,
+                             const char *abs);
 void ck_check_system(ck_state *run, ck_system *sys, const char *division, const char *submitter,
                      const char *sys_json_abs);
 void ck_scen_free(ck_scen *s);

@@ -117,6 +117,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             free(ptr);
         }
     }
+    ck_check_network_system(run, sys, division, submitter, abs); /* N1-N3 */
     /* Y8: unknown fields (legacy warning) */
     if (!unified) {
         const char *k;

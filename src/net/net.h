@@ -26,7 +26,7 @@ typedef struct ms_net_sample {           /* one sample of a query request */
     uint32_t size;
 } ms_net_sample;
 
-typedef struct ms_net_result {           /* one sample of a query response */
+typedef struct ms_net_result {           /* one record of a query response */
     uint64_t id;
     int64_t n_tokens;
     int has_first_token;
@@ -34,6 +34,8 @@ typedef struct ms_net_result {           /* one sample of a query response */
     uint32_t first_token_size;
     const uint8_t *data;                 /* payload, points into the body */
     uint32_t size;
+    int is_first_token;                  /* flag 2: the sample's first token (in data), not its
+                                          * completion; a completion follows in a later record */
 } ms_net_result;
 
 /* Appends an encoded request / response to a growing buffer (ms_buf of common/buf.h is not
@@ -50,10 +52,20 @@ int ms_net_req_add(ms_net_buf *b, uint64_t id, uint64_t index, const void *data,
 int ms_net_resp_begin(ms_net_buf *b, uint32_t n);
 int ms_net_resp_add(ms_net_buf *b, const ms_net_result *r);
 
-/* Decoders: check every length against the body; *out (malloc'ed, caller frees) points into
- * body. Return MS_OK, or MS_EINPUT with a message saying which byte offset is wrong and why. */
+/* Decoders of one whole frame (the body is exactly one frame): check every length against the
+ * body; *out (malloc'ed, caller frees) points into body. Return MS_OK, or MS_EINPUT with a
+ * message saying which byte offset is wrong and why. */
 int ms_net_req_decode(const uint8_t *body, size_t len, ms_net_sample **out, size_t *n, ms_err *e);
 int ms_net_resp_decode(const uint8_t *body, size_t len, ms_net_result **out, size_t *n, ms_err *e);
+/* A request body is one or more frames back to back (one per query, or per part of a query
+ * cut at chunk samples); a response body is a stream of frames sent as samples complete
+ * (chunked transfer). These decode the frame at the start of body and set *used to its length;
+ * the response one returns MS_NET_MORE (nothing allocated) when the frame is not complete yet. */
+#define MS_NET_MORE 1000
+int ms_net_req_decode_frame(const uint8_t *body, size_t len, ms_net_sample **out, size_t *n, size_t *used,
+                            ms_err *e);
+int ms_net_resp_decode_frame(const uint8_t *body, size_t len, ms_net_result **out, size_t *n, size_t *used,
+                             ms_err *e);
 
 /* ---- the SUT node (`mlsubmit sut serve`) ----------------------------------------------------- */
 

@@ -27,18 +27,24 @@ typedef struct nd_req nd_req;
 
 typedef struct nd_slot {
     nd_req *req;
-    size_t i;
+    uint64_t id;            /* the QDL's id, echoed back */
+    int done;
 } nd_slot;
 
+/* One POST /query in progress: the SUT completes into its slots (sink_fn, any thread), which
+ * encodes a record at once; the connection's thread streams the records out as frames. */
 struct nd_req {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    size_t n, left;
+    ms_node *nd;
+    size_t n, left;         /* samples, samples not completed yet */
     nd_slot *slots;
-    ms_net_result *res;
-    uint8_t **own;          /* copies of payloads and first tokens (2 per sample) */
+    ms_net_buf rec;         /* encoded records not framed yet */
+    uint32_t nrec;
+    ms_net_buf out;         /* the frame being sent */
+    size_t out_pos;
+    int orphan;             /* the response is gone: the last completion frees the request */
 };
-
 struct ms_node {
     lg_sut_instance *si;
     const lg_sut *sut;
@@ -58,58 +64,106 @@ typedef struct nd_conn {
     int too_big;
 } nd_conn;
 
-static void *dup_bytes(const void *p, size_t n)
-{
-    void *c = malloc(n ? n : 1);
-    if (c && n)
-        memcpy(c, p, n);
-    return c;
-}
-
-static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
-{
-    (void)ctx;
-    for (size_t k = 0; k < n; k++) {
-        nd_slot *sl = (nd_slot *)r[k].id;
-        nd_req *q = sl->req;
-        ms_net_result *out = &q->res[sl->i];
-        uint8_t *copy = dup_bytes((const void *)r[k].data, r[k].size);
-        pthread_mutex_lock(&q->mu);
-        if (first_token) {
-            if (!out->has_first_token && copy) {
-                out->has_first_token = 1;
-                out->first_token = copy;
-                out->first_token_size = (uint32_t)r[k].size;
-                q->own[2 * sl->i + 1] = copy;
-                copy = NULL;
-            }
-        } else if (!q->own[2 * sl->i] && copy) {
-            out->data = copy;
-            out->size = (uint32_t)r[k].size;
-            out->n_tokens = r[k].n_tokens;
-            q->own[2 * sl->i] = copy;
-            copy = NULL;
-            if (--q->left == 0)
-                pthread_cond_broadcast(&q->cv);
-        }
-        pthread_mutex_unlock(&q->mu);
-        free(copy);
-    }
-}
-
 static void req_free(nd_req *q)
 {
     if (!q)
         return;
-    if (q->own)
-        for (size_t i = 0; i < 2 * q->n; i++)
-            free(q->own[i]);
-    free(q->own);
     free(q->slots);
-    free(q->res);
+    ms_net_buf_free(&q->rec);
+    ms_net_buf_free(&q->out);
     pthread_mutex_destroy(&q->mu);
     pthread_cond_destroy(&q->cv);
     free(q);
+}
+
+static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
+{
+    ms_node *nd = ctx;
+    for (size_t k = 0; k < n; k++) {
+        nd_slot *sl = (nd_slot *)r[k].id;
+        nd_req *q = sl->req;
+        pthread_mutex_lock(&q->mu);
+        if (sl->done) { /* a second completion of a sample: not the node's to pass on */
+            pthread_mutex_unlock(&q->mu);
+            continue;
+        }
+        ms_net_result res = {.id = sl->id, .n_tokens = r[k].n_tokens, .is_first_token = first_token,
+                             .data = (const uint8_t *)r[k].data, .size = (uint32_t)r[k].size};
+        size_t mark = q->rec.len;
+        if (ms_net_resp_add(&q->rec, &res) != 0) {
+            q->rec.len = mark; /* out of memory: the sample is not answered; the QDL times out */
+        } else {
+            q->nrec++;
+        }
+        int freeit = 0;
+        if (!first_token) {
+            sl->done = 1;
+            q->left--;
+            atomic_fetch_add(&nd->served, 1);
+            freeit = q->orphan && q->left == 0;
+        }
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+        if (freeit)
+            req_free(q);
+    }
+}
+
+/* MHD content reader (the connection's own thread, which may block here): the next bytes of
+ * the response stream, a frame of every record encoded since the last call. */
+static ssize_t stream_out(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    nd_req *q = cls;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        if (q->out_pos < q->out.len) {
+            size_t k = q->out.len - q->out_pos < max ? q->out.len - q->out_pos : max;
+            memcpy(buf, q->out.data + q->out_pos, k);
+            q->out_pos += k;
+            pthread_mutex_unlock(&q->mu);
+            return (ssize_t)k;
+        }
+        if (q->nrec) {
+            q->out_pos = 0;
+            if (ms_net_resp_begin(&q->out, q->nrec) || ms_net_buf_put(&q->out, q->rec.data, q->rec.len)) {
+                pthread_mutex_unlock(&q->mu);
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            }
+            q->nrec = 0;
+            q->rec.len = 0;
+            continue;
+        }
+        if (q->left == 0) {
+            pthread_mutex_unlock(&q->mu);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        if (atomic_load(&q->nd->stopping)) {
+            /* the node stops while the SUT still holds samples: the stream is cut short, which
+             * the QDL reports as a node failing mid-run */
+            pthread_mutex_unlock(&q->mu);
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+    }
+}
+
+static void stream_done(void *cls)
+{
+    nd_req *q = cls;
+    pthread_mutex_lock(&q->mu);
+    int freeit = q->left == 0;
+    q->orphan = 1;
+    pthread_mutex_unlock(&q->mu);
+    if (freeit)
+        req_free(q);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const void *body, size_t len,
@@ -133,89 +187,91 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
     return reply(c, status, text, strlen(text), "text/plain; charset=utf-8", 1);
 }
 
-/* Runs one query request through the SUT; returns the HTTP status and the response body. */
-static unsigned serve_query(ms_node *nd, const uint8_t *body, size_t len, ms_net_buf *out, char *err,
-                            size_t errn)
+/* Decodes a query request (one frame per query), checks it, issues every frame as its own
+ * query (no batching of queries into one issue_query call) and returns the request whose records
+ * the response streams; or NULL with the HTTP status and a one-line reason. */
+static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigned *status, char *err, size_t errn)
 {
     ms_err e;
-    ms_net_sample *s = NULL;
-    size_t n = 0;
-    if (ms_net_req_decode(body, len, &s, &n, &e) != MS_OK) {
-        snprintf(err, errn, "%s\n", e.msg);
-        return MHD_HTTP_BAD_REQUEST;
-    }
     size_t total = lg_sut_instance_qsl(nd->si)->total_sample_count;
-    for (size_t i = 0; i < n; i++)
-        if (s[i].index >= total) {
-            snprintf(err, errn, "sample %zu: index %" PRIu64 " is not below the QSL's %zu samples\n", i,
-                     s[i].index, total);
+    size_t nall = 0, nframes = 0;
+    *status = MHD_HTTP_BAD_REQUEST;
+    for (size_t off = 0; off < len || nframes == 0;) {
+        ms_net_sample *s = NULL;
+        size_t n = 0, used = 0;
+        if (ms_net_req_decode_frame(body + off, len - off, &s, &n, &used, &e) != MS_OK) {
+            snprintf(err, errn, "frame %zu at byte %zu: %s\n", nframes, off, e.msg);
+            return NULL;
+        }
+        size_t want = nd->si->data.issue ? nd->si->data.sample_size : 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].index >= total)
+                snprintf(err, errn, "frame %zu, sample %zu: index %" PRIu64 " is not below the QSL's %zu samples\n",
+                         nframes, i, s[i].index, total);
+            else if (s[i].size != want && want)
+                snprintf(err, errn, "frame %zu, sample %zu: %u data bytes; this node's SUT infers from the sample's "
+                         "%zu bytes (%s), which the QDL must send\n", nframes, i, s[i].size, want,
+                         nd->si->data.dataset);
+            else if (s[i].size != want)
+                snprintf(err, errn, "frame %zu, sample %zu: %u data bytes; this node's SUT takes no sample data\n",
+                         nframes, i, s[i].size);
+            else
+                continue;
             free(s);
-            return MHD_HTTP_BAD_REQUEST;
+            return NULL;
         }
-    nd_req *q = calloc(1, sizeof *q);
-    lg_query_sample *qs = calloc(n ? n : 1, sizeof *qs);
-    if (q) {
-        q->slots = calloc(n ? n : 1, sizeof *q->slots);
-        q->res = calloc(n ? n : 1, sizeof *q->res);
-        q->own = calloc(2 * n + 1, sizeof *q->own);
-    }
-    if (!q || !qs || !q->slots || !q->res || !q->own) {
-        if (q) {
-            free(q->slots);
-            free(q->res);
-            free(q->own);
-            free(q);
-        }
-        free(qs);
         free(s);
-        snprintf(err, errn, "out of memory\n");
-        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+        nall += n;
+        nframes++;
+        off += used;
+    }
+    *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    snprintf(err, errn, "out of memory\n");
+    nd_req *q = calloc(1, sizeof *q);
+    lg_query_sample *qs = calloc(nall ? nall : 1, sizeof *qs);
+    const void **px = calloc(nall ? nall : 1, sizeof *px);
+    if (q)
+        q->slots = calloc(nall ? nall : 1, sizeof *q->slots);
+    if (!q || !qs || !px || !q->slots) {
+        if (q)
+            free(q->slots);
+        free(q);
+        free(qs);
+        free(px);
+        return NULL;
     }
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
-    q->n = q->left = n;
-    for (size_t i = 0; i < n; i++) {
-        q->slots[i] = (nd_slot){q, i};
-        q->res[i].id = s[i].id;
-        qs[i].id = (lg_response_id)&q->slots[i];
-        qs[i].index = (lg_sample_index)s[i].index;
-    }
-    free(s);
-    if (n) {
-        pthread_mutex_lock(&nd->issue_mu);
-        nd->sut->issue_query(nd->sut->ctx, nd->sink, qs, n);
-        pthread_mutex_unlock(&nd->issue_mu);
+    q->nd = nd;
+    q->n = q->left = nall;
+    size_t k = 0;
+    for (size_t off = 0; off < len;) {
+        ms_net_sample *s = NULL;
+        size_t n = 0, used = 0;
+        if (ms_net_req_decode_frame(body + off, len - off, &s, &n, &used, &e) != MS_OK)
+            break; /* decoded above: cannot happen */
+        for (size_t i = 0; i < n; i++) {
+            q->slots[k + i] = (nd_slot){q, s[i].id, 0};
+            qs[k + i].id = (lg_response_id)&q->slots[k + i];
+            qs[k + i].index = (lg_sample_index)s[i].index;
+            px[k + i] = s[i].data; /* points into the body: valid during the issue call */
+        }
+        free(s);
+        if (n) {
+            pthread_mutex_lock(&nd->issue_mu);
+            if (nd->si->data.issue)
+                nd->si->data.issue(nd->sut->ctx, nd->sink, qs + k, px + k, n);
+            else
+                nd->sut->issue_query(nd->sut->ctx, nd->sink, qs + k, n);
+            pthread_mutex_unlock(&nd->issue_mu);
+        }
+        k += n;
+        off += used;
     }
     free(qs);
-    pthread_mutex_lock(&q->mu);
-    while (q->left && !atomic_load(&nd->stopping)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&q->cv, &q->mu, &ts);
-    }
-    size_t left = q->left;
-    pthread_mutex_unlock(&q->mu);
-    if (left) {
-        /* stopping with samples the SUT still holds: the request stays allocated (the SUT may
-         * complete into it until it is destroyed); a one-off at shutdown */
-        snprintf(err, errn, "the node is stopping; %zu sample(s) not answered\n", left);
-        return MHD_HTTP_SERVICE_UNAVAILABLE;
-    }
-    int bad = ms_net_resp_begin(out, (uint32_t)n);
-    for (size_t i = 0; i < n && !bad; i++)
-        bad = ms_net_resp_add(out, &q->res[i]);
-    req_free(q);
-    atomic_fetch_add(&nd->served, n);
-    if (bad) {
-        snprintf(err, errn, "out of memory\n");
-        return MHD_HTTP_INTERNAL_SERVER_ERROR;
-    }
-    return MHD_HTTP_OK;
+    free(px);
+    *status = MHD_HTTP_OK;
+    return q;
 }
 
 static int authorized(ms_node *nd, struct MHD_Connection *c)
@@ -271,14 +327,21 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     if (get && !strcmp(url, "/info"))
         return reply(c, MHD_HTTP_OK, nd->info, strlen(nd->info), "application/json", 1);
     if (!strcmp(method, "POST") && !strcmp(url, "/query")) {
-        ms_net_buf out = {0};
         char err[1700];
-        unsigned st = serve_query(nd, cc->body.data, cc->body.len, &out, err, sizeof err);
-        if (st != MHD_HTTP_OK) {
-            ms_net_buf_free(&out);
+        unsigned st;
+        nd_req *q = serve_query(nd, cc->body.data, cc->body.len, &st, err, sizeof err);
+        if (!q)
             return reply_text(c, st, err);
+        struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_out, q,
+                                                                   stream_done);
+        if (!r) {
+            stream_done(q);
+            return MHD_NO;
         }
-        return reply(c, st, out.data, out.len, "application/octet-stream", 0);
+        MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+        enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+        MHD_destroy_response(r);
+        return ret;
     }
     if (!strcmp(url, "/health") || !strcmp(url, "/name") || !strcmp(url, "/info") || !strcmp(url, "/query"))
         return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
@@ -354,6 +417,12 @@ ms_node *ms_node_start(lg_sut_instance *si, const ms_node_options *o, ms_err *e)
     json_str(&ib, nd->name);
     ms_net_buf_put(&ib, ",\"sut\":", 7);
     json_str(&ib, nd->sut->name(nd->sut->ctx));
+    if (si->data.issue && si->data.dataset) {
+        ms_net_buf_put(&ib, ",\"dataset\":", 11);
+        json_str(&ib, si->data.dataset);
+        int k = snprintf(num, sizeof num, ",\"sample_size\":%zu", si->data.sample_size);
+        ms_net_buf_put(&ib, num, (size_t)k);
+    }
     int l = snprintf(num, sizeof num, ",\"total_sample_count\":%zu,\"performance_sample_count\":%zu}\n",
                      qsl->total_sample_count, qsl->performance_sample_count);
     if (ms_net_buf_put(&ib, num, (size_t)l) || ms_net_buf_put(&ib, "", 1)) {

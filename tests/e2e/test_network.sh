@@ -76,20 +76,78 @@ valid_run "$TMP/tok" "tokens over the network" timeout 120 $M loadgen run --scen
   --set server_ttft_latency=500000000 --set server_tpot_latency=50000000 --timeout 20s -o "$TMP/tok"
 expect_grep 'TTFT' "$TMP/tok/mlperf_log_summary.txt" "tokens over the network"
 stop_node $PA; stop_node $PB
+# first tokens come back on their own, before the completion: with 20 tokens 5 ms apart the
+# time to first token is far below the whole query's latency
+start_node tok-c "tokens:ttft=1ms,tpot=5ms,len=20,seed=3"; A=$NODE_URL; PA=$NODE_PID
+# (30 queries are too few for early stopping to call it VALID: exit 0 or 1, the latencies count)
+timeout 120 $M loadgen run --scenario SingleStream --mode performance --sut "network:$A" --total-samples 64 \
+  --set min_duration_ms=0 --set min_query_count=30 --set use_token_latencies=1 --timeout 30s -o "$TMP/tok3" >/dev/null 2>&1
+rc=$?; case $rc in 0|1) ok ;; *) fail "tokens over the network, streamed: exit $rc" ;; esac
+ttft=$(grep -m1 '^Mean First Token latency' "$TMP/tok3/mlperf_log_summary.txt" | sed 's/.*: *//')
+lat=$(grep -m1 '^Mean latency' "$TMP/tok3/mlperf_log_summary.txt" | sed 's/.*: *//')
+if [ -n "$SLOW_TOOL" ]; then  # a timing comparison: make test and make asan check it
+  [ -n "$ttft" ] && [ -n "$lat" ] && ok || fail "no token latencies over the network"
+else
+  [ -n "$ttft" ] && [ -n "$lat" ] && [ "$ttft" -lt $((lat / 2)) ] && ok || fail "first token not streamed: mean TTFT '$ttft' ns, mean latency '$lat' ns"
+fi
+stop_node $PA
 
 # ---- digits: the accuracy of a network run is the local one -----------------------------------------
 if [ -f "$REPO/data/digits/digits.csv.gz" ] && [ -f "$REPO/data/digits/digits-fp32.bin" ]; then
   start_node dg-a digits --data "$REPO/data"; A=$NODE_URL; PA=$NODE_PID
   start_node dg-b digits --data "$REPO/data"; B=$NODE_URL; PB=$NODE_PID
   expect_exit 0 timeout 120 $M loadgen run --scenario Offline --mode accuracy --sut digits --data "$REPO/data" -o "$TMP/dl"
-  expect_exit 0 timeout 120 $M loadgen run --scenario Offline --mode accuracy --sut "network:$A,$B" -o "$TMP/dn"
+  expect_exit 0 timeout 120 $M loadgen run --scenario Offline --mode accuracy --sut "network:$A,$B" --data "$REPO/data" -o "$TMP/dn"
   expect_exit 0 $M accuracy digits "$TMP/dl/mlperf_log_accuracy.json" --data "$REPO/data" --rules "$REPO/rules/digits.json"
   expect_exit 0 $M accuracy digits "$TMP/dn/mlperf_log_accuracy.json" --data "$REPO/data" --rules "$REPO/rules/digits.json"
   cmp -s "$TMP/dl/accuracy.txt" "$TMP/dn/accuracy.txt" && ok || fail "digits accuracy over the network differs: $(cat "$TMP/dl/accuracy.txt") vs $(cat "$TMP/dn/accuracy.txt")"
+  # the node says it infers from the bytes the QDL sends, and refuses a sample without them
+  curl -s "$A/info" | grep -q '"dataset":"digits","sample_size":64' && ok || fail "digits node /info: $(curl -s "$A/info")"
+  printf 'MSQ1\001\000\000\000\001\000\000\000\000\000\000\000\005\000\000\000\000\000\000\000\000\000\000\000' >"$TMP/nodata"
+  code=$(curl -s -o "$TMP/nodata.out" -w '%{http_code}' -H 'Expect:' --data-binary @"$TMP/nodata" "$A/query")
+  [ "$code" = 400 ] && grep -q 'infers from the sample' "$TMP/nodata.out" && ok || fail "a digits sample without its bytes got HTTP $code: $(cat "$TMP/nodata.out")"
+  # the node infers from the bytes sent, not from its own copy: 40 samples, all index 0, with
+  # 40 different images, answer more than one class (its own sample 0 would give one)
+  if have_python; then
+    python3 - "$A" <<'PY' && ok || fail "a digits node does not infer from the bytes sent"
+import struct, sys, urllib.request
+n = 40
+body = b"MSQ1" + struct.pack("<I", n)
+for k in range(n):
+    img = bytes((k * 7 + p * (k % 5 + 1)) % 17 for p in range(64))
+    body += struct.pack("<QQI", k + 1, 0, 64) + img
+r = urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/query", data=body,
+    headers={"Content-Type": "application/octet-stream"})).read()
+classes, off = set(), 0
+while off < len(r):
+    assert r[off:off + 4] == b"MSR1", r[off:off + 8]
+    cnt = struct.unpack_from("<I", r, off + 4)[0]; off += 8
+    for _ in range(cnt):
+        sid, ntok, flags = struct.unpack_from("<QqB", r, off); off += 17
+        ln = struct.unpack_from("<I", r, off)[0]; off += 4
+        classes.add(struct.unpack_from("<i", r, off)[0]); off += ln
+assert len(classes) > 1, classes
+PY
+  fi
+  stop_node $PA; stop_node $PB
   stop_node $PA; stop_node $PB
 else
   echo "SKIP digits over the network: data/digits is absent (make data)"
 fi
+
+# ---- audits over the network: TEST01 and TEST04 against two nodes --------------------------------
+# (under valgrind the nodes and the LoadGen are 20-50x slower: a rate they all keep up with)
+AQPS=2000; [ -n "$SLOW_TOOL" ] && AQPS=300
+start_node au-a null; A=$NODE_URL; PA=$NODE_PID
+start_node au-b null; B=$NODE_URL; PB=$NODE_PID
+for t in TEST01 TEST04; do
+  MLSUBMIT_RULES="$REPO/rules" expect_exit 0 timeout 300 $M audit run $t --sut "network:$A,$B" --total-samples 2000 --model digits \
+    --scenario Server --set min_duration_ms=300 --set server_target_qps=$AQPS --set server_target_latency_ns=1000000000 -o "$TMP/audit/Server"
+  expect_grep "^$t: PASS \(compat\)" "$TMP/out" "$t over the network"
+  expect_grep '"sut_name", "value": "Network SUT \(2 nodes: au-a, au-b\)"' "$TMP/audit/Server/$t/performance/run_1/mlperf_log_detail.txt"
+done
+expect_grep '^TEST PASS$' "$TMP/audit/Server/TEST01/verify_accuracy.txt"
+stop_node $PA; stop_node $PB
 
 # ---- the token ------------------------------------------------------------------------------------
 echo s3cret > "$TMP/token"

@@ -1,5 +1,5 @@
-/* libFuzzer harness: the network SUT node's query request decoder (src/net/proto.c); a decoded
- * request re-encodes to the same bytes. */
+/* libFuzzer harness: the network SUT node's query request decoders (src/net/proto.c), one frame and
+ * frames back to back; a decoded request re-encodes to the same bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ms_net_sample *s;
     size_t n;
     ms_err e;
+    /* frames back to back, as a node reads a request of several queries */
+    for (size_t off = 0, used = 0; off < size; off += used) {
+        if (ms_net_req_decode_frame(data + off, size - off, &s, &n, &used, &e) != MS_OK)
+            break;
+        free(s);
+        if (used < 8)
+            __builtin_trap(); /* a frame is at least its 8-byte header */
+    }
     if (ms_net_req_decode(data, size, &s, &n, &e) != MS_OK)
         return 0;
     ms_net_buf b = {0};

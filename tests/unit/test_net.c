@@ -48,8 +48,8 @@ START_TEST(response_round_trip_and_errors)
 {
     ms_net_buf b = {0};
     uint32_t pl = 42;
-    ms_net_result r1 = {3, 12, 1, (const uint8_t *)"tok", 3, (const uint8_t *)&pl, 4};
-    ms_net_result r2 = {4, 0, 0, NULL, 0, (const uint8_t *)"", 0};
+    ms_net_result r1 = {3, 12, 1, (const uint8_t *)"tok", 3, (const uint8_t *)&pl, 4, 0};
+    ms_net_result r2 = {4, 0, 0, NULL, 0, (const uint8_t *)"", 0, 0};
     ck_assert_int_eq(ms_net_resp_begin(&b, 2), 0);
     ck_assert_int_eq(ms_net_resp_add(&b, &r1), 0);
     ck_assert_int_eq(ms_net_resp_add(&b, &r2), 0);
@@ -68,12 +68,87 @@ START_TEST(response_round_trip_and_errors)
     free(r);
     uint8_t bad[128];
     memcpy(bad, b.data, b.len);
-    bad[8 + 16] = 2; /* unknown flag */
+    bad[8 + 16] = 4; /* unknown flag */
+    ck_assert_int_eq(ms_net_resp_decode(bad, b.len, &r, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown flags"));
+    bad[8 + 16] = 3; /* a first token only (2) that also carries one (1): contradictory */
     ck_assert_int_eq(ms_net_resp_decode(bad, b.len, &r, &n, &e), MS_EINPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "unknown flags"));
     for (size_t cut = 0; cut < b.len; cut++)
         ck_assert_int_eq(ms_net_resp_decode(b.data, cut, &r, &n, &e), MS_EINPUT);
     ms_net_buf_free(&b);
+}
+END_TEST
+
+/* The streaming decoder: frames back to back, every prefix of a frame is "more", never an
+ * error; a first-token-only record (flag 2) round-trips. */
+START_TEST(response_stream_frames)
+{
+    ms_net_buf b = {0}, f2 = {0};
+    uint32_t pl = 7;
+    ms_net_result ft = {9, 1, 0, NULL, 0, (const uint8_t *)"first", 5, 1};
+    ms_net_result done = {9, 5, 0, NULL, 0, (const uint8_t *)&pl, 4, 0};
+    ck_assert_int_eq(ms_net_resp_begin(&b, 1), 0);
+    ck_assert_int_eq(ms_net_resp_add(&b, &ft), 0);
+    ck_assert_int_eq(ms_net_resp_begin(&f2, 1), 0);
+    ck_assert_int_eq(ms_net_resp_add(&f2, &done), 0);
+    size_t l1 = b.len;
+    ck_assert_int_eq(ms_net_buf_put(&b, f2.data, f2.len), 0);
+    ms_net_result *r;
+    size_t n, used;
+    ms_err e;
+    for (size_t cut = 0; cut < l1; cut++)
+        ck_assert_int_eq(ms_net_resp_decode_frame(b.data, cut, &r, &n, &used, &e), MS_NET_MORE);
+    ck_assert_int_eq(ms_net_resp_decode_frame(b.data, b.len, &r, &n, &used, &e), MS_OK);
+    ck_assert_uint_eq(used, l1);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(r[0].is_first_token, 1);
+    ck_assert_int_eq(r[0].has_first_token, 0);
+    ck_assert_uint_eq(r[0].size, 5);
+    ck_assert_int_eq(memcmp(r[0].data, "first", 5), 0);
+    free(r);
+    ck_assert_int_eq(ms_net_resp_decode_frame(b.data + l1, b.len - l1, &r, &n, &used, &e), MS_OK);
+    ck_assert_uint_eq(used, b.len - l1);
+    ck_assert_int_eq(r[0].is_first_token, 0);
+    ck_assert_int_eq(memcmp(r[0].data, &pl, 4), 0);
+    free(r);
+    /* not a response at all: an error at once, not "more" */
+    ck_assert_int_eq(ms_net_resp_decode_frame((const uint8_t *)"HTTP", 4, &r, &n, &used, &e), MS_EINPUT);
+    ck_assert_int_eq(ms_net_resp_decode_frame((const uint8_t *)"garbage garbage", 15, &r, &n, &used, &e), MS_EINPUT);
+    ms_net_buf_free(&b);
+    ms_net_buf_free(&f2);
+}
+END_TEST
+
+/* A request of two frames (two queries): decoded one at a time. */
+START_TEST(request_frames_back_to_back)
+{
+    ms_net_buf b = {0}, f2 = {0};
+    ck_assert_int_eq(ms_net_req_begin(&b, 1), 0);
+    ck_assert_int_eq(ms_net_req_add(&b, 1, 10, "abcd", 4), 0);
+    ck_assert_int_eq(ms_net_req_begin(&f2, 2), 0);
+    ck_assert_int_eq(ms_net_req_add(&f2, 2, 20, NULL, 0), 0);
+    ck_assert_int_eq(ms_net_req_add(&f2, 3, 30, NULL, 0), 0);
+    size_t l1 = b.len;
+    ck_assert_int_eq(ms_net_buf_put(&b, f2.data, f2.len), 0);
+    ms_net_sample *s;
+    size_t n, used;
+    ms_err e;
+    ck_assert_int_eq(ms_net_req_decode_frame(b.data, b.len, &s, &n, &used, &e), MS_OK);
+    ck_assert_uint_eq(used, l1);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(s[0].size, 4);
+    ck_assert_int_eq(memcmp(s[0].data, "abcd", 4), 0);
+    free(s);
+    ck_assert_int_eq(ms_net_req_decode_frame(b.data + used, b.len - used, &s, &n, &used, &e), MS_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(s[1].index, 30);
+    free(s);
+    /* the whole-body decoder wants exactly one frame */
+    ck_assert_int_eq(ms_net_req_decode(b.data, b.len, &s, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "after the last sample"));
+    ms_net_buf_free(&b);
+    ms_net_buf_free(&f2);
 }
 END_TEST
 
@@ -127,6 +202,8 @@ static Suite *net_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, request_round_trip_and_errors);
     tcase_add_test(tc, response_round_trip_and_errors);
+    tcase_add_test(tc, response_stream_frames);
+    tcase_add_test(tc, request_frames_back_to_back);
     tcase_add_test(tc, sink_serves_a_sut_without_a_run);
     suite_add_tcase(s, tc);
     return s;

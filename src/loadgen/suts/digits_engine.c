@@ -15,6 +15,8 @@ typedef struct dg_item {
     lg_response_id id;
     lg_sample_index index;
     int64_t not_before;
+    int has_px;                    /* the sample's bytes came with the query (network node) */
+    uint8_t px[DIGITS_PIXELS];
 } dg_item;
 
 struct dg_engine {
@@ -125,7 +127,12 @@ static void *worker(void *arg)
             if (items[i].not_before)
                 dg_sleep_until(items[i].not_before);
             int answered = g->has_hooks && g->hooks.answer && g->hooks.answer(g->hooks.ctx, items[i].index, out[i]);
-            if (!answered) {
+            if (!answered && items[i].has_px) {
+                const uint8_t *px = items[i].px;
+                digits_encode_response(g->opt.int8 ? digits_predict_int8(g->int8, px) : digits_predict_fp32(g->fp32, px),
+                                       out[i]);
+                inferred++;
+            } else if (!answered) {
                 dg_engine_infer(g, items[i].index, out[i]);
                 inferred++;
                 if (g->has_hooks && g->hooks.computed)
@@ -159,9 +166,9 @@ static const char *sut_name(void *ctx)
     return ((dg_engine *)ctx)->name;
 }
 
-static void issue_query(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
+/* data (may be NULL): each sample's DIGITS_PIXELS bytes, sent with the query (issue_data). */
+static void enqueue(dg_engine *g, lg_test *test, const lg_query_sample *s, const void *const *data, size_t n)
 {
-    dg_engine *g = ctx;
     int64_t stack_nb[64], *nb = stack_nb;
     if (n > 64 && !(nb = calloc(n, sizeof *nb)))
         nb = NULL;
@@ -192,12 +199,42 @@ static void issue_query(void *ctx, lg_test *test, const lg_query_sample *s, size
         g->q = nq;
         g->qcap = cap;
     }
-    for (size_t i = 0; i < n; i++)
-        g->q[g->qtail++] = (dg_item){test, s[i].id, s[i].index, nb ? nb[i] : 0};
+    for (size_t i = 0; i < n; i++) {
+        dg_item *it = &g->q[g->qtail++];
+        it->test = test;
+        it->id = s[i].id;
+        it->index = s[i].index;
+        it->not_before = nb ? nb[i] : 0;
+        it->has_px = data != NULL;
+        if (data)
+            memcpy(it->px, data[i], DIGITS_PIXELS);
+    }
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
     if (nb != stack_nb)
         free(nb);
+}
+
+static void issue_query(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
+{
+    enqueue(ctx, test, s, NULL, n);
+}
+
+/* A network node's query: the sample bytes the QDL sent (the QSL's row), checked by the node
+ * to be sample_size bytes each; the SUT infers from them, not from its own copy. */
+static void issue_data(void *ctx, lg_test *test, const lg_query_sample *s, const void *const *data, size_t n)
+{
+    enqueue(ctx, test, s, data, n);
+}
+
+static int sample_data(void *priv, lg_sample_index i, const void **p, size_t *n)
+{
+    dg_engine *g = priv;
+    if (i >= g->total)
+        return -1;
+    *p = g->px[i];
+    *n = DIGITS_PIXELS;
+    return 0;
 }
 
 static void flush_queries(void *ctx)
@@ -341,6 +378,7 @@ int dg_engine_start(lg_sut_instance *si, const dg_options *d, const lg_sut_env *
     si->has_qsl = 1;
     si->priv = g;
     si->destroy = engine_free;
+    si->data = (lg_sut_data){"digits", DIGITS_PIXELS, sample_data, issue_data};
     return MS_OK;
 fail:
     digits_dataset_free(&ds);

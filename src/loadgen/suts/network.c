@@ -28,22 +28,37 @@
 #include "loadgen/suts/sut.h"
 #include "net/net.h"
 
-enum { NET_CONNS = 32 }; /* connections per node */
+/* A query (or a part of one, cut at chunk samples) waiting for a connection: its frame. */
+typedef struct net_item {
+    lg_test *test;
+    size_t n;
+    ms_net_buf frame;
+    uint64_t *ids;
+    struct net_item *next;
+} net_item;
 
 typedef struct net_node {
     char *url;            /* base URL without a trailing '/' */
+    char *query_url;      /* url + "/query" */
     char name[256];
     uint64_t outstanding; /* samples sent, not yet answered (under net_sut.mu) */
+    size_t busy;          /* transfers in flight (worker thread only) */
 } net_node;
 
+/* One POST /query in flight: one or more queries' frames; the response streams back. */
 typedef struct net_xfer {
     struct net_sut *ns;
     size_t node;
     CURL *h;
     lg_test *test;
     ms_net_buf req, resp;
+    size_t rpos;          /* bytes of resp already decoded */
     uint64_t *ids;        /* the request's response ids, sorted (for checking the answer) */
-    size_t n;
+    unsigned char *state; /* per id: 1 first token seen, 2 completed */
+    size_t n, ndone, cap;
+    lg_response *lr;      /* scratch for the completion calls */
+    long status;
+    char bad[2048];       /* a decoding fault found while the response streamed */
     char cerr[CURL_ERROR_SIZE];
     struct net_xfer *next;
 } net_xfer;
@@ -52,6 +67,7 @@ typedef struct net_sut {
     net_node *nodes;
     size_t nn;
     size_t chunk;
+    size_t conns;         /* connections per node */
     char *auth;           /* "Authorization: Bearer ..." or NULL */
     struct curl_slist *hdrs; /* headers of every query request */
     char name[4096];
@@ -59,12 +75,13 @@ typedef struct net_sut {
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
-    net_xfer *pend, *pend_tail;
+    net_item *pend, *pend_tail; /* queries not sent yet, in issue order (under mu) */
     net_xfer *live;       /* in the multi handle (worker thread only) */
-    size_t nlive;
+    net_xfer *spare;      /* finished transfers kept with their easy handle (worker only) */
     _Atomic int stop;
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
+    lg_sut_instance *local; /* the nodes' dataset loaded here: its QSL, and the bytes sent */
 } net_sut;
 
 static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
@@ -143,7 +160,18 @@ static void xfer_free(net_xfer *x)
     ms_net_buf_free(&x->req);
     ms_net_buf_free(&x->resp);
     free(x->ids);
+    free(x->state);
+    free(x->lr);
     free(x);
+}
+
+static void item_free(net_item *it)
+{
+    if (!it)
+        return;
+    ms_net_buf_free(&it->frame);
+    free(it->ids);
+    free(it);
 }
 
 static void fail(net_sut *ns, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -151,7 +179,7 @@ static void fail(net_sut *ns, const char *fmt, ...)
 {
     if (atomic_exchange(&ns->failed, 1))
         return; /* the first fault is the one reported */
-    char msg[1500];
+    char msg[3000];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -165,98 +193,243 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* A finished transfer: check and hand the responses to the LoadGen. */
+/* The records of one response frame: first tokens go to the LoadGen at once, completions in one
+ * call per frame. Returns -1 with x->bad set on an id the request did not send (or sent once). */
+static int frame_records(net_sut *ns, net_xfer *x, const ms_net_result *r, size_t n)
+{
+    size_t nl = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *p = bsearch(&r[i].id, x->ids, x->n, sizeof *x->ids, cmp_u64);
+        size_t j = p ? (size_t)(p - x->ids) : 0;
+        if (!p || (x->state[j] & 2) || (r[i].is_first_token && (x->state[j] & 1))) {
+            snprintf(x->bad, sizeof x->bad, "answered %s id %" PRIu64 " (record %zu of a frame)",
+                     p ? "twice the" : "an unknown", r[i].id, i);
+            rc = -1;
+            break;
+        }
+        if (r[i].is_first_token || r[i].has_first_token) {
+            lg_response ft = {(lg_response_id)r[i].id,
+                              (uintptr_t)(r[i].is_first_token ? r[i].data : r[i].first_token),
+                              r[i].is_first_token ? r[i].size : r[i].first_token_size, r[i].n_tokens};
+            x->state[j] |= 1;
+            lg_first_token_complete(x->test, &ft, 1);
+        }
+        if (!r[i].is_first_token) {
+            x->state[j] |= 2;
+            x->lr[nl++] = (lg_response){(lg_response_id)r[i].id, (uintptr_t)r[i].data, r[i].size, r[i].n_tokens};
+        }
+    }
+    if (nl) {
+        x->ndone += nl;
+        pthread_mutex_lock(&ns->mu);
+        ns->nodes[x->node].outstanding -= nl;
+        pthread_mutex_unlock(&ns->mu);
+        lg_query_samples_complete(x->test, x->lr, nl);
+    }
+    return rc;
+}
+
+/* libcurl's write callback of a query: decodes every complete frame as it arrives. */
+static size_t on_stream(char *p, size_t sz, size_t nm, void *ud)
+{
+    net_xfer *x = ud;
+    size_t n = sz * nm;
+    if (!x->status)
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->status);
+    if (x->status != 200) { /* an error answer: keep its start for the message */
+        if (x->resp.len < 2048)
+            ms_net_buf_put(&x->resp, p, n < 2048 ? n : 2048);
+        return n;
+    }
+    if (x->bad[0] || x->resp.len - x->rpos + n > (256u << 20) || ms_net_buf_put(&x->resp, p, n))
+        return 0;
+    for (;;) {
+        ms_net_result *r = NULL;
+        size_t k = 0, used = 0;
+        ms_err e;
+        int rc = ms_net_resp_decode_frame(x->resp.data + x->rpos, x->resp.len - x->rpos, &r, &k, &used, &e);
+        if (rc == MS_NET_MORE)
+            break;
+        if (rc != MS_OK) {
+            snprintf(x->bad, sizeof x->bad, "answered garbage: %s (at byte %zu of the response)", e.msg, x->rpos);
+            return 0;
+        }
+        int bad = frame_records(x->ns, x, r, k);
+        free(r);
+        if (bad)
+            return 0;
+        x->rpos += used;
+    }
+    if (x->rpos) { /* keep only the start of the next frame */
+        memmove(x->resp.data, x->resp.data + x->rpos, x->resp.len - x->rpos);
+        x->resp.len -= x->rpos;
+        x->rpos = 0;
+    }
+    return n;
+}
+
+/* A finished transfer: every sample must have been answered. */
 static void finish(net_sut *ns, net_xfer *x, CURLcode cc, const char *cerr)
 {
     net_node *nd = &ns->nodes[x->node];
     pthread_mutex_lock(&ns->mu);
     uint64_t lost = nd->outstanding;
-    nd->outstanding -= x->n;
+    nd->outstanding -= x->n - x->ndone;
     pthread_mutex_unlock(&ns->mu);
-    long status = 0;
-    curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
-    if (cc != CURLE_OK) {
-        fail(ns, "network SUT: node '%s' (%s) failed mid-run: %s; %" PRIu64 " sample(s) sent to it were lost",
-             nd->name, nd->url, cerr[0] ? cerr : curl_easy_strerror(cc), lost);
+    if (x->bad[0]) {
+        fail(ns, "network SUT: node '%s' (%s) %s; %" PRIu64 " sample(s) lost", nd->name, nd->url, x->bad, lost);
         return;
     }
-    if (status != 200) {
+    if (x->status && x->status != 200) {
         ms_net_buf_put(&x->resp, "", 1);
         char *t = (char *)x->resp.data;
         if (t)
             t[strcspn(t, "\r\n")] = '\0';
         fail(ns, "network SUT: node '%s' (%s) answered a query with HTTP %ld (%s); %" PRIu64 " sample(s) lost",
-             nd->name, nd->url, status, t ? t : "", lost);
+             nd->name, nd->url, x->status, t ? t : "", lost);
         return;
     }
-    ms_err e;
-    ms_net_result *r = NULL;
-    size_t n = 0;
-    if (ms_net_resp_decode(x->resp.data, x->resp.len, &r, &n, &e) != MS_OK) {
+    if (cc != CURLE_OK) {
+        fail(ns, "network SUT: node '%s' (%s) failed mid-run: %s; %" PRIu64 " sample(s) sent to it were lost",
+             nd->name, nd->url, cerr[0] ? cerr : curl_easy_strerror(cc), lost);
+        return;
+    }
+    if (x->resp.len != x->rpos) {
+        ms_err e;
+        ms_net_result *r = NULL;
+        size_t k;
+        if (ms_net_resp_decode(x->resp.data + x->rpos, x->resp.len - x->rpos, &r, &k, &e) == MS_OK)
+            snprintf(e.msg, sizeof e.msg, "a frame the stream did not decode");
+        free(r);
         fail(ns, "network SUT: node '%s' (%s) answered garbage: %s; %" PRIu64 " sample(s) lost", nd->name, nd->url,
              e.msg, lost);
         return;
     }
-    if (n != x->n) {
-        fail(ns, "network SUT: node '%s' (%s) answered %zu sample(s) to a query of %zu", nd->name, nd->url, n, x->n);
-        free(r);
-        return;
+    if (x->ndone != x->n)
+        fail(ns, "network SUT: node '%s' (%s) answered %zu sample(s) to a query of %zu; %" PRIu64 " sample(s) lost",
+             nd->name, nd->url, x->ndone, x->n, lost);
+}
+
+/* A transfer for the queries of list (n samples in all) to node k: a spare one reused (its
+ * easy handle keeps libcurl's per-handle state warm) or a new one. */
+static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
+{
+    net_xfer *x = ns->spare;
+    if (x) {
+        ns->spare = x->next;
+    } else {
+        x = calloc(1, sizeof *x);
+        if (!x)
+            return NULL;
+        x->ns = ns;
+        if (!(x->h = curl_easy_init())) {
+            free(x);
+            return NULL;
+        }
     }
-    unsigned char *seen = calloc(n ? n : 1, 1);
-    lg_response *lr = calloc(n ? n : 1, sizeof *lr);
-    if (!seen || !lr) {
-        free(seen);
-        free(lr);
-        free(r);
-        fail(ns, "network SUT: out of memory");
-        return;
+    x->next = NULL;
+    x->node = k;
+    x->test = list->test;
+    x->n = n;
+    x->ndone = 0;
+    x->rpos = 0;
+    x->status = 0;
+    x->bad[0] = x->cerr[0] = '\0';
+    x->req.len = x->resp.len = 0;
+    if (n > x->cap) {
+        uint64_t *ids = realloc(x->ids, n * sizeof *ids);
+        if (ids)
+            x->ids = ids;
+        unsigned char *st = realloc(x->state, n);
+        if (st)
+            x->state = st;
+        lg_response *lr = realloc(x->lr, n * sizeof *lr);
+        if (lr)
+            x->lr = lr;
+        if (!ids || !st || !lr) {
+            xfer_free(x);
+            return NULL;
+        }
+        x->cap = n;
     }
-    size_t nft = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t *p = bsearch(&r[i].id, x->ids, x->n, sizeof *x->ids, cmp_u64);
-        if (!p || seen[p - x->ids]) {
-            fail(ns, "network SUT: node '%s' (%s) answered %s id %" PRIu64 " (sample %zu of its response)",
-                 nd->name, nd->url, p ? "twice the" : "an unknown", r[i].id, i);
-            free(seen);
-            free(lr);
-            free(r);
+    memset(x->state, 0, n);
+    size_t m = 0;
+    for (net_item *it = list; it; it = it->next) {
+        if (ms_net_buf_put(&x->req, it->frame.data, it->frame.len)) {
+            xfer_free(x);
+            return NULL;
+        }
+        memcpy(x->ids + m, it->ids, it->n * sizeof *x->ids);
+        m += it->n;
+    }
+    if (n > 1)
+        qsort(x->ids, n, sizeof *x->ids, cmp_u64);
+    CURL *h = x->h;
+    curl_easy_setopt(h, CURLOPT_URL, ns->nodes[k].query_url);
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, (char *)x->req.data);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req.len);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(h, CURLOPT_PRIVATE, (char *)x);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, ns->hdrs);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->cerr);
+    return x;
+}
+
+/* Sends waiting queries while a node has a free connection: to the node with the fewest samples
+ * outstanding, several queries' frames in one request when they wait together (transport only:
+ * the node issues each frame as its own query). */
+static void dispatch(net_sut *ns)
+{
+    pthread_mutex_lock(&ns->mu);
+    while (ns->pend) {
+        size_t best = ns->nn;
+        for (size_t i = 0; i < ns->nn; i++)
+            if (ns->nodes[i].busy < ns->conns &&
+                (best == ns->nn || ns->nodes[i].outstanding < ns->nodes[best].outstanding))
+                best = i;
+        if (best == ns->nn)
+            break;
+        net_item *first = ns->pend, *last = first;
+        size_t n = first->n;
+        while (last->next && last->next->test == first->test && n + last->next->n <= ns->chunk) {
+            last = last->next;
+            n += last->n;
+        }
+        ns->pend = last->next;
+        if (!ns->pend)
+            ns->pend_tail = NULL;
+        last->next = NULL;
+        ns->nodes[best].outstanding += n;
+        ns->nodes[best].busy++;
+        pthread_mutex_unlock(&ns->mu);
+        net_xfer *x = make_xfer(ns, first, n, best);
+        for (net_item *it = first, *nx; it; it = nx) {
+            nx = it->next;
+            item_free(it);
+        }
+        if (!x) {
+            fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
             return;
         }
-        seen[p - x->ids] = 1;
-        if (r[i].has_first_token) {
-            lr[nft++] = (lg_response){(lg_response_id)r[i].id, (uintptr_t)r[i].first_token,
-                                      r[i].first_token_size, r[i].n_tokens};
-        }
+        x->next = ns->live;
+        ns->live = x;
+        curl_multi_add_handle(ns->multi, x->h);
+        pthread_mutex_lock(&ns->mu);
     }
-    if (nft)
-        lg_first_token_complete(x->test, lr, nft);
-    for (size_t i = 0; i < n; i++)
-        lr[i] = (lg_response){(lg_response_id)r[i].id, (uintptr_t)r[i].data, r[i].size, r[i].n_tokens};
-    lg_query_samples_complete(x->test, lr, n);
-    free(seen);
-    free(lr);
-    free(r);
+    pthread_mutex_unlock(&ns->mu);
 }
 
 static void *worker(void *arg)
 {
     net_sut *ns = arg;
     while (!atomic_load(&ns->stop)) {
-        /* at most as many transfers in libcurl as it has connections (NET_CONNS per node):
-         * the rest wait here, in order (libcurl's own pending list gets slow when long) */
-        pthread_mutex_lock(&ns->mu);
-        while (ns->pend && ns->nlive < NET_CONNS * ns->nn) {
-            net_xfer *p = ns->pend;
-            ns->pend = p->next;
-            if (!ns->pend)
-                ns->pend_tail = NULL;
-            p->next = ns->live;
-            ns->live = p;
-            ns->nlive++;
-            curl_multi_add_handle(ns->multi, p->h);
-        }
-        pthread_mutex_unlock(&ns->mu);
-        int running = 0;
+        dispatch(ns);
+        int running = 0, done = 0;
         curl_multi_perform(ns->multi, &running);
         CURLMsg *m;
         int left;
@@ -272,10 +445,14 @@ static void *worker(void *arg)
                     *pp = x->next;
                     break;
                 }
-            ns->nlive--;
+            ns->nodes[x->node].busy--;
             finish(ns, x, cc, x->cerr);
-            xfer_free(x);
+            x->next = ns->spare;
+            ns->spare = x;
+            done++;
         }
+        if (done)
+            continue; /* a connection is free: send what waits */
         curl_multi_poll(ns->multi, NULL, 0, 100, NULL);
     }
     return NULL;
@@ -307,74 +484,47 @@ static const char *net_name(void *ctx)
     return ns->name;
 }
 
-static net_xfer *make_xfer(net_sut *ns, lg_test *test, const lg_query_sample *s, size_t n)
-{
-    net_xfer *x = calloc(1, sizeof *x);
-    if (!x)
-        return NULL;
-    x->ns = ns;
-    x->test = test;
-    x->n = n;
-    x->ids = malloc(n * sizeof *x->ids);
-    if (!x->ids || ms_net_req_begin(&x->req, (uint32_t)n)) {
-        xfer_free(x);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        x->ids[i] = s[i].id;
-        /* the sample index; these SUTs take their sample data from their own QSL */
-        if (ms_net_req_add(&x->req, s[i].id, s[i].index, NULL, 0)) {
-            xfer_free(x);
-            return NULL;
-        }
-    }
-    qsort(x->ids, n, sizeof *x->ids, cmp_u64);
-    return x;
-}
-
 static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
 {
     net_sut *ns = ctx;
+    int wake = 0;
     for (size_t off = 0; off < n; off += ns->chunk) {
         size_t m = n - off < ns->chunk ? n - off : ns->chunk;
-        net_xfer *x = make_xfer(ns, test, s + off, m);
-        if (x)
-            x->h = curl_easy_init();
-        if (!x || !x->h) {
-            xfer_free(x);
+        net_item *it = calloc(1, sizeof *it);
+        int bad = !it || !(it->ids = malloc(m * sizeof *it->ids)) || ms_net_req_begin(&it->frame, (uint32_t)m);
+        for (size_t i = 0; i < m && !bad; i++) {
+            it->ids[i] = s[off + i].id;
+            /* the sample index, and the QSL's bytes of the sample when the nodes' SUT has a
+             * dataset (else no data: the index is the sample) */
+            const void *p = NULL;
+            size_t sz = 0;
+            if (ns->local && ns->local->data.sample(ns->local->priv, s[off + i].index, &p, &sz) != 0) {
+                fail(ns, "network SUT: sample %zu is not in the %s QSL", (size_t)s[off + i].index,
+                     ns->local->data.dataset);
+                item_free(it);
+                return;
+            }
+            bad = ms_net_req_add(&it->frame, s[off + i].id, s[off + i].index, p, (uint32_t)sz);
+        }
+        if (bad) {
+            item_free(it);
             fail(ns, "network SUT: out of memory for a query of %zu sample(s)", m);
             return;
         }
-        pthread_mutex_lock(&ns->mu);
-        size_t best = 0;
-        for (size_t i = 1; i < ns->nn; i++)
-            if (ns->nodes[i].outstanding < ns->nodes[best].outstanding)
-                best = i;
-        ns->nodes[best].outstanding += m;
-        x->node = best;
-        pthread_mutex_unlock(&ns->mu);
-        char url[1200];
-        snprintf(url, sizeof url, "%s/query", ns->nodes[best].url);
-        curl_easy_setopt(x->h, CURLOPT_URL, url);
-        curl_easy_setopt(x->h, CURLOPT_POST, 1L);
-        curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, (char *)x->req.data);
-        curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req.len);
-        curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(x->h, CURLOPT_WRITEDATA, &x->resp);
-        curl_easy_setopt(x->h, CURLOPT_PRIVATE, (char *)x);
-        curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-        curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, ns->hdrs);
-        curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->cerr);
+        it->test = test;
+        it->n = m;
         pthread_mutex_lock(&ns->mu);
         if (ns->pend_tail)
-            ns->pend_tail->next = x;
-        else
-            ns->pend = x;
-        ns->pend_tail = x;
+            ns->pend_tail->next = it;
+        else {
+            ns->pend = it;
+            wake = 1; /* the worker may be waiting in curl_multi_poll with nothing to send */
+        }
+        ns->pend_tail = it;
         pthread_mutex_unlock(&ns->mu);
     }
-    curl_multi_wakeup(ns->multi);
+    if (wake)
+        curl_multi_wakeup(ns->multi);
 }
 
 static void net_flush(void *ctx)
@@ -397,15 +547,22 @@ static void net_destroy(void *priv)
         curl_multi_remove_handle(ns->multi, x->h);
         xfer_free(x);
     }
-    for (net_xfer *x = ns->pend, *nx; x; x = nx) {
+    for (net_xfer *x = ns->spare, *nx; x; x = nx) {
         nx = x->next;
         xfer_free(x);
+    }
+    for (net_item *x = ns->pend, *nx; x; x = nx) {
+        nx = x->next;
+        item_free(x);
     }
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
     curl_slist_free_all(ns->hdrs);
-    for (size_t i = 0; i < ns->nn; i++)
+    lg_sut_destroy(ns->local);
+    for (size_t i = 0; i < ns->nn; i++) {
         free(ns->nodes[i].url);
+        free(ns->nodes[i].query_url);
+    }
     free(ns->nodes);
     free(ns->auth);
     pthread_mutex_destroy(&ns->mu);
@@ -425,7 +582,8 @@ static int net_qsl_io(void *ctx, const lg_sample_index *idx, size_t n)
 }
 
 /* GET /info of one node: its name and QSL sizes. */
-static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, ms_err *e)
+static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, char *dataset, size_t dn,
+                     size_t *sample_size, ms_err *e)
 {
     ms_net_buf b = {0};
     int rc = http_get(ns, nd, "/info", &b, e);
@@ -447,6 +605,9 @@ static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, ms_
                           nd->url);
     }
     snprintf(nd->name, sizeof nd->name, "%s", json_string_value(nm));
+    json_t *ds = json_object_get(j, "dataset"), *ss = json_object_get(j, "sample_size");
+    snprintf(dataset, dn, "%s", json_is_string(ds) ? json_string_value(ds) : "");
+    *sample_size = json_is_integer(ss) && json_integer_value(ss) > 0 ? (size_t)json_integer_value(ss) : 0;
     *total = (size_t)json_integer_value(t);
     *perf = (size_t)json_integer_value(p);
     json_decref(j);
@@ -468,6 +629,10 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     if (lg_sut_opt_u64(o, "chunk", 1, MS_NET_MAX_SAMPLES, &chunk, e) < 0)
         return MS_EUSAGE;
     ns->chunk = (size_t)chunk;
+    uint64_t conns = 4;
+    if (lg_sut_opt_u64(o, "conns", 1, 256, &conns, e) < 0)
+        return MS_EUSAGE;
+    ns->conns = (size_t)conns;
     const char *tf = lg_sut_opt_str(o, "token-file");
     if (tf) {
         char *tok = NULL;
@@ -500,8 +665,9 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
         if (l > 1000)
             return ms_err_set(e, MS_EUSAGE, "--sut network: URL longer than 1000 characters");
         nn[ns->nn].url = strndup(k, l);
-        if (!nn[ns->nn].url)
+        if (!nn[ns->nn].url || !(nn[ns->nn].query_url = malloc(l + 8)))
             return ms_err_oom(e);
+        snprintf(nn[ns->nn].query_url, l + 8, "%s/query", nn[ns->nn].url);
         ns->nn++;
     }
     if (ns->nn == 0)
@@ -510,10 +676,12 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     ns->hdrs = headers(ns, 1);
     if (!ns->hdrs)
         return ms_err_oom(e);
-    size_t total = 0, perf = 0;
+    size_t total = 0, perf = 0, ssize = 0;
+    char dataset[64] = "";
     for (size_t i = 0; i < ns->nn; i++) {
-        size_t t = 0, p = 0;
-        int rc = node_info(ns, &ns->nodes[i], &t, &p, e);
+        size_t t = 0, p = 0, sz = 0;
+        char d[64];
+        int rc = node_info(ns, &ns->nodes[i], &t, &p, d, sizeof d, &sz, e);
         if (rc != MS_OK)
             return rc;
         for (size_t j = 0; j < i; j++) {
@@ -529,10 +697,36 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
             return ms_err_set(e, MS_ERUNTIME,
                               "network SUT: node %s has %zu samples (%zu in performance), node %s has %zu (%zu)",
                               ns->nodes[i].url, t, p, ns->nodes[0].url, total, perf);
+        if (i && (strcmp(d, dataset) || sz != ssize))
+            return ms_err_set(e, MS_ERUNTIME, "network SUT: node %s serves dataset '%s', node %s '%s'",
+                              ns->nodes[i].url, d, ns->nodes[0].url, dataset);
         total = t;
         perf = p;
+        ssize = sz;
+        snprintf(dataset, sizeof dataset, "%s", d);
     }
-    if (!env || env->total_sample_count == 0) {
+    if (dataset[0]) {
+        /* the nodes' SUT infers from the sample bytes: the LoadGen node loads the same dataset
+         * (its --data) and sends each sample's bytes with the query */
+        ms_err le;
+        ns->local = lg_sut_create(dataset, env, &le);
+        if (!ns->local)
+            return ms_err_set(e, le.code ? le.code : MS_ERUNTIME,
+                              "network SUT: the nodes' SUT infers from the bytes of each sample (dataset '%s'); "
+                              "the LoadGen sends them, so it needs that dataset too (--data DIR): %s",
+                              dataset, le.msg);
+        if (!ns->local->data.sample || ns->local->data.sample_size != ssize || !ns->local->has_qsl)
+            return ms_err_set(e, MS_ERUNTIME, "network SUT: dataset '%s' here has %zu-byte samples, the nodes %zu",
+                              dataset, ns->local->data.sample_size, ssize);
+        if (ns->local->qsl.total_sample_count > total)
+            return ms_err_set(e, MS_EUSAGE, "network SUT: the %s QSL here has %zu samples, the nodes only %zu",
+                              dataset, ns->local->qsl.total_sample_count, total);
+        si->qsl = ns->local->qsl;
+        si->has_qsl = 1;
+    }
+    if (ns->local) {
+        /* its QSL is the LoadGen's */
+    } else if (!env || env->total_sample_count == 0) {
         si->qsl = (lg_qsl){ns, net_qsl_name, total, perf, net_qsl_io, net_qsl_io};
         si->has_qsl = 1;
     } else if (env->total_sample_count > total) {
@@ -542,7 +736,8 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     ns->multi = curl_multi_init();
     if (!ns->multi)
         return ms_err_oom(e);
-    curl_multi_setopt(ns->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)NET_CONNS);
+    curl_multi_setopt(ns->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)ns->conns);
+    curl_multi_setopt(ns->multi, CURLMOPT_MAXCONNECTS, (long)(ns->conns * ns->nn));
     if (pthread_create(&ns->th, NULL, worker, ns) != 0)
         return ms_err_set(e, MS_ERUNTIME, "network SUT: cannot start its thread");
     ns->th_started = 1;
@@ -553,5 +748,6 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
 LG_SUT_DEFINE(network, "Network division: the QDL, sends every sample to SUT nodes (mlsubmit sut serve)",
               "               URL[,URL...]   nodes, e.g. network:http://127.0.0.1:9001,http://127.0.0.1:9002\n"
               "               token-file=F   send \"Authorization: Bearer <first line of F>\"\n"
-              "               chunk=N        most samples per request (default 1024; Offline queries are split)\n",
+              "               chunk=N        most samples per request (default 1024; Offline queries are split)\n"
+              "               conns=N        HTTP/1.1 connections per node (default 4)\n",
               net_create)

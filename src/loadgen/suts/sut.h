@@ -25,7 +25,19 @@ typedef struct lg_sut_opts {
     size_t n;
 } lg_sut_opts;
 
+/* A SUT whose QSL holds sample bytes (the network SUT sends them with each query). */
+typedef struct lg_sut_data {
+    const char *dataset;    /* the --sut name that loads the same QSL (e.g. "digits"); NULL = none */
+    size_t sample_size;     /* bytes per sample */
+    /* the bytes of sample i (priv is the instance's priv); 0, or -1 if i is outside the QSL */
+    int (*sample)(void *priv, lg_sample_index i, const void **p, size_t *n);
+    /* issue_query with each sample's bytes (sample_size each, valid during the call only),
+     * inferred from instead of the SUT's own copy (ctx is sut.ctx) */
+    void (*issue)(void *ctx, lg_test *test, const lg_query_sample *s, const void *const *data, size_t n);
+} lg_sut_data;
+
 struct lg_sut_instance {
+    lg_sut_data data;        /* optional (dataset SUTs) */
     lg_sut sut;
     lg_qsl qsl;
     int has_qsl;             /* set by create() when it fills qsl */
