@@ -1431,7 +1431,8 @@ static int find_peak_streams(lg_test *t, lg_run_result *res)
             lo = hi;
         }
     } else {
-        perf_run_free(&trial);
+        perf_run_move(&best, &trial); /* reported if nothing passes */
+        have_best = 1;
         hi = base;
     }
     snprintf(msg, sizeof msg, "FindPeakPerformance: Found boundaries: [%" PRIu64 ", %" PRIu64 ")", lo, hi);
