@@ -352,6 +352,10 @@ typedef struct lg_version_rules {
     /* the detail log is text: "pid": P, "tid": T, "ts": Nns : key : value (reference r0.5
      * logging.h AsyncLog::LogDetail), not :::MLLOG JSON */
     int text_detail_log;
+    /* early stopping decides validity and the SingleStream/MultiStream metric (from 2.0,
+     * reference early_stopping.cc); before, the target-percentile latency and no early-stopping
+     * lines in the summary and detail log */
+    int early_stopping;
     /* the summary's token latency label: "Time to Output Token" or "Time per Output Token" */
     const char *tpot_word;
     /* FindPeak of the early MultiStream: confirmation runs at the found stream count */

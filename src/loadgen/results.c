@@ -367,6 +367,12 @@ static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, ui
 static const char *const kPctLabels[6];
 static void lat_block(ms_buf *o, const lg_latstats *s);
 
+/* Whether the emulated release has early stopping (from 2.0; reference early_stopping.cc). */
+static int es_on(const lg_perf_input *in)
+{
+    return lg_version_rules_of_compat(in->compat)->early_stopping;
+}
+
 /* The summary's Recommendations block of an INVALID result. */
 static void recommendations(ms_buf *o, const lg_perf_result *r)
 {
@@ -517,7 +523,9 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
     }
     /* early stopping: token mode runs TPOT then (only if it passed) TTFT */
     int es;
-    if (!in->token_mode || !tokens_nonoffline) {
+    if (!es_on(in)) {
+        es = 1; /* LoadGen 0.5 to 1.1: no early stopping (reference r1.1 loadgen.cc) */
+    } else if (!in->token_mode || !tokens_nonoffline) {
         es = early_stopping(in, &r->es_text, in->sample_lat, n, ef->target_latency_ns,
                             &r->es_latency_ss, &r->es_latency_ms);
     } else {
@@ -534,7 +542,7 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
                r->early_stopping_met;
     switch (ef->scenario) {
     case LG_SINGLE_STREAM:
-        r->metric = (double)r->es_latency_ss;
+        r->metric = (double)(es_on(in) ? r->es_latency_ss : r->sample.target);
         break;
     case LG_MULTI_STREAM:
         r->metric = (double)r->es_latency_ms;
@@ -586,9 +594,12 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
         early_ms_summary(in, r, o);
         goto params;
     }
+    int es = es_on(in);
     switch (ef->scenario) {
     case LG_SINGLE_STREAM:
-        ms_buf_printf(o, "%.1fth percentile latency (ns) : %lld\n", P100, (long long)r->sample.target);
+        /* LoadGen 0.5 to 1.1 print the percentile without decimals (DoubleToString(p, 0)) */
+        ms_buf_printf(o, es ? "%.1fth percentile latency (ns) : %lld\n" : "%.0fth percentile latency (ns) : %lld\n",
+                      P100, (long long)r->sample.target);
         if (tok)
             ms_buf_printf(o, "%.1fth first token percentile latency (ns) : %lld\n", P100,
                           (long long)r->ttft.target);
@@ -600,6 +611,11 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
                           (long long)r->ttft.target);
         break;
     case LG_SERVER:
+        if (!es) { /* reference r1.1 loadgen.cc, PerformanceSummary::LogSummary */
+            ms_buf_printf(o, "Scheduled samples per second : %.2f\n",
+                          (double)(n - 1) / in->final_query_scheduled_time);
+            break;
+        }
         ms_buf_printf(o, "Completed samples per second    : %.2f\n",
                       (double)(n - 1) / in->final_query_all_samples_done_time);
         if (tok)
@@ -627,9 +643,10 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
         ms_buf_printf(o, "  Performance constraints satisfied : %s\n", r->perf_constraints_met ? "Yes" : "NO");
     ms_buf_printf(o, "  Min duration satisfied : %s\n", r->min_duration_met ? "Yes" : "NO");
     ms_buf_printf(o, "  Min queries satisfied : %s\n", r->min_queries_met ? "Yes" : "NO");
-    ms_buf_printf(o, "  Early stopping satisfied: %s\n", r->early_stopping_met ? "Yes" : "NO");
+    if (es)
+        ms_buf_printf(o, "  Early stopping satisfied: %s\n", r->early_stopping_met ? "Yes" : "NO");
     recommendations(o, r);
-    if (ef->scenario != LG_OFFLINE) {
+    if (es && ef->scenario != LG_OFFLINE) {
         if (!tok) {
             ms_buf_printf(o, "Early Stopping Result:\n%s\n", r->es_text.data ? r->es_text.data : "");
         } else {
@@ -651,8 +668,12 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
         lat_block(o, &r->sample);
         break;
     case LG_SERVER:
-        ms_buf_printf(o, "Scheduled samples per second : %.2f\n",
-                      (double)(n - 1) / in->final_query_scheduled_time);
+        if (es)
+            ms_buf_printf(o, "Scheduled samples per second : %.2f\n",
+                          (double)(n - 1) / in->final_query_scheduled_time);
+        else
+            ms_buf_printf(o, "Completed samples per second    : %.2f\n\n",
+                          (double)(n - 1) / in->final_query_all_samples_done_time);
         lat_block(o, &r->sample);
         break;
     case LG_OFFLINE:
@@ -748,13 +769,13 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
     const lg_effective *ef = in->ef;
     uint64_t n = in->sample_count;
     char key[128];
-    int early = in->early_ms && ef->scenario == LG_MULTI_STREAM;
+    int early = in->early_ms && ef->scenario == LG_MULTI_STREAM, es = es_on(in);
     lg_detail_str(L, t, "result_validity", r->valid ? "VALID" : "INVALID", LN);
     if (ef->scenario == LG_SERVER || early)
         lg_detail_bool(L, t, "result_perf_constraints_met", r->perf_constraints_met, LN);
     lg_detail_bool(L, t, "result_min_duration_met", r->min_duration_met, LN);
     lg_detail_bool(L, t, "result_min_queries_met", r->min_queries_met, LN);
-    if (!early)
+    if (!early && es)
         lg_detail_bool(L, t, "early_stopping_met", r->early_stopping_met, LN);
     if (!r->valid) {
         ms_buf reason = MS_BUF_INIT;
@@ -776,6 +797,8 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         lg_detail_i64(L, t, "result_target_percentile_query_intervals", r->intervals_target, LN);
         lg_detail_u64(L, t, "result_overtime_query_count", r->overtime_query_count, LN);
         lg_detail_u64(L, t, "result_skipped_intervals", r->skipped_intervals, LN);
+    } else if (!es) {
+        /* no early stopping before LoadGen 2.0 */
     } else if (!in->token_mode) {
         char *s = strdup(r->es_text.data ? r->es_text.data : "");
         nl_to_space(s);
@@ -800,8 +823,10 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
                          (double)(n - 1) / in->final_query_issued_time, LN);
         lg_detail_double(L, t, "result_qps_without_loadgen_overhead",
                          1 / ((double)r->sample.mean / 1e9), LN);
-        lg_detail_i64(L, t, "early_stopping_latency_ss", r->es_latency_ss, LN);
-        lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
+        if (es) {
+            lg_detail_i64(L, t, "early_stopping_latency_ss", r->es_latency_ss, LN);
+            lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
+        }
         break;
     case LG_MULTI_STREAM:
         lg_detail_i64(L, t, "result_min_query_latency_ns", r->query.min, LN);
@@ -811,7 +836,7 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
             snprintf(key, sizeof key, "result_%s_percentile_per_query_latency_ns", kPctLabels[i]);
             lg_detail_i64(L, t, key, r->query.pct[i], LN);
         }
-        if (!early)
+        if (!early && es)
             lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
         break;
     case LG_SERVER:

@@ -144,6 +144,7 @@ static int same_rules(const lg_version_rules *a, const lg_version_rules *b)
            a->logs_concatenation == b->logs_concatenation &&
            a->logs_accuracy_sample_count == b->logs_accuracy_sample_count && a->test05_flag == b->test05_flag &&
            a->offline_percentile_unset == b->offline_percentile_unset && a->stability_runs == b->stability_runs &&
+           a->early_stopping == b->early_stopping &&
            !strcmp(a->tpot_word ? a->tpot_word : "", b->tpot_word ? b->tpot_word : "");
 }
 

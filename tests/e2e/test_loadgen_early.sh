@@ -65,6 +65,16 @@ expect_exit 1 $M loadgen run $EARLY --loadgen-compat 2.0 --sut "$SUT" --set mult
 expect_grep 'Early [Ss]topping' "$TMP/v20/mlperf_log_summary.txt"
 expect_no_grep '^Samples per query' "$TMP/v20/mlperf_log_summary.txt"
 
+# before 2.0 there is no early stopping: SingleStream's metric is its target-percentile latency
+expect_exit 0 $M loadgen run --scenario SingleStream --loadgen-compat 1.0 --sut latency:fixed=1ms --total-samples 64 \
+  --set min_duration_ms=0 --set min_query_count=20 -o "$TMP/ss10"
+expect_grep '^90th percentile latency \(ns\) : [0-9]+$' "$TMP/ss10/mlperf_log_summary.txt"
+expect_no_grep 'Early stopping' "$TMP/ss10/mlperf_log_summary.txt"
+expect_no_grep '"key": "early_stopping' "$TMP/ss10/mlperf_log_detail.txt"
+expect_exit 1 $M loadgen run --scenario SingleStream --loadgen-compat 2.0 --sut latency:fixed=1ms --total-samples 64 \
+  --set min_duration_ms=0 --set min_query_count=20 -o "$TMP/ss20"
+expect_grep '^  Early stopping satisfied: NO$' "$TMP/ss20/mlperf_log_summary.txt"
+
 # ---- FindPeakPerformance: 9 streams take 180 ms, 10 take 200 ms (no room for the LoadGen) ------
 expect_exit 0 $M loadgen run $EARLY --loadgen-compat 0.5 --mode findpeak --sut "$SUT" \
   --set multi_stream_samples_per_query=8 -o "$TMP/peak"

@@ -527,12 +527,15 @@ START_TEST(version_table_facts)
         const lg_version_rules *v = lg_version_rules_of_compat(lg_compat_parse(*n));
         ck_assert(v->early_multistream && !v->text_detail_log && v->ms_from_target_qps);
         ck_assert(v->issue_same_as_unique && v->offline_percentile_unset);
+        ck_assert(!v->early_stopping);
     }
+    ck_assert(!v05->early_stopping && !v07->early_stopping);
     for (const char *const *n = (const char *const[]){"2.0", "2.1", "3.0", "3.1", "4.0", "4.1", "5.0", "5.1", "6.0", NULL};
          *n; n++) {
         const lg_version_rules *v = lg_version_rules_of_compat(lg_compat_parse(*n));
         ck_assert_msg(!v->early_multistream && !v->text_detail_log && !v->ms_from_target_qps, "%s", *n);
         ck_assert_msg(v->equal_issue >= 1, "%s", *n);
+        ck_assert_msg(v->early_stopping, "%s", *n);
     }
     ck_assert_str_eq(lg_version_rules_of_compat(LG_COMPAT_6_0)->tpot_word, "per");
     ck_assert_str_eq(lg_version_rules_of_compat(LG_COMPAT_5_1)->tpot_word, "to");
