@@ -461,7 +461,10 @@ int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason
         off_t cut = find_last(fd, size, "\n");
         if (cut < 0)
             cut = 0;
-        char last[64] = "0.000000";
+        char last[64] = "0.000000", first[8] = "";
+        int text = pread(fd, first, 7, 0) == 7 && !memcmp(first, "\"pid\": ", 7); /* 0.5/0.7 */
+        if (text)
+            snprintf(last, sizeof last, "0");
         if (cut > 0) {
             char buf[4096];
             off_t from = cut > (off_t)sizeof buf ? cut - (off_t)sizeof buf : 0;
@@ -469,22 +472,28 @@ int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason
             if (r > 0) {
                 buf[r - 1] = '\0';
                 const char *tm = NULL;
-                for (char *q = buf; (q = strstr(q, "\"time_ms\": ")); q++)
+                const char *pat = text ? "\"ts\": " : "\"time_ms\": ";
+                for (char *q = buf; (q = strstr(q, pat)); q++)
                     tm = q;
                 if (tm)
-                    sscanf(tm + 11, "%63[0-9.]", last);
+                    sscanf(tm + strlen(pat), "%63[0-9.]", last);
             }
         }
         if (ftruncate(fd, cut) != 0)
             return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot truncate", tmp);
         size = cut;
-        n = snprintf(tail, sizeof tail,
-                     ":::MLLOG {\"key\": \"error_runtime\", \"value\": \"Test incomplete: %s. The "
-                     "log ends here.\", \"time_ms\": %s, \"namespace\": \"mlperf::logging\", "
-                     "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, "
-                     "\"is_warning\": false, \"file\": \"mlsubmit/loadgen\", \"line_no\": 0, "
-                     "\"pid\": %d, \"tid\": %d}}\n",
-                     reason, last, (int)getpid(), (int)getpid());
+        if (text)
+            n = snprintf(tail, sizeof tail,
+                         "\"pid\": %d, \"tid\": %d, \"ts\": %sns : ERROR : error_runtime : Test incomplete: %s. "
+                         "The log ends here.\n", (int)getpid(), (int)getpid(), last, reason);
+        else
+            n = snprintf(tail, sizeof tail,
+                         ":::MLLOG {\"key\": \"error_runtime\", \"value\": \"Test incomplete: %s. The "
+                         "log ends here.\", \"time_ms\": %s, \"namespace\": \"mlperf::logging\", "
+                         "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, "
+                         "\"is_warning\": false, \"file\": \"mlsubmit/loadgen\", \"line_no\": 0, "
+                         "\"pid\": %d, \"tid\": %d}}\n",
+                         reason, last, (int)getpid(), (int)getpid());
     } else if (strstr(base, "summary")) {
         n = snprintf(tail, sizeof tail, "\nTEST INCOMPLETE: %s.\n\n1 ERROR encountered. See detailed log.\n",
                      reason);

@@ -55,6 +55,11 @@ D="$TMP/slow/mlperf_log_detail.txt"
 [ "$(kv "$D" result_skipped_intervals)" = "$skipped" ] && ok || fail "text log: skipped intervals differ from the summary"
 [ "$(kv "$D" result_query_count)" = "$(kv "$TMP/keep/mlperf_log_detail.txt" result_query_count)" ] && ok ||
   fail "text log: both runs issue min_query_count queries"
+# a test whose SUT process dies: the text detail log ends with a text error line
+expect_exit 4 timeout 60 $M loadgen run --scenario Offline --mode accuracy --loadgen-compat 0.7 \
+  --sut faulty:mode=crash,every=150 --total-samples 200 --performance-samples 200 --set min_duration_ms=0 -o "$TMP/crash"
+tail -1 "$TMP/crash/mlperf_log_detail.txt" > "$TMP/last"
+expect_grep '^"pid": [0-9]+, "tid": [0-9]+, "ts": [0-9]+ns : ERROR : error_runtime : Test incomplete: ' "$TMP/last"
 # LoadGen 1.0 and 1.1 keep the early MultiStream with the :::MLLOG detail log
 expect_exit 0 $M loadgen run $EARLY --loadgen-compat 1.1 --sut "$SUT" --set multi_stream_samples_per_query=2 -o "$TMP/v11"
 expect_grep '^:::MLLOG \{"key": "requested_multi_stream_target_qps", "value": ' "$TMP/v11/mlperf_log_detail.txt"
