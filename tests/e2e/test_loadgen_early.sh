@@ -24,7 +24,8 @@ expect_no_grep 'Early stopping' "$TMP/keep/mlperf_log_summary.txt"
 expect_grep 'samples per query 4, 5 queries' "$TMP/out" "result line"
 
 # ---- an SUT that does not: 12 streams take 240 ms, every interval is overrun --------------------
-expect_exit 1 $M loadgen run $EARLY --loadgen-compat 0.7 --sut "$SUT" --set multi_stream_samples_per_query=12 -o "$TMP/slow"
+SLOWN=$(( 1000 / QPS / 20 + 2 ))   # 12 (27 under valgrind)
+expect_exit 1 $M loadgen run $EARLY --loadgen-compat 0.7 --sut "$SUT" --set multi_stream_samples_per_query=$SLOWN -o "$TMP/slow"
 expect_grep '^Result is : INVALID$' "$TMP/slow/mlperf_log_summary.txt"
 expect_grep '^  Performance constraints satisfied : NO$' "$TMP/slow/mlperf_log_summary.txt"
 expect_grep '^ \* Reduce samples per query to improve latency\.$' "$TMP/slow/mlperf_log_summary.txt"
@@ -42,13 +43,14 @@ for d in keep slow; do
   expect_no_grep ':::MLLOG' "$TMP/$d/mlperf_log_detail.txt"
 done
 # round trip (a small reader here; the checker's reader of old text logs comes with the rounds
-# work): the values read back agree with the summary and the requested settings
+# work, issue 10: when it lands, read "$TMP/slow/mlperf_log_detail.txt" with it too): the values
+# read back agree with the summary and the requested settings
 kv() { sed -nE "s/^\"pid\": [0-9]+, \"tid\": [0-9]+, \"ts\": [0-9]+ns : ((ERROR|WARNING) : )?$2 : (.*)\$/\\3/p" "$1" | tail -1; }
 D="$TMP/slow/mlperf_log_detail.txt"
 [ "$(kv "$D" loadgen_version)" = "0.5a0 @ NA" ] && ok || fail "text log: loadgen_version '$(kv "$D" loadgen_version)'"
 [ "$(kv "$D" requested_scenario)" = MultiStream ] && ok || fail "text log: requested_scenario"
 [ "$(kv "$D" requested_multi_stream_target_qps)" = "$QPS" ] && ok || fail "text log: requested_multi_stream_target_qps '$(kv "$D" requested_multi_stream_target_qps)'"
-[ "$(kv "$D" requested_multi_stream_samples_per_query)" = 12 ] && ok || fail "text log: samples per query"
+[ "$(kv "$D" requested_multi_stream_samples_per_query)" = "$SLOWN" ] && ok || fail "text log: samples per query"
 [ "$(kv "$D" requested_multi_stream_max_async_queries)" = 1 ] && ok || fail "text log: max async queries"
 [ "$(kv "$D" effective_target_latency_ns)" = "$((1000000000 / QPS))" ] && ok || fail "text log: effective_target_latency_ns"
 [ "$(kv "$D" result_validity)" = INVALID ] && ok || fail "text log: result_validity"
@@ -89,7 +91,7 @@ limit=$(( 1000 / QPS / 20 - 1 ))   # the largest N with N x 20 ms < the interval
 [ -n "$peak" ] && [ "$peak" -ge $((limit - 1)) ] && [ "$peak" -le $((limit + 1)) ] && ok ||
   fail "findpeak: peak '$peak' streams is not within one stream of $limit"
 expect_grep '^  1   base +8  pass' "$TMP/peak.out" "findpeak report: the base run"
-expect_grep ' boundary +16  FAIL' "$TMP/peak.out" "findpeak report: the boundary run"
+expect_grep ' boundary +[0-9]+  FAIL' "$TMP/peak.out" "findpeak report: the boundary run"
 confirms=$(grep -cE "^  [0-9]+ +confirm +$peak  pass" "$TMP/peak.out")
 [ "$confirms" = 5 ] && ok || fail "findpeak: expected 5 passing stability runs at $peak streams, got $confirms"
 expect_grep "FindPeakPerformance: Found peak performance field: $peak\$" "$TMP/peak/mlperf_log_detail.txt"
