@@ -42,9 +42,9 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
                src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c src/serve/*.c src/net/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
-GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c
+GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c $(BUILD)/gen/lg_versions.c
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o \
-             $(BUILD)/obj/gen/loadgen_sha1.o
+             $(BUILD)/obj/gen/loadgen_sha1.o $(BUILD)/obj/gen/lg_versions.o
 LG_SRC    := $(sort $(wildcard src/loadgen/*.c src/loadgen/*.h))
 SUT_SRC   := $(sort $(wildcard src/loadgen/suts/*.c))
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -112,6 +112,17 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 $(BUILD)/gen/embedded_conf.c: $(EMBED_CONF) tools/embed.sh
 	@mkdir -p $(dir $@)
 	tools/embed.sh $(EMBED_CONF) > $@.tmp && mv $@.tmp $@
+
+# The LoadGen version table (rules/loadgen.json, one row per release) as a C array: compiled in, so
+# the LoadGen and the Python module need no runtime lookup. The generator is a host tool (Jansson).
+$(BUILD)/tools/gen-lgversions: tools/gen-lgversions.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O1 $(shell pkg-config --cflags jansson 2>/dev/null) -o $@ $< \
+	  $(shell pkg-config --libs jansson 2>/dev/null)
+
+$(BUILD)/gen/lg_versions.c: rules/loadgen.json $(BUILD)/tools/gen-lgversions
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen-lgversions rules/loadgen.json > $@.tmp && mv $@.tmp $@
 
 # The loadgen_file_sha1 map of the detail log: our LoadGen sources at build time.
 $(BUILD)/gen/loadgen_sha1.c: $(LG_SRC) tools/gen-sha1-map.sh
@@ -234,7 +245,8 @@ PY_HAVE    := $(if $(PY_INC),$(wildcard $(PY_INC)/Python.h))
 PY_MOD     := $(BUILD)/python/mlperf_loadgen$(PY_EXT)
 # the module links a position-independent copy of the LoadGen and the plumbing it uses
 PY_PIC_SRC := $(sort $(wildcard src/loadgen/*.c src/common/*.c))
-PY_PIC_OBJ := $(PY_PIC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/gen/embedded_conf.o $(BUILD)/pic/gen/loadgen_sha1.o
+PY_PIC_OBJ := $(PY_PIC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/gen/embedded_conf.o $(BUILD)/pic/gen/loadgen_sha1.o \
+              $(BUILD)/pic/gen/lg_versions.o
 PY_PIC_LIB := $(BUILD)/pic/libmlsubmit_lg.a
 
 .PHONY: python install-python

@@ -943,11 +943,11 @@ int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *
     res->compat_used = c.lg.compat;
     lg_version_rules_name(c.vr, res->rules_used, sizeof res->rules_used);
     char upto[32] = "on";
-    for (size_t i = 0; i + 1 < lg_version_rules_count(); i++)
-        if (lg_version_rules_at(i) == c.vr) {
-            char nb[16];
-            snprintf(upto, sizeof upto, "until %s", lg_version_rules_name(lg_version_rules_at(i + 1), nb, sizeof nb));
-        }
+    const lg_version_rules *next = lg_version_rules_next_change(c.vr);
+    if (next) {
+        char nb[16];
+        snprintf(upto, sizeof upto, "until %s", lg_version_rules_name(next, nb, sizeof nb));
+    }
     ms_buf_printf(out, "replay of %s\nLoadGen %s -> the rules of LoadGen %s %s%s (%s loaded-set rule)\n", detail_path,
                   c.lg.version[0] ? c.lg.version : "(no loadgen_version)", res->rules_used, upto,
                   o && o->rules ? " (--loadgen-compat)" : c.lg.version_known ? "" : " (version not recognised: the newest)",

@@ -1,6 +1,7 @@
 /* mlsubmit loadgen run | check-conf | suts */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static void usage_run(FILE *o)
             "                [--total-samples N] [--performance-samples P]\n"
             "                [--model NAME] [--mlperf-conf F] [--user-conf F] [--audit-config F]\n"
             "                [--set KEY=VALUE]... [--output DIR] [--dump-issued FILE]\n"
-            "                [--loadgen-compat 5.1|6.0] [--trace] [--timeout D] [--data DIR] [--quiet]\n"
+            "                [--loadgen-compat V] [--trace] [--timeout D] [--data DIR] [--quiet]\n"
             "                [--runs-db FILE] [--no-record]\n"
             "\n"
             "Runs the embedded LoadGen against a reference SUT and writes mlperf_log_summary.txt,\n"
@@ -33,7 +34,10 @@ static void usage_run(FILE *o)
             "\n"
             "  --scenario S          SingleStream, MultiStream, Server or Offline\n"
             "  --mode M              performance (default), accuracy, submission (accuracy then\n"
-            "                        performance) or findpeak (Server only)\n"
+            "                        performance) or findpeak (Server: the peak target QPS; the\n"
+            "                        MultiStream of --loadgen-compat 0.5 to 1.1: the peak stream\n"
+            "                        count, with stability runs; every trial is printed and written\n"
+            "                        to DIR/mlperf_log_findpeak.json)\n"
             "  --sut SPEC            NAME[:option=value,...], see the list below\n"
             "  --total-samples N     QSL size for SUTs without a dataset of their own\n"
             "  --performance-samples P   QSL performance sample count (default: N)\n"
@@ -46,8 +50,12 @@ static void usage_run(FILE *o)
             "                        (e.g. --set min_query_count=3000); repeatable\n"
             "  --output DIR          where the logs go (created if missing)\n"
             "  --dump-issued FILE    write 'L ...' (loaded sets) and 'Q ...' (issued queries) lines\n"
-            "  --loadgen-compat V    6.0 (default, LoadGen 6.0.6+) or 5.1 (loaded-set rule, embedded\n"
-            "                        mlperf.conf and log keys of LoadGen 5.1)\n"
+            "  --loadgen-compat V    the LoadGen release to emulate (rules/loadgen.json): 0.5, 0.7,\n"
+            "                        1.0, ..., 5.1, 6.0 (default, LoadGen 6.0.6+): its embedded\n"
+            "                        mlperf.conf, loaded-set rule, log keys; 0.5 to 1.1 run the\n"
+            "                        fixed-interval MultiStream (multi_stream_target_qps,\n"
+            "                        multi_stream_samples_per_query, multi_stream_max_async_queries)\n"
+            "                        and 0.5/0.7 write the text detail log\n"
             "  --trace               write the Chrome trace (mlperf_log_trace.json)\n"
             "  --timeout D           give up when no sample completes for D (e.g. 30s); exit 4\n"
             "  --data DIR            data folder of dataset SUTs, holding digits/ (the folder itself is\n"
@@ -66,11 +74,70 @@ static void usage_run(FILE *o)
     lg_sut_list(o);
 }
 
+/* The report of a stream-count FindPeak (every trial): a table on out (when given) and
+ * OUTDIR/mlperf_log_findpeak.json, written through a temporary file. */
+static int write_peak_report(const lg_run_result *res, const lg_test_settings *s, int compat,
+                             const char *outdir, FILE *out, ms_err *e)
+{
+    if (out) {
+        fprintf(out, "FindPeak (MultiStream streams, LoadGen %s rules, %g percentile bound):\n",
+                lg_compat_name(compat), s->multi_stream_target_latency_percentile * 100);
+        fprintf(out, "  %-3s %-9s %8s  %-6s %10s %14s %9s %9s %8s\n", "#", "phase", "streams", "result",
+                "intervals", "latency_ns", "overtime", "skipped", "queries");
+        for (size_t i = 0; i < res->n_peak_trials; i++) {
+            const lg_peak_trial *t = &res->peak_trials[i];
+            fprintf(out, "  %-3zu %-9s %8llu  %-6s %10lld %14lld %9llu %9llu %8llu\n", i + 1,
+                    lg_peak_phase_name(t->phase), (unsigned long long)t->streams, t->passed ? "pass" : "FAIL",
+                    (long long)t->intervals_target, (long long)t->latency_target_ns,
+                    (unsigned long long)t->overtime_queries, (unsigned long long)t->skipped_intervals,
+                    (unsigned long long)t->queries);
+        }
+        fprintf(out, "  peak: %llu stream(s)\n", (unsigned long long)res->peak_streams);
+    }
+    json_t *trials = json_array();
+    json_t *root = json_pack("{s:s, s:s, s:f, s:f, s:I, s:b, s:o}", "loadgen_compat", lg_compat_name(compat),
+                             "scenario", "MultiStream", "target_qps", s->multi_stream_target_qps,
+                             "target_latency_percentile", s->multi_stream_target_latency_percentile,
+                             "peak_streams", (json_int_t)res->peak_streams, "found", res->peak_found,
+                             "trials", trials);
+    if (!root)
+        return ms_err_oom(e);
+    for (size_t i = 0; i < res->n_peak_trials; i++) {
+        const lg_peak_trial *t = &res->peak_trials[i];
+        json_t *o = json_pack("{s:I, s:s, s:I, s:b, s:b, s:I, s:I, s:I, s:I, s:I}", "trial", (json_int_t)(i + 1),
+                              "phase", lg_peak_phase_name(t->phase), "streams", (json_int_t)t->streams,
+                              "passed", t->passed, "valid", t->valid, "intervals_at_target",
+                              (json_int_t)t->intervals_target, "query_latency_at_target_ns",
+                              (json_int_t)t->latency_target_ns, "overtime_queries", (json_int_t)t->overtime_queries,
+                              "skipped_intervals", (json_int_t)t->skipped_intervals, "queries",
+                              (json_int_t)t->queries);
+        if (!o || json_array_append_new(trials, o)) {
+            json_decref(root);
+            return ms_err_oom(e);
+        }
+    }
+    char *text = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    if (!text)
+        return ms_err_oom(e);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mlperf_log_findpeak.json", outdir);
+    ms_afile f;
+    int rc = ms_afile_open(&f, path, e);
+    if (rc == MS_OK) {
+        fputs(text, f.fp);
+        fputc('\n', f.fp);
+        rc = ms_afile_commit(&f, e);
+    }
+    free(text);
+    return rc;
+}
+
 static void usage_checkconf(FILE *o)
 {
     fprintf(o,
             "usage: mlsubmit loadgen check-conf FILE... --model M --scenario S\n"
-            "                [--mlperf-conf F] [--loadgen-compat 5.1|6.0] [--effective]\n"
+            "                [--mlperf-conf F] [--loadgen-compat V] [--effective]\n"
             "\n"
             "Applies the files as the LoadGen would (a file named mlperf.conf replaces the embedded\n"
             "one, audit.config is applied with model '*', anything else is a user.conf) and lists,\n"
@@ -142,7 +209,11 @@ static int cmd_check_conf(int argc, char **argv)
         case 'v':
             compat = lg_compat_parse(optarg);
             if (compat < 0)
-                return cli_usage_error("loadgen check-conf", "--loadgen-compat: expected 5.1 or 6.0, got '%s'", optarg);
+            {
+                char names[256];
+                return cli_usage_error("loadgen check-conf", "--loadgen-compat: expected one of %s, got '%s'",
+                                       lg_compat_names(names, sizeof names), optarg);
+            }
             break;
         case 'h': usage_checkconf(stdout); return MS_OK;
         default: return cli_usage_error("loadgen check-conf", "bad option");
@@ -446,8 +517,10 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         case 'v':
             compat = lg_compat_parse(optarg);
             if (compat < 0) {
+                char names[256];
                 free(sets);
-                return cli_usage_error(cmd, "--loadgen-compat: expected 5.1 or 6.0, got '%s'", optarg);
+                return cli_usage_error(cmd, "--loadgen-compat: expected one of %s, got '%s'",
+                                       lg_compat_names(names, sizeof names), optarg);
             }
             break;
         case 'T':
@@ -642,11 +715,24 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     }
     if (r != MS_OK)
         return cli_fail(cmd, &e);
+    if (res.n_peak_trials) {
+        ms_err e3;
+        if (write_peak_report(&res, &s, compat, outdir, quiet ? NULL : stdout, &e3) != MS_OK)
+            return cli_fail(cmd, &e3);
+    }
     if (!quiet) {
-        if (res.ran_performance)
+        if (res.ran_performance && res.n_peak_trials)
+            printf("%s %s: %s, peak %llu streams (samples per query), %zu trial(s), %zu error(s), "
+                   "%zu warning(s); logs in %s\n",
+                   sname, lg_mode_name(s.mode), res.valid ? "VALID" : "INVALID",
+                   (unsigned long long)res.peak_streams, res.n_peak_trials, res.n_errors, res.n_warnings, outdir);
+        else if (res.ran_performance)
             printf("%s %s: %s, %s %.6g, %llu queries, %zu error(s), %zu warning(s); logs in %s\n",
                    sname, lg_mode_name(s.mode), res.valid ? "VALID" : "INVALID",
-                   s.scenario == LG_SERVER || s.scenario == LG_OFFLINE ? "samples/s" : "latency ns",
+                   s.scenario == LG_SERVER || s.scenario == LG_OFFLINE ? "samples/s"
+                   : s.scenario == LG_MULTI_STREAM && lg_version_rules_of_compat(compat)->early_multistream
+                       ? "samples per query"
+                       : "latency ns",
                    res.metric, (unsigned long long)res.query_count, res.n_errors, res.n_warnings, outdir);
         else
             printf("%s %s: done, %zu error(s), %zu warning(s); logs in %s\n", sname,

@@ -19,6 +19,12 @@ lg_compat lg_conf_session_compat(const lg_conf_session *cs);
 /* Whether audit.config may set test05 and the test05_* seeds (lg_run_options.audit_test05). */
 void lg_conf_session_set_audit_test05(lg_conf_session *cs, int on);
 
+/* ---- plan.c ---- */
+
+/* What the release vr derives differently from this LoadGen (sets ef->rules). */
+void lg_effective_apply_rules(lg_effective *ef, const lg_test_settings *s, const lg_version_rules *vr,
+                              double ms_qps, uint64_t ms_async);
+
 /* ---- run.c ---- */
 
 /* The accuracy-log sampling probability of a performance series (reference loadgen.cc,

@@ -144,6 +144,11 @@ typedef struct lg_test_settings {
     uint64_t server_tpot_latency;
     int infer_token_latencies;
     uint64_t token_latency_scaling_factor;
+    /* the early MultiStream (LoadGen 0.5 to 1.1, rows with early_multistream): a query of
+     * multi_stream_samples_per_query samples every 1 / multi_stream_target_qps seconds, at most
+     * multi_stream_max_async_queries in flight (reference r0.5 test_settings.h) */
+    double multi_stream_target_qps;
+    uint64_t multi_stream_max_async_queries;
 } lg_test_settings;
 
 void lg_settings_default(lg_test_settings *s);
@@ -167,15 +172,24 @@ extern const char *const lg_settings_field_names[];
 
 /* ---- configuration files (reference test_settings_internal.cc, FromConfig) ------------------- */
 
-/* Which LoadGen the run emulates (reference loadgen.cc GenerateLoadableSets and version.cc of each
- * release): the loaded-set rule, the embedded mlperf.conf and the accuracy_sample_count keys. */
-typedef enum lg_compat {
-    LG_COMPAT_6_0 = 0,   /* master, LoadGen 6.0.6+ (default) */
-    LG_COMPAT_5_1 = 1,   /* LoadGen 5.1.x (round v5.1) */
-} lg_compat;
+/* Which LoadGen the run emulates: a row of the version table (rules/loadgen.json, compiled in;
+ * see lg_version_rules below), as major * 100 + minor of its name; 0 = the newest row. The row
+ * decides the loaded-set rule, the embedded mlperf.conf, the scenarios (the early MultiStream of
+ * LoadGen 0.5 to 1.1) and the log format. */
+typedef int lg_compat;
+enum {
+    LG_COMPAT_LATEST = 0,  /* the newest row (default) */
+    LG_COMPAT_5_1 = 501,   /* LoadGen 5.1.x (round v5.1), kept for the callers that name it */
+    LG_COMPAT_6_0 = 600,   /* LoadGen 6.0.6+ (master) */
+};
 
-int lg_compat_parse(const char *s);          /* "5.1" / "6.0"; -1 if unknown */
+/* A version name of the table (0.5, 5.1, ...), an alias (master), or a major version alone
+ * (its newest row); -1 if unknown. */
+int lg_compat_parse(const char *s);
 const char *lg_compat_version(lg_compat c);  /* the loadgen_version it reports */
+const char *lg_compat_name(lg_compat c);     /* the table's name of its row */
+/* The table's names, comma-separated, into buf (for messages: "0.5, 0.7, ..., 6.0"). */
+const char *lg_compat_names(char *buf, size_t n);
 
 /* What happened to one line of a config file (for `loadgen check-conf` and the detail log). */
 typedef enum lg_conf_finding_kind {
@@ -325,7 +339,34 @@ const char *lg_stdlib_name(lg_stdlib s);  /* src/loadgen/rng.c */
  * (test_settings_internal.cc TestSettingsInternal, loadgen.cc GenerateQueries,
  * GenerateLoadableSets, StartTest). A row holds from its release to the next row's. */
 typedef struct lg_version_rules {
+    const char *name;             /* 0.5, ..., 6.0: what --loadgen-compat accepts */
     int major, minor, patch;      /* first release with these rules */
+    const char *loadgen_version;  /* the loadgen_version this emulation reports */
+    const char *aliases[4];       /* other names (a loadgen_version text such as ".5a1", "master") */
+    const char *mlperf_conf;      /* the embedded mlperf.conf (src/loadgen/conf/) */
+    /* MultiStream is the fixed-interval scenario of LoadGen 0.5 to 1.1 (reference r0.5
+     * loadgen.cc QueryScheduler<MultiStream>::Wait): a query every 1 / target_qps, skipped
+     * intervals counted, valid when the target percentile of the per-query interval counts is
+     * below 2 (PerformanceSummary::PerfConstraintsMet) */
+    int early_multistream;
+    /* the detail log is text: "pid": P, "tid": T, "ts": Nns : key : value (reference r0.5
+     * logging.h AsyncLog::LogDetail), not :::MLLOG JSON */
+    int text_detail_log;
+    /* early stopping decides validity and the SingleStream/MultiStream metric (from 2.0,
+     * reference early_stopping.cc); before, the target-percentile latency and no early-stopping
+     * lines in the summary and detail log */
+    int early_stopping;
+    /* the summary's token latency label: "Time to Output Token" or "Time per Output Token" */
+    const char *tpot_word;
+    /* FindPeak of the early MultiStream: confirmation runs at the found stream count */
+    int stability_runs;
+    /* the rules document's scenario table of the era (0 where the table has none) */
+    struct {
+        struct { uint64_t min_queries; double percentile; } single_stream, multi_stream,
+            server_image, server_other;
+        uint64_t offline_min_samples;
+        uint64_t min_duration_ms;
+    } rules_table;
     /* MultiStream from multi_stream_target_qps / multi_stream_max_async_queries (target latency
      * max_async / qps), not from multi_stream_expected_latency_ns */
     int ms_from_target_qps;
@@ -347,7 +388,7 @@ typedef struct lg_version_rules {
     /* requested/effective_sample_concatenate_permutation are logged (else, with equal_issue,
      * whether it was on is not in the log) */
     int logs_concatenation;
-    /* effective_accuracy_sample_count is logged */
+    /* effective_accuracy_sample_count is logged (and accuracy_sample_count_override is a key) */
     int logs_accuracy_sample_count;
     /* the test05 keys of audit.config override the seeds with a "Test05 flag detected"
      * warning (else TEST05's audit.config sets the seeds themselves) */
@@ -361,10 +402,14 @@ typedef struct lg_version_rules {
 const lg_version_rules *lg_version_rules_of(const char *loadgen_version);
 /* The newest rules (this LoadGen's), and the rules an lg_compat emulates. */
 const lg_version_rules *lg_version_rules_latest(void);
-const lg_version_rules *lg_version_rules_of_compat(lg_compat c);
+const lg_version_rules *lg_version_rules_of_compat(lg_compat c); /* newest for 0 / unknown */
+/* The lg_compat of a row. */
+lg_compat lg_version_rules_compat(const lg_version_rules *v);
 /* The rows, oldest first. */
 size_t lg_version_rules_count(void);
 const lg_version_rules *lg_version_rules_at(size_t i);
+/* The first later row whose rules differ from v's (NULL: none, v's rules hold to this day). */
+const lg_version_rules *lg_version_rules_next_change(const lg_version_rules *v);
 /* "major.minor[.patch]" of a row into buf. */
 const char *lg_version_rules_name(const lg_version_rules *v, char *buf, size_t n);
 
@@ -427,6 +472,28 @@ typedef struct lg_run_options {
 
 void lg_run_options_default(lg_run_options *o);
 
+/* One run of FindPeakPerformance for the early MultiStream (streams = samples per query). */
+typedef enum lg_peak_phase {
+    LG_PEAK_BASE = 0,          /* the requested multi_stream_samples_per_query */
+    LG_PEAK_BOUNDARY = 1,      /* doubling until a run fails */
+    LG_PEAK_SEARCH = 2,        /* binary search between the last pass and the first failure */
+    LG_PEAK_CONFIRM = 3,       /* stability runs at the found count (the row's stability_runs) */
+} lg_peak_phase;
+
+typedef struct lg_peak_trial {
+    lg_peak_phase phase;
+    uint64_t streams;
+    int passed;                /* the tail-latency bound held (no skipped interval at the target
+                                  percentile) */
+    int valid;                 /* the whole result was VALID (also min duration and queries) */
+    int64_t intervals_target;  /* interval count at the target percentile */
+    int64_t latency_target_ns; /* per-query latency at the target percentile */
+    uint64_t queries, overtime_queries, skipped_intervals;
+} lg_peak_trial;
+
+#define LG_MAX_PEAK_TRIALS 128
+const char *lg_peak_phase_name(lg_peak_phase p);   /* "base", "boundary", "search", "confirm" */
+
 /* What a run produced, for callers that do not want to parse the logs. */
 typedef struct lg_run_result {
     int ran_performance;        /* a performance result was computed */
@@ -443,6 +510,12 @@ typedef struct lg_run_result {
                                    late completions are ignored. Stop the SUT, then free it
                                    with lg_test_free. */
     char first_error[512];      /* text of the first error entry, if any */
+    /* FindPeakPerformance of the early MultiStream: every trial in order, and the stream count
+     * found (0 = none met the bound; peak_found 0 when the search did not finish) */
+    lg_peak_trial peak_trials[LG_MAX_PEAK_TRIALS];
+    size_t n_peak_trials;
+    uint64_t peak_streams;
+    int peak_found;
 } lg_run_result;
 
 /* Runs a whole test (reference loadgen.cc, StartTest) and writes the log files. Returns MS_OK when

@@ -27,6 +27,7 @@ struct lg_logger {
     int trace;
     int copy_detail, copy_summary;
     int token_mode, first_token_scenario;
+    int text;                  /* text detail log of LoadGen 0.5/0.7 (lg_logger_set_text) */
     size_t n_errors, n_warnings;
     size_t n_acc_entries;
     char first_error[512];
@@ -102,20 +103,41 @@ int64_t lg_logger_origin_mono(const lg_logger *L)
     return L->origin_mono;
 }
 
+void lg_logger_set_text(lg_logger *L, int on)
+{
+    L->text = on;
+}
+
 static void detail_line(lg_logger *L, int64_t t, const char *key, const char *value, size_t vlen,
                         int is_error, int is_warning, int line)
 {
     char head[512], tail[400];
     if (t < 0)
         t = 0;
-    int hn = snprintf(head, sizeof head, ":::MLLOG {\"key\": \"%s\", \"value\": ", key);
-    int tn = snprintf(tail, sizeof tail,
+    int hn, tn;
+    if (L->text) {
+        /* reference r0.5 logging.h, AsyncLog::LogDetail: "pid": P, "tid": T, "ts": Nns : then
+         * ERROR / WARNING, then the entry (here key : value, a string without its quotes) */
+        hn = snprintf(head, sizeof head, "\"pid\": %d, \"tid\": %d, \"ts\": %" PRId64 "ns : %s%s : ",
+                      L->pid, (int)gettid(), t, is_error ? "ERROR : " : is_warning ? "WARNING : " : "", key);
+        if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+            value++;
+            vlen -= 2;
+        }
+        tail[0] = '\n';
+        tail[1] = '\0';
+        tn = 1;
+        goto write;
+    }
+    hn = snprintf(head, sizeof head, ":::MLLOG {\"key\": \"%s\", \"value\": ", key);
+    tn = snprintf(tail, sizeof tail,
                       ", \"time_ms\": %" PRId64 ".%06" PRId64
                       ", \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", "
                       "\"metadata\": {\"is_error\": %s, \"is_warning\": %s, \"file\": "
                       "\"mlsubmit/loadgen\", \"line_no\": %d, \"pid\": %d, \"tid\": %d}}\n",
                       t / 1000000, t % 1000000, is_error ? "true" : "false",
                       is_warning ? "true" : "false", line, L->pid, (int)gettid());
+write:
     pthread_mutex_lock(&L->mu);
     FILE *fp = L->f[F_DETAIL].fp;
     fwrite(head, 1, (size_t)hn, fp);
@@ -439,7 +461,10 @@ int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason
         off_t cut = find_last(fd, size, "\n");
         if (cut < 0)
             cut = 0;
-        char last[64] = "0.000000";
+        char last[64] = "0.000000", first[8] = "";
+        int text = pread(fd, first, 7, 0) == 7 && !memcmp(first, "\"pid\": ", 7); /* 0.5/0.7 */
+        if (text)
+            snprintf(last, sizeof last, "0");
         if (cut > 0) {
             char buf[4096];
             off_t from = cut > (off_t)sizeof buf ? cut - (off_t)sizeof buf : 0;
@@ -447,22 +472,28 @@ int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason
             if (r > 0) {
                 buf[r - 1] = '\0';
                 const char *tm = NULL;
-                for (char *q = buf; (q = strstr(q, "\"time_ms\": ")); q++)
+                const char *pat = text ? "\"ts\": " : "\"time_ms\": ";
+                for (char *q = buf; (q = strstr(q, pat)); q++)
                     tm = q;
                 if (tm)
-                    sscanf(tm + 11, "%63[0-9.]", last);
+                    sscanf(tm + strlen(pat), "%63[0-9.]", last);
             }
         }
         if (ftruncate(fd, cut) != 0)
             return ms_err_errno(e, MS_ERUNTIME, errno, "%s: cannot truncate", tmp);
         size = cut;
-        n = snprintf(tail, sizeof tail,
-                     ":::MLLOG {\"key\": \"error_runtime\", \"value\": \"Test incomplete: %s. The "
-                     "log ends here.\", \"time_ms\": %s, \"namespace\": \"mlperf::logging\", "
-                     "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, "
-                     "\"is_warning\": false, \"file\": \"mlsubmit/loadgen\", \"line_no\": 0, "
-                     "\"pid\": %d, \"tid\": %d}}\n",
-                     reason, last, (int)getpid(), (int)getpid());
+        if (text)
+            n = snprintf(tail, sizeof tail,
+                         "\"pid\": %d, \"tid\": %d, \"ts\": %sns : ERROR : error_runtime : Test incomplete: %s. "
+                         "The log ends here.\n", (int)getpid(), (int)getpid(), last, reason);
+        else
+            n = snprintf(tail, sizeof tail,
+                         ":::MLLOG {\"key\": \"error_runtime\", \"value\": \"Test incomplete: %s. The "
+                         "log ends here.\", \"time_ms\": %s, \"namespace\": \"mlperf::logging\", "
+                         "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, "
+                         "\"is_warning\": false, \"file\": \"mlsubmit/loadgen\", \"line_no\": 0, "
+                         "\"pid\": %d, \"tid\": %d}}\n",
+                         reason, last, (int)getpid(), (int)getpid());
     } else if (strstr(base, "summary")) {
         n = snprintf(tail, sizeof tail, "\nTEST INCOMPLETE: %s.\n\n1 ERROR encountered. See detailed log.\n",
                      reason);

@@ -18,6 +18,9 @@ int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_
 int lg_logger_close(lg_logger *L, ms_err *e);
 void lg_logger_free(lg_logger *L);
 
+/* Detail entries as the text lines of LoadGen 0.5/0.7 instead of :::MLLOG JSON. */
+void lg_logger_set_text(lg_logger *L, int on);
+
 /* Nanoseconds since the log files were opened (the time_ms origin). */
 int64_t lg_logger_now(const lg_logger *L);
 int64_t lg_logger_origin_mono(const lg_logger *L);

@@ -9,16 +9,17 @@
 
 double lg_accuracy_log_probability(const lg_effective *ef);
 
-/* What an older release derives differently (TestSettingsInternal of its tag). */
-static void apply_rules(lg_effective *ef, const lg_plan_request *rq, const lg_version_rules *vr)
+/* What an older release derives differently (TestSettingsInternal of its tag). ms_qps and
+ * ms_async: the early MultiStream's requested multi_stream_target_qps and
+ * multi_stream_max_async_queries (reference r0.5 test_settings_internal.cc). */
+void lg_effective_apply_rules(lg_effective *ef, const lg_test_settings *s, const lg_version_rules *vr,
+                              double ms_qps, uint64_t ms_async)
 {
-    const lg_test_settings *s = rq->s;
     ef->rules = vr;
-    ef->stdlib = rq->stdlib;
     if (vr->ms_from_target_qps && s->scenario == LG_MULTI_STREAM) {
-        ef->max_async_queries = rq->ms_max_async_queries;
-        ef->target_qps = rq->ms_target_qps;
-        ef->target_latency_ns = (uint64_t)lg_seconds_to_ns((double)rq->ms_max_async_queries / rq->ms_target_qps);
+        ef->max_async_queries = ms_async;
+        ef->target_qps = ms_qps;
+        ef->target_latency_ns = (uint64_t)lg_seconds_to_ns((double)ms_async / ms_qps);
     }
     if (!vr->equal_issue)
         ef->sample_concatenate_permutation = 0;
@@ -26,6 +27,12 @@ static void apply_rules(lg_effective *ef, const lg_plan_request *rq, const lg_ve
         ef->samples_per_query = ef->performance_sample_count;
         ef->min_sample_count = ef->min_query_count * ef->samples_per_query;
     }
+}
+
+static void apply_rules(lg_effective *ef, const lg_plan_request *rq, const lg_version_rules *vr)
+{
+    lg_effective_apply_rules(ef, rq->s, vr, rq->ms_target_qps, rq->ms_max_async_queries);
+    ef->stdlib = rq->stdlib;
 }
 
 int lg_plan_test(const lg_test_settings *s, size_t qsl_total, size_t qsl_perf, lg_compat compat,

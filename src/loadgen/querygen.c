@@ -24,7 +24,7 @@ int lg_make_loadable_sets(const lg_effective *ef, size_t qsl_total, lg_compat co
     if (qsl_total == 0)
         return ms_err_set(e, MS_EINPUT, "the QSL reports 0 samples");
     size_t K;
-    if (compat == LG_COMPAT_5_1) {
+    if (!lg_version_rules_of_compat(compat)->loaded_set_from_count) {
         K = qsl_total;
     } else {
         uint64_t C = accuracy ? ef->accuracy_sample_count : P;

@@ -364,6 +364,97 @@ static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, ui
     return ok;
 }
 
+static const char *const kPctLabels[6];
+static void lat_block(ms_buf *o, const lg_latstats *s);
+
+/* Whether the emulated release has early stopping (from 2.0; reference early_stopping.cc). */
+static int es_on(const lg_perf_input *in)
+{
+    return lg_version_rules_of_compat(in->compat)->early_stopping;
+}
+
+/* The summary's Recommendations block of an INVALID result. */
+static void recommendations(ms_buf *o, const lg_perf_result *r)
+{
+    if (!r->valid) {
+        ms_buf_puts(o, "Recommendations:\n");
+        if (!r->perf_constraints_met)
+            ms_buf_printf(o, " * %s\n", r->perf_rec);
+        if (!r->min_duration_met)
+            ms_buf_printf(o, " * %s\n", r->min_duration_rec);
+        if (!r->min_queries_met)
+            ms_buf_puts(o, " * The test exited early, before enough queries were issued.\n"
+                           "   See the detailed log for why this may have occurred.\n");
+    }
+}
+
+/* The MultiStream of LoadGen 0.5 to 1.1 (reference r0.5 loadgen.cc, PerformanceSummary::
+ * ProcessLatencies, MinDurationMet and PerfConstraintsMet): valid when the per-query interval
+ * count at the target percentile is below 2 (no skipped interval); no early stopping yet. The
+ * headline is the stream count (samples per query). */
+static int early_ms_compute(const lg_perf_input *in, lg_perf_result *r)
+{
+    static const double pcts[6] = {.50, .90, .95, .97, .99, .999};
+    const lg_effective *ef = in->ef;
+    uint64_t nq = in->queries_issued;
+    double P = ef->target_latency_percentile;
+    for (uint64_t q = 0; q < nq; q++)
+        if (in->query_intervals[q] > 1) {
+            r->overtime_query_count++;
+            r->skipped_intervals += (uint64_t)(in->query_intervals[q] - 1);
+        }
+    if (nq && lg_sort_i64(in->query_intervals, nq) != 0)
+        return -1;
+    if (nq) {
+        size_t ti = (size_t)((double)nq * P);
+        r->intervals_target = in->query_intervals[ti < nq ? ti : nq - 1];
+        for (int i = 0; i < 6; i++) {
+            size_t k = (size_t)((double)nq * pcts[i]);
+            r->intervals_pct[i] = in->query_intervals[k < nq ? k : nq - 1];
+        }
+    }
+    r->min_duration_met = in->final_query_issued_time >= (double)ef->min_duration_ms / 1000.0;
+    r->min_duration_rec = "MultiStream should always meet the minimum duration. Please file a bug.";
+    r->min_queries_met = in->queries_issued >= ef->min_query_count && in->sample_count >= ef->min_sample_count;
+    r->perf_constraints_met = nq > 0 && r->intervals_target < 2;
+    if (!r->perf_constraints_met)
+        snprintf(r->perf_rec, sizeof r->perf_rec, "Reduce samples per query to improve latency.");
+    r->early_stopping_met = 1;
+    r->valid = r->min_duration_met && r->min_queries_met && r->perf_constraints_met;
+    r->metric = (double)ef->samples_per_query;
+    return 0;
+}
+
+/* Summary of the early MultiStream (reference r0.5 loadgen.cc, PerformanceSummary::Log). */
+static void early_ms_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
+{
+    const lg_effective *ef = in->ef;
+    char g[64], g2[64];
+    ms_buf_printf(o, "Samples per query : %llu\n", (unsigned long long)ef->samples_per_query);
+    ms_buf_printf(o, "Result is : %s\n", r->valid ? "VALID" : "INVALID");
+    ms_buf_printf(o, "  Performance constraints satisfied : %s\n", r->perf_constraints_met ? "Yes" : "NO");
+    ms_buf_printf(o, "  Min duration satisfied : %s\n", r->min_duration_met ? "Yes" : "NO");
+    ms_buf_printf(o, "  Min queries satisfied : %s\n", r->min_queries_met ? "Yes" : "NO");
+    recommendations(o, r);
+    ms_buf_puts(o, "\n================================================\nAdditional Stats\n"
+                   "================================================\n");
+    lg_fmt_g(g, sizeof g, ef->target_qps);
+    lg_fmt_g(g2, sizeof g2, 1000.0 / ef->target_qps);
+    ms_buf_printf(o, "Intervals between each IssueQuery:  \"qps\" : %s, \"ms\" : %s\n", g, g2);
+    for (int i = 0; i < 6; i++)
+        ms_buf_printf(o, "%s percentile : %lld\n", kPctLabels[i], (long long)r->intervals_pct[i]);
+    ms_buf_printf(o, "Overtime queries : %llu\nSkipped intervals : %llu\n",
+                  (unsigned long long)r->overtime_query_count, (unsigned long long)r->skipped_intervals);
+    ms_buf_puts(o, "\n");
+    lg_fmt_g(g, sizeof g, (double)ef->target_latency_ns / 1e6);
+    ms_buf_printf(o, "Per-query latency:  \"target_ns\" : %llu, \"target_ms\" : %s\n",
+                  (unsigned long long)ef->target_latency_ns, g);
+    for (int i = 0; i < 6; i++)
+        ms_buf_printf(o, "%s percentile latency (ns)   : %lld\n", kPctLabels[i], (long long)r->query.pct[i]);
+    ms_buf_puts(o, "\nPer-sample latency:\n");
+    lat_block(o, &r->sample);
+}
+
 int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
 {
     const lg_effective *ef = in->ef;
@@ -380,6 +471,8 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
     if (ef->scenario == LG_MULTI_STREAM &&
         latstats(in->query_lat, in->queries_issued, in->queries_issued, P, &r->query) != 0)
         return -1;
+    if (in->early_ms && ef->scenario == LG_MULTI_STREAM)
+        return early_ms_compute(in, r);
     int tokens_nonoffline = in->token_mode && ef->scenario != LG_OFFLINE && in->ttft && in->tpot;
     if (tokens_nonoffline) {
         if (latstats(in->ttft, n, n, P, &r->ttft) != 0 || latstats(in->tpot, n, n, P, &r->tpot) != 0)
@@ -430,7 +523,9 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
     }
     /* early stopping: token mode runs TPOT then (only if it passed) TTFT */
     int es;
-    if (!in->token_mode || !tokens_nonoffline) {
+    if (!es_on(in)) {
+        es = 1; /* LoadGen 0.5 to 1.1: no early stopping (reference r1.1 loadgen.cc) */
+    } else if (!in->token_mode || !tokens_nonoffline) {
         es = early_stopping(in, &r->es_text, in->sample_lat, n, ef->target_latency_ns,
                             &r->es_latency_ss, &r->es_latency_ms);
     } else {
@@ -447,7 +542,7 @@ int lg_perf_compute(const lg_perf_input *in, lg_perf_result *r)
                r->early_stopping_met;
     switch (ef->scenario) {
     case LG_SINGLE_STREAM:
-        r->metric = (double)r->es_latency_ss;
+        r->metric = (double)(es_on(in) ? r->es_latency_ss : r->sample.target);
         break;
     case LG_MULTI_STREAM:
         r->metric = (double)r->es_latency_ms;
@@ -495,9 +590,16 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
     ms_buf_printf(o, "SUT name : %s\n", in->sut_name);
     ms_buf_printf(o, "Scenario : %s\n", lg_scenario_name(ef->scenario));
     ms_buf_printf(o, "Mode     : %s\n", lg_mode_name(ef->mode));
+    if (in->early_ms && ef->scenario == LG_MULTI_STREAM) {
+        early_ms_summary(in, r, o);
+        goto params;
+    }
+    int es = es_on(in);
     switch (ef->scenario) {
     case LG_SINGLE_STREAM:
-        ms_buf_printf(o, "%.1fth percentile latency (ns) : %lld\n", P100, (long long)r->sample.target);
+        /* LoadGen 0.5 to 1.1 print the percentile without decimals (DoubleToString(p, 0)) */
+        ms_buf_printf(o, es ? "%.1fth percentile latency (ns) : %lld\n" : "%.0fth percentile latency (ns) : %lld\n",
+                      P100, (long long)r->sample.target);
         if (tok)
             ms_buf_printf(o, "%.1fth first token percentile latency (ns) : %lld\n", P100,
                           (long long)r->ttft.target);
@@ -509,6 +611,11 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
                           (long long)r->ttft.target);
         break;
     case LG_SERVER:
+        if (!es) { /* reference r1.1 loadgen.cc, PerformanceSummary::LogSummary */
+            ms_buf_printf(o, "Scheduled samples per second : %.2f\n",
+                          (double)(n - 1) / in->final_query_scheduled_time);
+            break;
+        }
         ms_buf_printf(o, "Completed samples per second    : %.2f\n",
                       (double)(n - 1) / in->final_query_all_samples_done_time);
         if (tok)
@@ -536,18 +643,10 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
         ms_buf_printf(o, "  Performance constraints satisfied : %s\n", r->perf_constraints_met ? "Yes" : "NO");
     ms_buf_printf(o, "  Min duration satisfied : %s\n", r->min_duration_met ? "Yes" : "NO");
     ms_buf_printf(o, "  Min queries satisfied : %s\n", r->min_queries_met ? "Yes" : "NO");
-    ms_buf_printf(o, "  Early stopping satisfied: %s\n", r->early_stopping_met ? "Yes" : "NO");
-    if (!r->valid) {
-        ms_buf_puts(o, "Recommendations:\n");
-        if (!r->perf_constraints_met)
-            ms_buf_printf(o, " * %s\n", r->perf_rec);
-        if (!r->min_duration_met)
-            ms_buf_printf(o, " * %s\n", r->min_duration_rec);
-        if (!r->min_queries_met)
-            ms_buf_puts(o, " * The test exited early, before enough queries were issued.\n"
-                           "   See the detailed log for why this may have occurred.\n");
-    }
-    if (ef->scenario != LG_OFFLINE) {
+    if (es)
+        ms_buf_printf(o, "  Early stopping satisfied: %s\n", r->early_stopping_met ? "Yes" : "NO");
+    recommendations(o, r);
+    if (es && ef->scenario != LG_OFFLINE) {
         if (!tok) {
             ms_buf_printf(o, "Early Stopping Result:\n%s\n", r->es_text.data ? r->es_text.data : "");
         } else {
@@ -569,8 +668,12 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
         lat_block(o, &r->sample);
         break;
     case LG_SERVER:
-        ms_buf_printf(o, "Scheduled samples per second : %.2f\n",
-                      (double)(n - 1) / in->final_query_scheduled_time);
+        if (es)
+            ms_buf_printf(o, "Scheduled samples per second : %.2f\n",
+                          (double)(n - 1) / in->final_query_scheduled_time);
+        else
+            ms_buf_printf(o, "Completed samples per second    : %.2f\n\n",
+                          (double)(n - 1) / in->final_query_all_samples_done_time);
         lat_block(o, &r->sample);
         break;
     case LG_OFFLINE:
@@ -600,7 +703,7 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
                 ms_buf_printf(o, "%s percentile first token latency (ns)   : %lld\n", kPctLabels[i],
                               (long long)r->ttft.pct[i]);
             ms_buf_puts(o, "\n");
-            const char *word = in->compat == LG_COMPAT_5_1 ? "to" : "per";
+            const char *word = lg_version_rules_of_compat(in->compat)->tpot_word;
             ms_buf_printf(o, "Min Time %s Output Token (ns)                : %lld\n", word, (long long)r->tpot.min);
             ms_buf_printf(o, "Max Time %s Output Token (ns)                : %lld\n", word, (long long)r->tpot.max);
             ms_buf_printf(o, "Mean Time %s Output Token (ns)               : %lld\n", word, (long long)r->tpot.mean);
@@ -609,6 +712,7 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
                               (long long)r->tpot.pct[i]);
         }
     }
+params:
     ms_buf_puts(o, "\n================================================\nTest Parameters Used\n"
                    "================================================\n");
     ms_buf_printf(o, "samples_per_query : %llu\n", (unsigned long long)ef->samples_per_query);
@@ -639,7 +743,7 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
     ms_buf_printf(o, "performance_issue_same_index : %llu\n",
                   (unsigned long long)ef->performance_issue_same_index);
     ms_buf_printf(o, "performance_sample_count : %llu\n", (unsigned long long)ef->performance_sample_count);
-    if (in->compat != LG_COMPAT_5_1)
+    if (lg_version_rules_of_compat(in->compat)->logs_accuracy_sample_count)
         ms_buf_printf(o, "accuracy_sample_count : %llu\n", (unsigned long long)ef->accuracy_sample_count);
     if (ef->sample_concatenate_permutation)
         ms_buf_puts(o, "WARNING: sample_concatenate_permutation was set to true. \n"
@@ -665,12 +769,14 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
     const lg_effective *ef = in->ef;
     uint64_t n = in->sample_count;
     char key[128];
+    int early = in->early_ms && ef->scenario == LG_MULTI_STREAM, es = es_on(in);
     lg_detail_str(L, t, "result_validity", r->valid ? "VALID" : "INVALID", LN);
-    if (ef->scenario == LG_SERVER)
+    if (ef->scenario == LG_SERVER || early)
         lg_detail_bool(L, t, "result_perf_constraints_met", r->perf_constraints_met, LN);
     lg_detail_bool(L, t, "result_min_duration_met", r->min_duration_met, LN);
     lg_detail_bool(L, t, "result_min_queries_met", r->min_queries_met, LN);
-    lg_detail_bool(L, t, "early_stopping_met", r->early_stopping_met, LN);
+    if (!early && es)
+        lg_detail_bool(L, t, "early_stopping_met", r->early_stopping_met, LN);
     if (!r->valid) {
         ms_buf reason = MS_BUF_INIT;
         ms_buf_puts(&reason, "");
@@ -684,7 +790,16 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         lg_detail_str(L, t, "result_invalid_reason", reason.data ? reason.data : "", LN);
         ms_buf_free(&reason);
     }
-    if (!in->token_mode) {
+    if (early) {
+        /* the early MultiStream's figures (reference r0.5 loadgen.cc PerformanceSummary):
+         * per-query interval counts and what overran */
+        lg_detail_u64(L, t, "result_samples_per_query", ef->samples_per_query, LN);
+        lg_detail_i64(L, t, "result_target_percentile_query_intervals", r->intervals_target, LN);
+        lg_detail_u64(L, t, "result_overtime_query_count", r->overtime_query_count, LN);
+        lg_detail_u64(L, t, "result_skipped_intervals", r->skipped_intervals, LN);
+    } else if (!es) {
+        /* no early stopping before LoadGen 2.0 */
+    } else if (!in->token_mode) {
         char *s = strdup(r->es_text.data ? r->es_text.data : "");
         nl_to_space(s);
         lg_detail_str(L, t, "early_stopping_result", s ? s : "", LN);
@@ -708,8 +823,10 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
                          (double)(n - 1) / in->final_query_issued_time, LN);
         lg_detail_double(L, t, "result_qps_without_loadgen_overhead",
                          1 / ((double)r->sample.mean / 1e9), LN);
-        lg_detail_i64(L, t, "early_stopping_latency_ss", r->es_latency_ss, LN);
-        lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
+        if (es) {
+            lg_detail_i64(L, t, "early_stopping_latency_ss", r->es_latency_ss, LN);
+            lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
+        }
         break;
     case LG_MULTI_STREAM:
         lg_detail_i64(L, t, "result_min_query_latency_ns", r->query.min, LN);
@@ -719,7 +836,8 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
             snprintf(key, sizeof key, "result_%s_percentile_per_query_latency_ns", kPctLabels[i]);
             lg_detail_i64(L, t, key, r->query.pct[i], LN);
         }
-        lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
+        if (!early && es)
+            lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
         break;
     case LG_SERVER:
         lg_detail_double(L, t, "result_scheduled_samples_per_sec",

@@ -18,6 +18,10 @@ typedef struct lg_perf_input {
     int64_t *sample_lat;        /* sample_count entries; sorted in place */
     uint64_t sample_count;
     int64_t *query_lat;         /* MultiStream: queries_issued entries; sorted in place */
+    /* the early MultiStream (rules->early_multistream): per query, the intervals it occupied
+     * (1 = on time; k > 1 = k - 1 intervals skipped after it); sorted in place */
+    int early_ms;
+    int64_t *query_intervals;
     uint64_t queries_issued;
     int token_mode;             /* use_token_latencies as requested */
     int64_t *ttft;              /* token mode, non-Offline: sample_count entries */
@@ -37,6 +41,10 @@ typedef struct lg_latstats {
 typedef struct lg_perf_result {
     lg_latstats sample, query, ttft, tpot;
     uint64_t overlatency_query_count;
+    /* early MultiStream: interval counts at the target and the six percentiles, the queries
+     * that overran their interval and the intervals skipped in all */
+    int64_t intervals_target, intervals_pct[6];
+    uint64_t overtime_query_count, skipped_intervals;
     int min_duration_met, min_queries_met, perf_constraints_met, early_stopping_met, valid;
     char perf_rec[160];
     const char *min_duration_rec;

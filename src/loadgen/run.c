@@ -50,6 +50,7 @@ typedef struct series {
     void **tokdata;                /* first-token payloads of logged samples */
     size_t *toksize;
     int64_t *sched, *issue;        /* only with the trace enabled */
+    int64_t *qint;                 /* early MultiStream: intervals each query's tick advanced */
     int32_t *issue_tid, *done_tid, *ftok_tid; /* threads that issued / completed / sent the
                                                  first token of each sample (trace only) */
     uint64_t query_base, spq;
@@ -68,6 +69,8 @@ struct lg_test {
     lg_effective ef;
     lg_test_settings req;
     lg_compat compat;
+    const lg_version_rules *vr;    /* the emulated release's row (rules/loadgen.json) */
+    int early_ms;                  /* the fixed-interval MultiStream of LoadGen 0.5 to 1.1 */
     int token_mode;
     int first_token_scenario;
     uint64_t next_query_id;
@@ -193,6 +196,7 @@ static void series_free(series *s)
     free(s->done_tid);
     free(s->ftok_tid);
     free(s->issue);
+    free(s->qint);
     free(s);
 }
 
@@ -469,13 +473,23 @@ static int canceled(lg_test *t)
 
 /* Waits until every issued sample completed. Returns 0, or -1 on timeout (no completion for
  * timeout_ns) or cancellation. */
+static int wait_count(lg_test *t, series *s, uint64_t want);
+
 static int wait_all(lg_test *t, series *s)
+{
+    return wait_count(t, s, UINT64_MAX);
+}
+
+/* Waits until want samples (at most the issued ones) completed. */
+static int wait_count(lg_test *t, series *s, uint64_t want)
 {
     int64_t timeout = t->opts->timeout_ns;
     uint64_t last = atomic_load(&s->completed);
     int64_t last_progress = mono_now();
     for (;;) {
         uint64_t issued = atomic_load(&s->issued);
+        if (want < issued)
+            issued = want;
         uint64_t c = atomic_load(&s->completed);
         if (c >= issued)
             return 0;
@@ -560,6 +574,7 @@ typedef struct series_stats {
     struct timeval start_wall;
     int natural_end;
     int exhausted;
+    uint64_t i_period;          /* early MultiStream: intervals ticked so far */
 } series_stats;
 
 double lg_accuracy_log_probability(const lg_effective *ef)
@@ -674,8 +689,33 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
             goto out;
         }
         switch (scen) {
-        case LG_SINGLE_STREAM:
         case LG_MULTI_STREAM:
+            if (t->early_ms && !acc) {
+                /* reference r0.5 loadgen.cc, QueryScheduler<MultiStream>::Wait: at most
+                 * max_async_queries in flight (the oldest waited for; queries are counted by
+                 * completed samples), then the next interval tick not yet past; the ticks
+                 * passed over are the skipped intervals of the previous query */
+                uint64_t qi = st->queries_issued, ma = ef->max_async_queries ? ef->max_async_queries : 1;
+                if (qi >= ma && wait_count(t, s, (qi - ma + 1) * ef->samples_per_query) != 0) {
+                    rc = -1;
+                    goto out;
+                }
+                now = mono_now();
+                uint64_t old = st->i_period;
+                int64_t tick;
+                do {
+                    st->i_period++;
+                    tick = start + lg_seconds_to_ns((double)st->i_period / ef->target_qps);
+                } while (tick < now);
+                if (s->qint)
+                    s->qint[qi] = (int64_t)(st->i_period - old);
+                sleep_until(tick);
+                now = mono_now();
+                sched = tick;
+                break;
+            }
+            /* fall through */
+        case LG_SINGLE_STREAM:
             if (wait_all(t, s) != 0) {
                 rc = -1;
                 goto out;
@@ -945,6 +985,7 @@ typedef struct perf_run {
     series_stats st;
     lg_effective ef;       /* settings of this trial (FindPeak changes target_qps) */
     int64_t *qlat;
+    int64_t *qiv;          /* early MultiStream: per-query interval counts */
     lg_perf_input in;
     lg_perf_result res;
     int have_result;
@@ -963,6 +1004,7 @@ static void perf_run_free(perf_run *p)
         lg_perf_result_free(&p->res);
     series_free(p->s);
     free(p->qlat);
+    free(p->qiv);
     memset(p, 0, sizeof *p);
 }
 
@@ -985,6 +1027,13 @@ static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
         lg_qgen_free(&g);
         t->ef = saved;
         errorf(t, "error_runtime", "out of memory for %" PRIu64 " samples", g.sample_count);
+        return -2;
+    }
+    if (t->early_ms && !(s->qint = calloc(g.query_count + 1, sizeof *s->qint))) {
+        series_free(s);
+        lg_qgen_free(&g);
+        t->ef = saved;
+        errorf(t, "error_runtime", "out of memory for %" PRIu64 " queries", g.query_count);
         return -2;
     }
     lg_mt19937 off;
@@ -1047,6 +1096,20 @@ static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
             pr->qlat[q] = m;
         }
         pr->in.query_lat = pr->qlat;
+        if (t->early_ms) {
+            /* reference r0.5 loadgen.cc, IssueQueries: a query's intervals are the ticks the
+             * query max_async_queries later advanced; the last queries, which have none, are
+             * judged by their latency (ceil(target_qps * latency)) */
+            uint64_t ma = pr->ef.max_async_queries ? pr->ef.max_async_queries : 1;
+            pr->qiv = malloc((nq ? nq : 1) * sizeof *pr->qiv);
+            if (!pr->qiv)
+                return -2;
+            for (uint64_t q = 0; q < nq; q++)
+                pr->qiv[q] = q + ma < nq ? s->qint[q + ma]
+                                         : (int64_t)ceil(pr->ef.target_qps * ((double)pr->qlat[q] / 1e9));
+            pr->in.early_ms = 1;
+            pr->in.query_intervals = pr->qiv;
+        }
     }
     if (t->token_mode) {
         int64_t tc = 0;
@@ -1110,20 +1173,29 @@ static void clock_check(lg_test *t, const series_stats *st)
     }
 }
 
-static int run_performance(lg_test *t, lg_run_result *res)
+/* The performance run's loadable sets (reference loadgen.cc GenerateLoadableSets), the first one
+ * loaded. Returns 0, or -2 (logged). */
+static int load_perf_set(lg_test *t, const lg_effective *ef, lg_lset **sets, size_t *nsets)
 {
     ms_err e;
-    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", "Starting performance mode", LN);
-    lg_lset *sets;
-    size_t nsets;
-    if (lg_make_loadable_sets(&t->ef, t->qsl->total_sample_count, t->compat, 0, &sets, &nsets, &e)) {
+    if (lg_make_loadable_sets(ef, t->qsl->total_sample_count, t->compat, 0, sets, nsets, &e)) {
         errorf(t, "error_runtime", "%s", e.msg);
         return -2;
     }
-    if (load_set(t, &sets[0]) != 0) {
-        lg_lsets_free(sets, nsets);
+    if (load_set(t, &(*sets)[0]) != 0) {
+        lg_lsets_free(*sets, *nsets);
         return -2;
     }
+    return 0;
+}
+
+static int run_performance(lg_test *t, lg_run_result *res)
+{
+    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", "Starting performance mode", LN);
+    lg_lset *sets;
+    size_t nsets;
+    if (load_perf_set(t, &t->ef, &sets, &nsets) != 0)
+        return -2;
     if (t->ef.print_timestamps) {
         struct timeval tv;
         gettimeofday(&tv, NULL);
@@ -1269,6 +1341,162 @@ done:
     return rc;
 }
 
+/* ---- FindPeakPerformance of the early MultiStream ---------------------------------------------
+ * The v0.5 rules' MultiStream metric: the largest stream count (samples per query) whose run meets
+ * the tail-latency bound, found by doubling from the requested count (reference r0.5 loadgen.cc,
+ * FindPeakPerformanceMode: "Check validity of the base settings field", FindBoundaries), a binary
+ * search, then confirmation: the row's stability_runs runs at the count; if one fails the count is
+ * reduced by one and confirmed again. Every trial is logged and returned in lg_run_result. */
+
+const char *lg_peak_phase_name(lg_peak_phase p)
+{
+    static const char *const names[] = {"base", "boundary", "search", "confirm"};
+    return (unsigned)p < 4 ? names[p] : "?";
+}
+
+static int peak_trial(lg_test *t, uint64_t n, lg_peak_phase phase, perf_run *out, lg_run_result *res)
+{
+    char msg[320];
+    memset(out, 0, sizeof *out);
+    out->ef = t->ef;
+    out->ef.samples_per_query = n;
+    out->ef.min_sample_count = out->ef.min_query_count * n;
+    lg_lset *sets;
+    size_t nsets;
+    if (load_perf_set(t, &out->ef, &sets, &nsets) != 0)
+        return -2;
+    int rc = perf_series(t, &sets[0], out);
+    if (rc == 0)
+        log_series_end(t, &out->st, out->s);
+    unload_set(t, &sets[0]);
+    lg_lsets_free(sets, nsets);
+    if (rc != 0) {
+        perf_run_free(out); /* after a timeout its series stays with the test (t->cur) */
+        return rc;
+    }
+    const lg_perf_result *r = &out->res;
+    if (res->n_peak_trials < LG_MAX_PEAK_TRIALS) {
+        lg_peak_trial *tr = &res->peak_trials[res->n_peak_trials++];
+        tr->phase = phase;
+        tr->streams = n;
+        tr->passed = r->perf_constraints_met;
+        tr->valid = r->valid;
+        tr->intervals_target = r->intervals_target;
+        tr->latency_target_ns = r->query.target;
+        tr->queries = out->st.queries_issued;
+        tr->overtime_queries = r->overtime_query_count;
+        tr->skipped_intervals = r->skipped_intervals;
+    }
+    snprintf(msg, sizeof msg,
+             "FindPeakStreams: %s run, %" PRIu64 " streams: %s (%lld intervals at the %g percentile, "
+             "%" PRIu64 " overtime queries, %" PRIu64 " skipped intervals, %" PRIu64 " queries)",
+             lg_peak_phase_name(phase), n, r->perf_constraints_met ? "meets the bound" : "fails the bound",
+             (long long)r->intervals_target, t->ef.target_latency_percentile * 100, r->overtime_query_count,
+             r->skipped_intervals, out->st.queries_issued);
+    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", msg, LN);
+    return 0;
+}
+
+static int find_peak_streams(lg_test *t, lg_run_result *res)
+{
+    lg_logger *L = t->L;
+    char msg[256];
+    const uint64_t cap = 1u << 20;
+    int runs = t->vr->stability_runs > 0 ? t->vr->stability_runs : 1;
+    lg_detail_str(L, lg_logger_now(L), "generic_message", "Starting FindPeakPerformance mode", LN);
+    perf_run best, trial;
+    memset(&best, 0, sizeof best);
+    int have_best = 0, rc;
+    uint64_t lo = 0, hi, base = t->ef.samples_per_query;
+    snprintf(msg, sizeof msg, "FindPeakPerformance: Check validity of the base settings field: %" PRIu64, base);
+    lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+    if ((rc = peak_trial(t, base, LG_PEAK_BASE, &trial, res)) != 0)
+        goto fail;
+    if (trial.res.perf_constraints_met) {
+        lo = base;
+        perf_run_move(&best, &trial);
+        have_best = 1;
+        for (;;) {
+            hi = lo * 2;
+            if (hi > cap)
+                break;
+            if ((rc = peak_trial(t, hi, LG_PEAK_BOUNDARY, &trial, res)) != 0)
+                goto fail;
+            if (!trial.res.perf_constraints_met) {
+                perf_run_free(&trial);
+                break;
+            }
+            perf_run_free(&best);
+            perf_run_move(&best, &trial);
+            lo = hi;
+        }
+    } else {
+        perf_run_move(&best, &trial); /* reported if nothing passes */
+        have_best = 1;
+        hi = base;
+    }
+    snprintf(msg, sizeof msg, "FindPeakPerformance: Found boundaries: [%" PRIu64 ", %" PRIu64 ")", lo, hi);
+    lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if ((rc = peak_trial(t, mid, LG_PEAK_SEARCH, &trial, res)) != 0)
+            goto fail;
+        if (trial.res.perf_constraints_met) {
+            if (have_best)
+                perf_run_free(&best);
+            perf_run_move(&best, &trial);
+            have_best = 1;
+            lo = mid;
+        } else {
+            perf_run_free(&trial);
+            hi = mid;
+        }
+    }
+    /* confirmation: every stability run must meet the bound, else one stream less */
+    uint64_t n = lo;
+    while (n >= 1) {
+        int ok = 1;
+        for (int i = 0; i < runs; i++) {
+            if ((rc = peak_trial(t, n, LG_PEAK_CONFIRM, &trial, res)) != 0)
+                goto fail;
+            ok = trial.res.perf_constraints_met;
+            if (have_best)
+                perf_run_free(&best);
+            perf_run_move(&best, &trial);
+            have_best = 1;
+            if (!ok)
+                break;
+        }
+        if (ok)
+            break;
+        n--;
+    }
+    res->peak_found = 1;
+    res->peak_streams = n;
+    if (n == 0) {
+        errorf(t, "error_runtime",
+               "FindPeakPerformance: no stream count meets the performance constraints (1 stream "
+               "fails the bound)");
+    } else {
+        snprintf(msg, sizeof msg, "FindPeakPerformance: Found peak performance field: %" PRIu64, n);
+        lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
+    }
+    if (have_best) {
+        write_perf_result(t, &best);
+        res->ran_performance = 1;
+        res->valid = n > 0 && best.res.valid;
+        res->metric = (double)n;
+        res->query_count = best.st.queries_issued;
+        res->sample_count = best.st.samples_issued;
+        perf_run_free(&best);
+    }
+    return 0;
+fail:
+    if (have_best)
+        perf_run_free(&best);
+    return rc;
+}
+
 /* ---- StartTest (reference loadgen.cc, StartTest) --------------------------------------------- */
 
 void lg_test_free(lg_test *t)
@@ -1334,6 +1562,14 @@ static void log_requested(lg_test *t)
         lg_detail_double(L, now, "requested_single_stream_target_latency_percentile", r->single_stream_target_latency_percentile, LN);
         break;
     case LG_MULTI_STREAM:
+        if (t->vr->early_multistream) {
+            /* reference r1.1 test_settings_internal.cc, LogRequestedTestSettings */
+            lg_detail_double(L, now, "requested_multi_stream_target_qps", r->multi_stream_target_qps, LN);
+            lg_detail_double(L, now, "requested_multi_stream_target_latency_percentile", r->multi_stream_target_latency_percentile, LN);
+            lg_detail_u64(L, now, "requested_multi_stream_samples_per_query", r->multi_stream_samples_per_query, LN);
+            lg_detail_u64(L, now, "requested_multi_stream_max_async_queries", r->multi_stream_max_async_queries, LN);
+            break;
+        }
         lg_detail_double(L, now, "requested_multi_stream_expected_latency_ns", r->multi_stream_expected_latency_ns, LN);
         lg_detail_double(L, now, "requested_multi_stream_target_latency_percentile", r->multi_stream_target_latency_percentile, LN);
         lg_detail_u64(L, now, "requested_multi_stream_samples_per_query", r->multi_stream_samples_per_query, LN);
@@ -1367,7 +1603,7 @@ static void log_requested(lg_test *t)
     lg_detail_bool(L, now, "requested_performance_issue_same", r->performance_issue_same, LN);
     lg_detail_u64(L, now, "requested_performance_issue_same_index", r->performance_issue_same_index, LN);
     lg_detail_u64(L, now, "requested_performance_sample_count_override", r->performance_sample_count_override, LN);
-    if (t->compat != LG_COMPAT_5_1)
+    if (t->vr->logs_accuracy_sample_count)
         lg_detail_u64(L, now, "requested_accuracy_sample_count_override", r->accuracy_sample_count_override, LN);
     lg_detail_bool(L, now, "requested_sample_concatenate_permutation", r->sample_concatenate_permutation, LN);
     if (r->use_token_latencies) {
@@ -1408,7 +1644,7 @@ static void log_effective(lg_test *t)
     lg_detail_bool(L, now, "effective_performance_issue_same", e->performance_issue_same, LN);
     lg_detail_u64(L, now, "effective_performance_issue_same_index", e->performance_issue_same_index, LN);
     lg_detail_u64(L, now, "effective_performance_sample_count", e->performance_sample_count, LN);
-    if (t->compat != LG_COMPAT_5_1)
+    if (t->vr->logs_accuracy_sample_count)
         lg_detail_u64(L, now, "effective_accuracy_sample_count", e->accuracy_sample_count, LN);
     lg_detail_bool(L, now, "effective_sample_concatenate_permutation", e->sample_concatenate_permutation, LN);
 }
@@ -1442,6 +1678,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     t->qsl = qsl;
     t->opts = opts_in;
     t->compat = opts_in->compat;
+    t->vr = lg_version_rules_of_compat(t->compat);
     t->req = *settings;
     lg_mt_seed(&t->acc_rng, 5489);
     t->token_mode = settings->use_token_latencies;
@@ -1456,6 +1693,8 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         return rc;
     }
     lg_logger *L = t->L;
+    if (t->vr->text_detail_log)
+        lg_logger_set_text(L, 1);
     int64_t t_name0 = mono_now();
     const char *nm = sut->name(sut->ctx);
     int64_t name_dur = mono_now() - t_name0;
@@ -1507,8 +1746,19 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         t->req.schedule_rng_seed = t->req.test05_schedule_rng_seed;
     }
     lg_effective_derive(&t->ef, &t->req, qsl->total_sample_count, qsl->performance_sample_count);
+    lg_effective_apply_rules(&t->ef, &t->req, t->vr, t->req.multi_stream_target_qps,
+                             t->req.multi_stream_max_async_queries);
+    t->early_ms = t->vr->early_multistream && t->ef.scenario == LG_MULTI_STREAM;
     for (int i = 0; i < t->ef.n_errors; i++)
         errorf(t, "error_invalid_test_settings", "%s", t->ef.errors[i]);
+    int bad_early = t->early_ms && (!(t->req.multi_stream_target_qps > 0) ||
+                                    t->req.multi_stream_max_async_queries == 0 ||
+                                    t->ef.samples_per_query == 0);
+    if (bad_early)
+        errorf(t, "error_invalid_test_settings",
+               "MultiStream of LoadGen %s needs multi_stream_target_qps > 0, "
+               "multi_stream_max_async_queries >= 1 and multi_stream_samples_per_query >= 1",
+               t->vr->name);
     log_requested(t);
     log_effective(t);
 
@@ -1521,7 +1771,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
                t->ef.server_num_issue_query_threads);
     }
     int run_rc = 0;
-    int bad_settings = t->ef.performance_issue_unique && t->ef.performance_issue_same;
+    int bad_settings = bad_early || (t->ef.performance_issue_unique && t->ef.performance_issue_same);
     if (t->ef.performance_issue_same &&
         t->ef.performance_issue_same_index >= t->ef.performance_sample_count)
         bad_settings = 1;
@@ -1539,7 +1789,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
             run_rc = run_performance(t, res);
             break;
         case LG_FIND_PEAK_PERFORMANCE:
-            run_rc = find_peak(t, res);
+            run_rc = t->early_ms ? find_peak_streams(t, res) : find_peak(t, res);
             break;
         }
     }

@@ -61,20 +61,6 @@ int lg_mode_parse(const char *s)
     return -1;
 }
 
-int lg_compat_parse(const char *s)
-{
-    if (!strcmp(s, "6.0") || !strcmp(s, "6") || !strcmp(s, "master"))
-        return LG_COMPAT_6_0;
-    if (!strcmp(s, "5.1") || !strcmp(s, "5"))
-        return LG_COMPAT_5_1;
-    return -1;
-}
-
-const char *lg_compat_version(lg_compat c)
-{
-    return c == LG_COMPAT_5_1 ? "5.1.1" : "6.0.17";
-}
-
 /* ---- defaults and set-by-name ------------------------------------------------------------ */
 
 void lg_settings_default(lg_test_settings *s)
@@ -104,6 +90,9 @@ void lg_settings_default(lg_test_settings *s)
     s->server_ttft_latency = 100000000;
     s->server_tpot_latency = 100000000;
     s->token_latency_scaling_factor = 0;
+    /* reference r0.5 test_settings.h, TestSettings */
+    s->multi_stream_target_qps = 10.0;
+    s->multi_stream_max_async_queries = 1;
 }
 
 void lg_log_settings_default(lg_log_settings *l)
@@ -118,7 +107,7 @@ void lg_log_settings_default(lg_log_settings *l)
 void lg_run_options_default(lg_run_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->compat = LG_COMPAT_6_0;
+    o->compat = LG_COMPAT_LATEST;
     o->audit_config_path = "audit.config";
 }
 
@@ -174,6 +163,8 @@ static const struct field fields[] = {
     FLD(server_tpot_latency, F_U64),
     FLD(infer_token_latencies, F_BOOL),
     FLD(token_latency_scaling_factor, F_U64),
+    FLD(multi_stream_target_qps, F_DOUBLE),
+    FLD(multi_stream_max_async_queries, F_U64),
 };
 #undef FLD
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -193,7 +184,8 @@ const char *const lg_settings_field_names[] = {
     "performance_issue_unique", "performance_issue_same", "performance_issue_same_index",
     "performance_sample_count_override", "accuracy_sample_count_override", "use_token_latencies",
     "server_ttft_latency", "server_tpot_latency", "infer_token_latencies",
-    "token_latency_scaling_factor", NULL};
+    "token_latency_scaling_factor", "multi_stream_target_qps", "multi_stream_max_async_queries",
+    NULL};
 
 /* Edit distance for "did you mean" hints. */
 static size_t edit_distance(const char *a, const char *b)
@@ -362,7 +354,7 @@ struct lg_conf_session {
 
 const char *lg_embedded_mlperf_conf(lg_compat c, size_t *len, const char **name)
 {
-    const char *want = c == LG_COMPAT_5_1 ? "mlperf-5.1.conf" : "mlperf-6.0.conf";
+    const char *want = lg_version_rules_of_compat(c)->mlperf_conf;
     for (const struct lg_embedded_file *f = lg_embedded_files; f->name; f++)
         if (!strcmp(f->name, want)) {
             if (len)
@@ -787,6 +779,11 @@ static void apply_all(apply_ctx *a)
     apply_double(a, "MultiStream", "target_latency_percentile",
                  OFF(multi_stream_target_latency_percentile), 0.01);
     apply_u64(a, "MultiStream", "samples_per_query", OFF(multi_stream_samples_per_query), 1);
+    if (lg_version_rules_of_compat(a->cs->compat)->early_multistream) {
+        /* reference r0.5 test_settings_internal.cc, TestSettings::FromConfig */
+        apply_double(a, "MultiStream", "target_qps", OFF(multi_stream_target_qps), 1);
+        apply_u64(a, "MultiStream", "max_async_queries", OFF(multi_stream_max_async_queries), 1);
+    }
     apply_double(a, "Server", "target_latency_percentile", OFF(server_target_latency_percentile),
                  0.01);
     apply_u64(a, "Server", "target_latency", OFF(server_target_latency_ns), 1000000);
@@ -801,7 +798,7 @@ static void apply_all(apply_ctx *a)
     apply_u64(a, S, "min_query_count", OFF(min_query_count), 1);
     apply_u64(a, S, "max_query_count", OFF(max_query_count), 1);
     apply_u64(a, S, "performance_sample_count_override", OFF(performance_sample_count_override), 1);
-    if (a->cs->compat != LG_COMPAT_5_1)
+    if (lg_version_rules_of_compat(a->cs->compat)->logs_accuracy_sample_count)
         apply_u64(a, S, "accuracy_sample_count_override", OFF(accuracy_sample_count_override), 1);
     apply_double(a, "SingleStream", "target_latency", OFF(single_stream_expected_latency_ns), 1e6);
     apply_double(a, "MultiStream", "target_latency", OFF(multi_stream_expected_latency_ns), 1e6);

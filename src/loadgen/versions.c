@@ -1,59 +1,30 @@
-/* The LoadGen releases whose behaviour differs, as data: one row per release, read from the
- * reference sources of each tag (test_settings_internal.cc TestSettingsInternal; loadgen.cc
- * GenerateQueries, GenerateLoadableSets and StartTest). Code asks a row's switches, never a
- * version number. */
+/* The LoadGen releases whose behaviour differs, as data: rules/loadgen.json, compiled into
+ * build/gen/lg_versions.c at build time (tools/gen-lgversions.c). One row per release, read from
+ * the reference sources of each tag (test_settings_internal.cc TestSettingsInternal; loadgen.cc
+ * GenerateQueries, GenerateLoadableSets, StartTest, QueryScheduler). Code asks a row's switches,
+ * never a version number. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loadgen/loadgen.h"
 
-static const lg_version_rules rows[] = {
-    /* rounds v1.0 and v1.1: the builds report loadgen_version ".5a1"; MultiStream is the fixed
-     * interval of multi_stream_target_qps with multi_stream_max_async_queries in flight;
-     * performance_issue_same generates like performance_issue_unique; no
-     * sample_concatenate_permutation; TEST05 sets the seeds in audit.config */
-    {.major = 1, .minor = 0, .patch = 0, .ms_from_target_qps = 1, .issue_same_as_unique = 1,
-     .offline_percentile_unset = 1},
-    /* round v2.0: MultiStream is SingleStream's successor (multi_stream_expected_latency_ns);
-     * sample_concatenate_permutation for Offline (padded query) and SingleStream (equal issue) */
-    {.major = 2, .minor = 0, .patch = 0, .issue_same_as_unique = 1, .equal_issue = 1},
-    /* round v2.1: performance_issue_same no longer shortens the run (TEST04 reworked) */
-    {.major = 2, .minor = 1, .patch = 0, .equal_issue = 1},
-    /* rounds v3.0, v3.1: the test05 keys of audit.config ("Test05 flag detected") */
-    {.major = 3, .minor = 0, .patch = 0, .equal_issue = 1, .test05_flag = 1},
-    /* round v4.0: equal issue in every scenario (min_queries padded to the loaded set
-     * and raised while the duration is not met), Offline included by the else branch */
-    {.major = 4, .minor = 0, .patch = 0, .equal_issue = 2, .equal_issue_pads_offline_queries = 1,
-     .test05_flag = 1},
-    /* round v4.1: sample_concatenate_permutation logged */
-    {.major = 4, .minor = 1, .patch = 0, .equal_issue = 2, .equal_issue_pads_offline_queries = 1,
-     .test05_flag = 1, .logs_concatenation = 1},
-    /* rounds v5.0, v5.1: generated_samples_per_query logs the generated query's size; Offline
-     * left out of the min_queries padding */
-    {.major = 5, .minor = 0, .patch = 0, .equal_issue = 2, .logs_query_spq = 1, .test05_flag = 1,
-     .logs_concatenation = 1},
-    /* LoadGen 6.0.6 on (master): loaded sets from the first performance / accuracy sample
-     * count indices, accuracy_sample_count */
-    {.major = 6, .minor = 0, .patch = 6, .equal_issue = 2, .logs_query_spq = 1, .test05_flag = 1,
-     .logs_concatenation = 1, .loaded_set_from_count = 1, .logs_accuracy_sample_count = 1},
-};
-
-#define NROWS (sizeof rows / sizeof rows[0])
+extern const lg_version_rules lg_version_table[];
+extern const size_t lg_version_table_len;
 
 size_t lg_version_rules_count(void)
 {
-    return NROWS;
+    return lg_version_table_len;
 }
 
 const lg_version_rules *lg_version_rules_at(size_t i)
 {
-    return i < NROWS ? &rows[i] : NULL;
+    return i < lg_version_table_len ? &lg_version_table[i] : NULL;
 }
 
 const lg_version_rules *lg_version_rules_latest(void)
 {
-    return &rows[NROWS - 1];
+    return &lg_version_table[lg_version_table_len - 1];
 }
 
 static int cmp3(int a, int b, int c, const lg_version_rules *v)
@@ -67,11 +38,22 @@ static int cmp3(int a, int b, int c, const lg_version_rules *v)
 
 static const lg_version_rules *row_for(int a, int b, int c)
 {
-    const lg_version_rules *best = &rows[0];
-    for (size_t i = 0; i < NROWS; i++)
-        if (cmp3(a, b, c, &rows[i]) >= 0)
-            best = &rows[i];
+    const lg_version_rules *best = &lg_version_table[0];
+    for (size_t i = 0; i < lg_version_table_len; i++)
+        if (cmp3(a, b, c, &lg_version_table[i]) >= 0)
+            best = &lg_version_table[i];
     return best;
+}
+
+static const lg_version_rules *row_of_alias(const char *v, size_t n)
+{
+    for (size_t i = 0; i < lg_version_table_len; i++)
+        for (size_t j = 0; j < sizeof lg_version_table[i].aliases / sizeof lg_version_table[i].aliases[0]; j++) {
+            const char *a = lg_version_table[i].aliases[j];
+            if (a && strlen(a) == n && !strncmp(a, v, n))
+                return &lg_version_table[i];
+        }
+    return NULL;
 }
 
 const lg_version_rules *lg_version_rules_of(const char *v)
@@ -80,19 +62,28 @@ const lg_version_rules *lg_version_rules_of(const char *v)
         return NULL;
     while (*v == ' ')
         v++;
-    /* the LoadGen 1.x builds report their Python package's version: ".5a1" */
-    if (v[0] == '.')
-        return &rows[0];
+    /* a build that reports a non-numeric version (the LoadGen 1.x builds: ".5a1 @ ...") */
+    size_t n = strcspn(v, " @");
+    const lg_version_rules *al = row_of_alias(v, n);
+    if (al)
+        return al;
     int a = 0, b = 0, c = 0;
     if (sscanf(v, "%d.%d.%d", &a, &b, &c) < 2 || a < 0 || b < 0 || c < 0)
         return NULL;
     return row_for(a, b, c);
 }
 
+lg_compat lg_version_rules_compat(const lg_version_rules *v)
+{
+    return v->major * 100 + v->minor;
+}
+
 const lg_version_rules *lg_version_rules_of_compat(lg_compat c)
 {
-    /* LG_COMPAT_5_1 is the round v5.1 release; LG_COMPAT_6_0 master */
-    return c == LG_COMPAT_5_1 ? row_for(5, 1, 0) : lg_version_rules_latest();
+    for (size_t i = 0; c != LG_COMPAT_LATEST && i < lg_version_table_len; i++)
+        if (lg_version_rules_compat(&lg_version_table[i]) == c)
+            return &lg_version_table[i];
+    return lg_version_rules_latest();
 }
 
 const char *lg_version_rules_name(const lg_version_rules *v, char *buf, size_t n)
@@ -102,4 +93,68 @@ const char *lg_version_rules_name(const lg_version_rules *v, char *buf, size_t n
     else
         snprintf(buf, n, "%d.%d", v->major, v->minor);
     return buf;
+}
+
+int lg_compat_parse(const char *s)
+{
+    if (!s || !*s)
+        return -1;
+    const lg_version_rules *best = NULL;
+    for (size_t i = 0; i < lg_version_table_len; i++) {
+        const lg_version_rules *v = &lg_version_table[i];
+        if (!strcmp(s, v->name))
+            return lg_version_rules_compat(v);
+        char major[16];
+        snprintf(major, sizeof major, "%d", v->major);
+        if (!strcmp(s, major))
+            best = v; /* the newest row of that major version */
+    }
+    if (!best)
+        best = row_of_alias(s, strlen(s));
+    return best ? lg_version_rules_compat(best) : -1;
+}
+
+const char *lg_compat_version(lg_compat c)
+{
+    return lg_version_rules_of_compat(c)->loadgen_version;
+}
+
+const char *lg_compat_name(lg_compat c)
+{
+    return lg_version_rules_of_compat(c)->name;
+}
+
+const char *lg_compat_names(char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < lg_version_table_len && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ", " : "", lg_version_table[i].name);
+    return buf;
+}
+
+/* Whether two rows behave alike (every switch equal; names, versions and mlperf.conf aside). */
+static int same_rules(const lg_version_rules *a, const lg_version_rules *b)
+{
+    return a->early_multistream == b->early_multistream && a->text_detail_log == b->text_detail_log &&
+           a->ms_from_target_qps == b->ms_from_target_qps && a->issue_same_as_unique == b->issue_same_as_unique &&
+           a->equal_issue == b->equal_issue &&
+           a->equal_issue_pads_offline_queries == b->equal_issue_pads_offline_queries &&
+           a->logs_query_spq == b->logs_query_spq && a->loaded_set_from_count == b->loaded_set_from_count &&
+           a->logs_concatenation == b->logs_concatenation &&
+           a->logs_accuracy_sample_count == b->logs_accuracy_sample_count && a->test05_flag == b->test05_flag &&
+           a->offline_percentile_unset == b->offline_percentile_unset && a->stability_runs == b->stability_runs &&
+           a->early_stopping == b->early_stopping &&
+           !strcmp(a->tpot_word ? a->tpot_word : "", b->tpot_word ? b->tpot_word : "");
+}
+
+const lg_version_rules *lg_version_rules_next_change(const lg_version_rules *v)
+{
+    size_t i = (size_t)(v - lg_version_table);
+    if (v < lg_version_table || i >= lg_version_table_len)
+        return NULL;
+    for (size_t j = i + 1; j < lg_version_table_len; j++)
+        if (!same_rules(v, &lg_version_table[j]))
+            return &lg_version_table[j];
+    return NULL;
 }

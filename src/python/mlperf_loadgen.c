@@ -217,6 +217,9 @@ static const field ts_fields[] = {
     F("multi_stream_expected_latency_ns", K_DBL, multi_stream_expected_latency_ns),
     F("multi_stream_target_latency_percentile", K_DBL, multi_stream_target_latency_percentile),
     F("multi_stream_samples_per_query", K_U64, multi_stream_samples_per_query),
+    /* the early MultiStream (SetLoadgenCompat("0.5") to "1.1"; reference r0.5 TestSettings) */
+    F("multi_stream_target_qps", K_DBL, multi_stream_target_qps),
+    F("multi_stream_max_async_queries", K_U64, multi_stream_max_async_queries),
     F("server_target_qps", K_DBL, server_target_qps),
     F("server_target_latency_ns", K_U64, server_target_latency_ns),
     F("server_target_latency_percentile", K_DBL, server_target_latency_percentile),
@@ -1623,7 +1626,11 @@ static PyObject *py_SetLoadgenCompat(PyObject *m, PyObject *v)
                             Py_TYPE(v)->tp_name);
     int c = lg_compat_parse(PyUnicode_AsUTF8(v));
     if (c < 0)
-        return PyErr_Format(PyExc_ValueError, "SetLoadgenCompat(): expected '5.1' or '6.0', got %R", v);
+    {
+        char names[256];
+        return PyErr_Format(PyExc_ValueError, "SetLoadgenCompat(): expected one of %s, got %R",
+                            lg_compat_names(names, sizeof names), v);
+    }
     if ((lg_compat)c != g_compat) {
         g_compat = (lg_compat)c;
         lg_conf_session_free(g_conf); /* its embedded mlperf.conf is the old version's */

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <math.h>
 
+#include "common/jschema.h"
 #include "common/mllog.h"
 #include "loadgen/internal.h"
 #include "loadgen/loadgen.h"
@@ -426,6 +427,219 @@ START_TEST(version_rules_table)
 }
 END_TEST
 
+/* ---- the version table (rules/loadgen.json, compiled in) --------------------------------- */
+
+/* The data file is valid against its schema, and the compiled table is that file. */
+START_TEST(version_table_matches_data_file)
+{
+    ms_jschema *sc;
+    ms_err e;
+    ck_assert_msg(ms_jschema_load(&sc, "schemas/loadgen.schema.json", &e) == MS_OK, "%s", e.msg);
+    json_error_t je;
+    json_t *doc = json_load_file("rules/loadgen.json", 0, &je);
+    ck_assert_msg(doc != NULL, "rules/loadgen.json: %s", je.text);
+    ms_jschema_errors errs = {0};
+    int v = ms_jschema_validate(sc, doc, &errs, 5, &e);
+    ck_assert_msg(v == 1, "rules/loadgen.json: %s %s", errs.n ? errs.v[0].pointer : "",
+                  errs.n ? errs.v[0].message : e.msg);
+    ms_jschema_errors_free(&errs);
+    json_t *vs = json_object_get(doc, "versions");
+    ck_assert_uint_eq(json_array_size(vs), lg_version_rules_count());
+    for (size_t i = 0; i < lg_version_rules_count(); i++) {
+        const lg_version_rules *r = lg_version_rules_at(i);
+        json_t *o = json_array_get(vs, i);
+        ck_assert_str_eq(r->name, json_string_value(json_object_get(o, "name")));
+        ck_assert_str_eq(r->mlperf_conf, json_string_value(json_object_get(o, "mlperf_conf")));
+        ck_assert_int_eq(r->early_multistream, (int)json_integer_value(json_object_get(o, "early_multistream")));
+        ck_assert_int_eq(r->equal_issue, (int)json_integer_value(json_object_get(o, "equal_issue")));
+    }
+    json_t *bad = json_pack("{s:[{s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:i}]}", "versions", "name", "9.9", "major", 9,
+                            "minor", 9, "patch", 0, "loadgen_version", "9.9", "mlperf_conf", "mlperf-9.9.conf",
+                            "tpot_word", "per", "early_multistream", 2);
+    ck_assert_int_eq(ms_jschema_validate(sc, bad, NULL, 0, &e), 0);
+    json_decref(bad);
+    json_decref(doc);
+    ms_jschema_free(sc);
+}
+END_TEST
+
+/* Every row: its name is a --loadgen-compat value, its mlperf.conf is embedded and applies. */
+START_TEST(version_table_every_row)
+{
+    for (size_t i = 0; i < lg_version_rules_count(); i++) {
+        const lg_version_rules *r = lg_version_rules_at(i);
+        int c = lg_compat_parse(r->name);
+        ck_assert_msg(c >= 0, "%s", r->name);
+        ck_assert_ptr_eq(lg_version_rules_of_compat(c), r);
+        ck_assert_str_eq(lg_compat_name(c), r->name);
+        ck_assert_str_eq(lg_compat_version(c), r->loadgen_version);
+        size_t len = 0;
+        const char *name = NULL;
+        ck_assert_msg(lg_embedded_mlperf_conf(c, &len, &name) != NULL && len > 0, "%s: %s", r->name, r->mlperf_conf);
+        ms_err e;
+        lg_conf_session *cs = lg_conf_session_new(c, NULL, &e);
+        ck_assert_msg(cs != NULL, "%s", e.msg);
+        lg_test_settings s;
+        lg_settings_default(&s);
+        ck_assert_int_eq(lg_settings_apply_mlperf_conf(cs, &s, "resnet50", "SingleStream"), 0);
+        ck_assert_msg(s.qsl_rng_seed != 0, "%s: the embedded mlperf.conf sets the seeds", r->name);
+        ck_assert(r->tpot_word && (!strcmp(r->tpot_word, "to") || !strcmp(r->tpot_word, "per")));
+        ck_assert(!r->text_detail_log || r->early_multistream);
+        ck_assert(!r->early_multistream || (r->ms_from_target_qps && r->stability_runs > 0));
+        lg_conf_session_free(cs);
+    }
+    ck_assert_int_eq(lg_compat_parse("5"), LG_COMPAT_5_1);
+    ck_assert_int_eq(lg_compat_parse("6"), LG_COMPAT_6_0);
+    ck_assert_int_eq(lg_compat_parse("master"), LG_COMPAT_6_0);
+    ck_assert_int_eq(lg_compat_parse("0"), lg_compat_parse("0.7"));
+    ck_assert_int_eq(lg_compat_parse("0.6"), -1);
+    ck_assert_int_eq(lg_compat_parse(""), -1);
+    ck_assert_int_eq(lg_compat_parse("5.1x"), -1);
+    ck_assert_ptr_eq(lg_version_rules_of_compat(LG_COMPAT_LATEST), lg_version_rules_latest());
+    char names[256];
+    ck_assert_str_eq(lg_compat_names(names, sizeof names),
+                     "0.5, 0.7, 1.0, 1.1, 2.0, 2.1, 3.0, 3.1, 4.0, 4.1, 5.0, 5.1, 6.0");
+}
+END_TEST
+
+/* The facts of each era's row. */
+START_TEST(version_table_facts)
+{
+    const lg_version_rules *v05 = lg_version_rules_of_compat(lg_compat_parse("0.5"));
+    const lg_version_rules *v07 = lg_version_rules_of_compat(lg_compat_parse("0.7"));
+    for (int k = 0; k < 2; k++) {
+        const lg_version_rules *v = k ? v07 : v05;
+        ck_assert(v->early_multistream && v->text_detail_log && v->ms_from_target_qps);
+        ck_assert_int_eq(v->stability_runs, 5);
+        ck_assert_uint_eq(v->rules_table.single_stream.min_queries, 1024);
+        ck_assert(v->rules_table.single_stream.percentile == 0.90);
+        ck_assert_uint_eq(v->rules_table.server_image.min_queries, 270336);
+        ck_assert(v->rules_table.server_image.percentile == 0.99);
+        ck_assert_uint_eq(v->rules_table.server_other.min_queries, 90112);
+        ck_assert(v->rules_table.server_other.percentile == 0.97);
+        ck_assert_uint_eq(v->rules_table.multi_stream.min_queries, 24576);
+        ck_assert(v->rules_table.multi_stream.percentile == 0.90);
+        ck_assert_uint_eq(v->rules_table.offline_min_samples, 24576);
+        ck_assert_uint_eq(v->rules_table.min_duration_ms, 60000);
+        ck_assert(!v->loaded_set_from_count && !v->logs_accuracy_sample_count && !v->equal_issue);
+    }
+    for (const char *const *n = (const char *const[]){"1.0", "1.1", NULL}; *n; n++) {
+        const lg_version_rules *v = lg_version_rules_of_compat(lg_compat_parse(*n));
+        ck_assert(v->early_multistream && !v->text_detail_log && v->ms_from_target_qps);
+        ck_assert(v->issue_same_as_unique && v->offline_percentile_unset);
+        ck_assert(!v->early_stopping);
+    }
+    ck_assert(!v05->early_stopping && !v07->early_stopping);
+    for (const char *const *n = (const char *const[]){"2.0", "2.1", "3.0", "3.1", "4.0", "4.1", "5.0", "5.1", "6.0", NULL};
+         *n; n++) {
+        const lg_version_rules *v = lg_version_rules_of_compat(lg_compat_parse(*n));
+        ck_assert_msg(!v->early_multistream && !v->text_detail_log && !v->ms_from_target_qps, "%s", *n);
+        ck_assert_msg(v->equal_issue >= 1, "%s", *n);
+        ck_assert_msg(v->early_stopping, "%s", *n);
+    }
+    ck_assert_str_eq(lg_version_rules_of_compat(LG_COMPAT_6_0)->tpot_word, "per");
+    ck_assert_str_eq(lg_version_rules_of_compat(LG_COMPAT_5_1)->tpot_word, "to");
+    ck_assert(lg_version_rules_of_compat(LG_COMPAT_6_0)->loaded_set_from_count);
+    ck_assert(!lg_version_rules_of_compat(LG_COMPAT_5_1)->loaded_set_from_count);
+    /* the next change skips rows with the same rules: 3.0 -> 4.0, 1.0 -> 2.0, 6.0 none */
+    char b[16];
+    ck_assert_str_eq(lg_version_rules_name(lg_version_rules_next_change(lg_version_rules_of("3.0")), b, sizeof b), "4.0");
+    ck_assert_str_eq(lg_version_rules_name(lg_version_rules_next_change(lg_version_rules_of(".5a1 @ x")), b, sizeof b), "2.0");
+    ck_assert_ptr_null(lg_version_rules_next_change(lg_version_rules_latest()));
+}
+END_TEST
+
+/* The era's mlperf.conf and the early MultiStream's keys (reference r0.5 FromConfig). */
+START_TEST(early_multistream_settings)
+{
+    ms_err e;
+    lg_conf_session *cs = lg_conf_session_new(lg_compat_parse("0.5"), NULL, &e);
+    ck_assert_ptr_nonnull(cs);
+    lg_test_settings s;
+    lg_settings_default(&s);
+    ck_assert(s.multi_stream_target_qps == 10.0 && s.multi_stream_max_async_queries == 1);
+    ck_assert_int_eq(lg_settings_apply_mlperf_conf(cs, &s, "resnet50", "MultiStream"), 0);
+    ck_assert(s.multi_stream_target_qps == 20.0);
+    ck_assert_uint_eq(s.multi_stream_samples_per_query, 4);
+    ck_assert_uint_eq(s.multi_stream_max_async_queries, 1);
+    ck_assert_uint_eq(s.min_query_count, 270336);
+    ck_assert(fabs(s.multi_stream_target_latency_percentile - 0.99) < 1e-12);
+    lg_settings_default(&s);
+    ck_assert_int_eq(lg_settings_apply_mlperf_conf(cs, &s, "gnmt", "MultiStream"), 0);
+    ck_assert(s.multi_stream_target_qps == 10.0 && s.min_query_count == 90112);
+    lg_conf_session_free(cs);
+    /* the keys are not read under a later release */
+    cs = session();
+    lg_settings_default(&s);
+    ck_assert_int_eq(apply(cs, &s, "*.MultiStream.target_qps = 33\n", "resnet50", "MultiStream", 1), 0);
+    ck_assert(s.multi_stream_target_qps == 10.0);
+    lg_conf_session_free(cs);
+    /* effective settings: the interval and latency bound come from target_qps / max_async */
+    lg_settings_default(&s);
+    s.scenario = LG_MULTI_STREAM;
+    s.multi_stream_target_qps = 20;
+    s.multi_stream_max_async_queries = 2;
+    s.multi_stream_samples_per_query = 6;
+    lg_effective ef;
+    lg_effective_derive(&ef, &s, 256, 256);
+    lg_effective_apply_rules(&ef, &s, lg_version_rules_of_compat(lg_compat_parse("0.7")), s.multi_stream_target_qps,
+                             s.multi_stream_max_async_queries);
+    ck_assert(ef.target_qps == 20 && ef.max_async_queries == 2);
+    ck_assert_uint_eq(ef.target_latency_ns, 100000000);
+    ck_assert_uint_eq(ef.samples_per_query, 6);
+    ck_assert_int_eq(lg_settings_set(&s, "multi_stream_target_qps", "12.5", &e), MS_OK);
+    ck_assert(s.multi_stream_target_qps == 12.5);
+}
+END_TEST
+
+/* The early MultiStream's verdict: a skipped interval at the target percentile fails it
+ * (reference r0.5 PerformanceSummary::PerfConstraintsMet); the headline is the stream count. */
+START_TEST(early_multistream_results)
+{
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_MULTI_STREAM;
+    s.multi_stream_samples_per_query = 3;
+    s.min_query_count = 10;
+    s.min_duration_ms = 0;
+    s.multi_stream_target_latency_percentile = 0.9;
+    lg_effective ef;
+    lg_effective_derive(&ef, &s, 64, 64);
+    lg_effective_apply_rules(&ef, &s, lg_version_rules_of_compat(lg_compat_parse("0.5")), 10, 1);
+    for (int k = 0; k < 3; k++) {
+        int64_t slat[30], qlat[10], iv[10];
+        for (int i = 0; i < 30; i++)
+            slat[i] = 1000 + i;
+        for (int i = 0; i < 10; i++) {
+            qlat[i] = 2000 + i;
+            iv[i] = 1;
+        }
+        if (k == 1)
+            iv[4] = 3;             /* one overrun query: the 90th percentile (index 9 of 10) is 3 */
+        if (k == 2)
+            iv[2] = iv[7] = 2;     /* two overruns: still a skipped interval at the 90th */
+        lg_perf_input in = {.ef = &ef, .compat = lg_compat_parse("0.5"), .sut_name = "x", .sample_lat = slat,
+                            .sample_count = 30, .query_lat = qlat, .queries_issued = 10, .early_ms = 1,
+                            .query_intervals = iv, .max_latency = 1, .final_query_scheduled_time = 1,
+                            .final_query_issued_time = 1, .final_query_all_samples_done_time = 1};
+        lg_perf_result r;
+        ck_assert_int_eq(lg_perf_compute(&in, &r), 0);
+        ck_assert_int_eq(r.perf_constraints_met, k == 0);
+        ck_assert_int_eq(r.valid, k == 0);
+        ck_assert_uint_eq(r.overtime_query_count, (uint64_t)(k == 0 ? 0 : k == 1 ? 1 : 2));
+        ck_assert_uint_eq(r.skipped_intervals, (uint64_t)(k == 0 ? 0 : 2));
+        ck_assert(r.metric == 3);
+        ms_buf sum = MS_BUF_INIT;
+        ck_assert_int_eq(lg_perf_summary(&in, &r, &sum), 0);
+        ck_assert_ptr_nonnull(strstr(sum.data, "Samples per query : 3\n"));
+        ck_assert_ptr_nonnull(strstr(sum.data, k ? "Performance constraints satisfied : NO" : "Performance constraints satisfied : Yes"));
+        ck_assert_ptr_null(strstr(sum.data, "Early stopping"));
+        ms_buf_free(&sum);
+        lg_perf_result_free(&r);
+    }
+}
+END_TEST
+
 /* A requested double the log prints as 3.07681e+06: 390016 queries of 3076811 ns are exactly the
  * logged 1200005518976 ns; the text read back (3076810) gives another duration. */
 START_TEST(plan_rounded_expected_latency)
@@ -663,6 +877,11 @@ static Suite *loadgen_suite(void)
     tcase_add_test(tc, equal_issue_llm_server_counts);
     tcase_add_test(tc, plan_matches_generation);
     tcase_add_test(tc, version_rules_table);
+    tcase_add_test(tc, version_table_matches_data_file);
+    tcase_add_test(tc, version_table_every_row);
+    tcase_add_test(tc, version_table_facts);
+    tcase_add_test(tc, early_multistream_settings);
+    tcase_add_test(tc, early_multistream_results);
     tcase_add_test(tc, plan_rounded_expected_latency);
     tcase_add_test(tc, plan_release_rules_issue_same);
     tcase_add_test(tc, stdlib_shuffles);

@@ -47,8 +47,10 @@ typedef struct seed_cheat {
 /* The official sample_index_rng_seed of the embedded mlperf.conf of a round. */
 static int official_seed(const char *round, uint64_t *out)
 {
-    char name[64];
-    snprintf(name, sizeof name, "mlperf-%s.conf", round);
+    int c = lg_compat_parse(round);
+    if (c < 0)
+        return -1;
+    const char *name = lg_version_rules_of_compat(c)->mlperf_conf;
     for (const struct lg_embedded_file *f = lg_embedded_files; f->name; f++) {
         if (strcmp(f->name, name) != 0)
             continue;
@@ -242,9 +244,13 @@ static int cheat_seed_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_su
         return e ? e->code : MS_EUSAGE;
     if (has_seed && round)
         return ms_err_set(e, MS_EUSAGE, "--sut %s: give either seed=N or round=R, not both", opts->sut_name);
-    if (!has_seed && official_seed(round ? round : "6.0", &seed) != 0)
-        return ms_err_set(e, MS_EUSAGE, "--sut %s: option round: expected a round with an embedded mlperf.conf "
-                          "(6.0 or 5.1), got '%s'", opts->sut_name, round ? round : "6.0");
+    const char *newest = lg_compat_name(LG_COMPAT_LATEST);
+    if (!has_seed && official_seed(round ? round : newest, &seed) != 0) {
+        char names[256];
+        return ms_err_set(e, MS_EUSAGE, "--sut %s: option round: expected a round with an embedded "
+                          "mlperf.conf (%s), got '%s'", opts->sut_name, lg_compat_names(names, sizeof names),
+                          round ? round : newest);
+    }
     seed_cheat *c = calloc(1, sizeof *c);
     if (!c)
         return ms_err_oom(e);
