@@ -188,19 +188,20 @@ typedef struct pool {
     size_t n;
     ck_task_fn fn;
     void *ctx;
+    ck_fs_store *fs;   /* directory listings shared by the workers (NULL: none) */
 } pool;
 
 static void *worker(void *arg)
 {
     pool *p = arg;
+    ck_fs_cache_begin(p->fs);
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
             break;
-        ck_fs_cache_begin();
         p->fn(p->ctx, i);
-        ck_fs_cache_end();
     }
+    ck_fs_cache_end();
     return NULL;
 }
 
@@ -211,6 +212,7 @@ void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx)
     p.n = n;
     p.fn = fn;
     p.ctx = ctx;
+    p.fs = ck_fs_store_new();
     if (jobs < 1)
         jobs = 1;
     if ((size_t)jobs > n)
@@ -223,6 +225,7 @@ void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx)
     worker(&p);  /* the calling thread works too (and alone if threads cannot start) */
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
+    ck_fs_store_free(p.fs);
 }
 
 /* ---------------------------------------------------------------- waivers ---- */

@@ -149,7 +149,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         if (dl >= 11 && !strcmp(dir + dl - 11, "__pycache__"))
             walk_find(&c, "S8", 0, drel, NULL, "__pycache__", "__pycache__ directory");
         ck_dir d;
-        if (ck_dir_read(&d, dir)) {
+        if (ck_dir_read_sized(&d, dir)) {
             ck_report_finding(run, &sub->walk, &c.w, "R1", CK_SEV_ERROR, drel, 0, NULL, NULL, NULL,
                               "cannot read the directory: %s", strerror(d.err));
             free(dir);

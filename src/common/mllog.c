@@ -175,16 +175,63 @@ static int classify_int(const char *raw, size_t len)
  * none), which is either the ']' after the last integer taken or where the general scan has to
  * go on (a space, a sign, a fraction, ...; *closed is 1 only in the first case). Every element taken is valid JSON ("0" or a digit
  * string without a leading zero), followed by ',' (then the next element) or by the ']'. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+/* The whole-block loop of int_list_run with AVX2, in fixed 64-byte strides (the next load
+ * never waits for the previous block's result): a block is taken when it holds only digits
+ * and commas, no empty element (a comma after a comma or at the element start p) and no number
+ * with a leading zero (a '0' that starts an element and is followed by a digit, looking one
+ * byte past the block). Returns the start of the last element begun in the blocks taken (p if
+ * none), where the SSE2 / scalar code goes on. */
+__attribute__((target("avx2"))) static const char *int_blocks_avx2(const char *p,
+                                                                   const char *end)
+{
+    const __m256i off = _mm256_set1_epi8((char)('0' + 128)), lim = _mm256_set1_epi8((char)(10 - 128)),
+                  comma = _mm256_set1_epi8(','), zero = _mm256_set1_epi8('0');
+    const char *q = p, *start = p;
+    uint64_t prev_comma = 1; /* p is an element start */
+    while (end - q >= 65) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)q);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(q + 32));
+        uint64_t d = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, _mm256_sub_epi8(a, off))) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(
+                         _mm256_cmpgt_epi8(lim, _mm256_sub_epi8(b, off))) << 32;
+        uint64_t c = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, comma)) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, comma)) << 32;
+        uint64_t z = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
+        uint64_t cprev = (c << 1) | prev_comma; /* bit i: byte i starts an element */
+        uint64_t dnext = (d >> 1) | ((uint64_t)MS_ISDIGIT(q[64]) << 63);
+        if (~(d | c) || (c & cprev) || (z & cprev & dnext))
+            break;
+        if (c)
+            start = q + (64 - (unsigned)__builtin_clzll(c));
+        prev_comma = c >> 63;
+        q += 64;
+    }
+    return start;
+}
+#endif
+
 static const char *int_list_run(const char *p, const char *end, int *closed)
 {
     *closed = 0;
+#ifdef HAVE_AVX2_PATH
+    int avx2 = end - p >= 256 && __builtin_cpu_supports("avx2");
+#endif
     for (;;) {
+#ifdef HAVE_AVX2_PATH
+        if (avx2)
+            p = int_blocks_avx2(p, end);
+#endif
 #if defined(__SSE2__)
         /* whole blocks while they hold only digits and commas, up to the last comma of the
          * block: p is always an element start */
         while (end - p >= 65) {
             /* 64 bytes per step: bit i of d / c / z says byte i is a digit / ',' / '0' */
             uint64_t d = 0, c = 0, z = 0;
+#pragma GCC unroll 4
             for (int k = 0; k < 4; k++) {
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
                 __m128i dm = _mm_cmplt_epi8(_mm_sub_epi8(v, _mm_set1_epi8((char)('0' + 128))),
@@ -464,7 +511,8 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
     return 1;
 }
 
-static int lit(const char **pp, const char *end, const char *s, size_t n)
+static inline __attribute__((always_inline)) int lit(const char **pp, const char *end,
+                                                    const char *s, size_t n)
 {
     if ((size_t)(end - *pp) < n || memcmp(*pp, s, n))
         return 0;

@@ -209,9 +209,11 @@ START_TEST(rules_thresholds_are_ieee_products)
 }
 END_TEST
 
-/* Inside a task, questions about <listed dir>/<name> are answered from the listing exactly as
- * stat() answers them (files, directories, sizes, a broken link, absent names), and nothing is
- * remembered once the task ends. */
+/* Inside a parallel phase, questions about <listed dir>/<name> (and <listed dir>/<name>/) are
+ * answered from the listing exactly as stat() answers them (files, directories, sizes, a broken
+ * link, absent names, a trailing slash after a file), whether the directory was listed with
+ * sizes (the walk) or without (a task: sizes then come from stat), and nothing is remembered
+ * once the phase ends. */
 START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
 {
     char dir[256], p[400], q[400];
@@ -222,24 +224,31 @@ START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
     ck_assert_int_eq(mkdir(p, 0777), 0);
     snprintf(p, sizeof p, "%s/broken", dir);
     ck_assert_int_eq(symlink("nowhere", p), 0);
-    const char *names[] = {"f.txt", "sub", "broken", "absent", ".", ""};
-    int want[6][4]; /* exists, isdir, isfile, size without the cache */
-    for (int i = 0; i < 6; i++) {
+    const char *names[] = {"f.txt", "sub", "broken", "absent", ".", "", "sub/", "f.txt/",
+                           "broken/", "sub//"};
+    enum { NN = 10 };
+    int want[NN][4]; /* exists, isdir, isfile, size without the cache */
+    for (int i = 0; i < NN; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         want[i][0] = ck_pexists(p);
         want[i][1] = ck_isdir(p);
         want[i][2] = ck_isfile(p);
         want[i][3] = (int)ck_fsize(p);
     }
-    ck_fs_cache_begin();
+    ck_fs_store *store = ck_fs_store_new();
+    ck_assert_ptr_nonnull(store);
+    ck_fs_cache_begin(store);
     ck_dir d;
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
     ck_assert_uint_eq(d.n, 3);
+    for (size_t i = 0; i < d.n; i++)
+        if (!strcmp(d.v[i].name, "f.txt"))
+            ck_assert_int_eq(d.v[i].size_known, 0); /* a task's listing: no stat per file */
     ck_dir_free(&d);
-    /* a file made after the listing: the task sees the tree as listed */
+    /* a file made after the listing: the phase sees the tree as listed */
     snprintf(q, sizeof q, "%s/late.txt", dir);
     write_file(q, "x", 1);
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < NN; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         ck_assert_int_eq(ck_pexists(p), want[i][0]);
         ck_assert_int_eq(ck_isdir(p), want[i][1]);
@@ -250,7 +259,24 @@ START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
     ck_assert_uint_eq(d.n, 3);
     ck_dir_free(&d);
+    /* the walk's listing (with sizes) replaces the task's; the answers stay the same */
+    ck_assert_int_eq(ck_dir_read_sized(&d, dir), 0);
+    ck_assert_uint_eq(d.n, 3);
+    for (size_t i = 0; i < d.n; i++)
+        if (!strcmp(d.v[i].name, "f.txt")) {
+            ck_assert_int_eq(d.v[i].size_known, 1);
+            ck_assert_int_eq(d.v[i].size, 5);
+        }
+    ck_dir_free(&d);
+    for (int i = 0; i < NN; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        ck_assert_int_eq(ck_pexists(p), want[i][0]);
+        ck_assert_int_eq(ck_isdir(p), want[i][1]);
+        ck_assert_int_eq(ck_isfile(p), want[i][2]);
+        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
+    }
     ck_fs_cache_end();
+    ck_fs_store_free(store);
     /* after the task, the tree as it is */
     ck_assert_int_eq(ck_isfile(q), 1);
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
