@@ -245,13 +245,14 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
     return 0;
 }
 
-static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no)
+static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
+                       ms_mllog_memo *memo)
 {
     ms_mllog_rec rec;
     const char *key;
     size_t key_len;
     char msg[200];
-    int r = ms_mllog_scan_line(line, len, &rec, &key, &key_len, msg, sizeof msg);
+    int r = ms_mllog_scan_line_memo(line, len, &rec, &key, &key_len, memo, msg, sizeof msg);
     if (line_no == 1)
         d->first_line_is_record = r != 0;
     if (r < 0) {
@@ -282,6 +283,8 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
         return ms_err_oom(e);
     }
     size_t line_no = 0;
+    ms_mllog_memo memo;
+    memo.len = 0;
     int eof = 0, skipping = 0, skip_is_record = 0, pending_cr = 0;
     while (!eof || len) {
         if (!eof && len < cap) {
@@ -335,7 +338,7 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
                         d->bad_utf8_line = line_no;
                     }
                 }
-                if (handle_line(d, line, ll, line_no)) {
+                if (handle_line(d, line, ll, line_no, &memo)) {
                     free(buf);
                     close(fd);
                     ck_dlog_free(d);

@@ -496,13 +496,14 @@ static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
 }
 
 static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                     size_t *key_len, int want_time, char *msg, size_t msgsz);
+                     size_t *key_len, int want_time, ms_mllog_memo *memo, char *msg,
+                     size_t msgsz);
 
 int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz)
 {
     const char *key;
     size_t key_len;
-    int r = scan_line(line, len, rec, &key, &key_len, 1, msg, msgsz);
+    int r = scan_line(line, len, rec, &key, &key_len, 1, NULL, msg, msgsz);
     if (r <= 0)
         return r;
     rec->key = key ? ms_json_decode_string(key, key_len, NULL) : strdup("");
@@ -540,7 +541,7 @@ static int lit_bool(const char **pp, const char *end, int *out)
  * with the same result; any other line (other spacing, order or fields, or an error) returns 0
  * and gets the general parser. p is just after the prefix, end after the right-strip. */
 static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, const char **key,
-                         size_t *key_len, int want_time)
+                         size_t *key_len, int want_time, ms_mllog_memo *memo)
 {
     char msg[8];
     int is_real;
@@ -564,12 +565,29 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
     if (scan_number(&p, end, &is_real))
         return 0;
     const char *te = p;
-    if (!LIT(", \"namespace\": ") || scan_string(&p, end, msg, sizeof msg) ||
-        !LIT(", \"event_type\": ") || scan_string(&p, end, msg, sizeof msg) ||
-        !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
-        !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
-        !LIT(", \"file\": ") || scan_string(&p, end, msg, sizeof msg) ||
-        !LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
+    /* the middle part (namespace to file), which consecutive records of one log often share:
+     * the same bytes as the previous record's validated middle part take the same path */
+    if (memo && memo->len && (size_t)(end - p) > memo->len && !memcmp(p, memo->text, memo->len)) {
+        p += memo->len;
+        rec->is_error = memo->is_error;
+        rec->is_warning = memo->is_warning;
+    } else {
+        if (!LIT(", \"namespace\": ") || scan_string(&p, end, msg, sizeof msg) ||
+            !LIT(", \"event_type\": ") || scan_string(&p, end, msg, sizeof msg) ||
+            !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
+            !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
+            !LIT(", \"file\": ") || scan_string(&p, end, msg, sizeof msg))
+            return 0;
+        if (memo) {
+            size_t n = (size_t)(p - te);
+            memo->len = n <= sizeof memo->text ? n : 0;
+            if (memo->len)
+                memcpy(memo->text, te, n);
+            memo->is_error = rec->is_error;
+            memo->is_warning = rec->is_warning;
+        }
+    }
+    if (!LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
         !LIT(", \"pid\": ") || scan_number(&p, end, &is_real) ||
         !LIT(", \"tid\": ") || scan_number(&p, end, &is_real) || !LIT("}}") || p != end)
         return 0;
@@ -596,11 +614,18 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
 int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                        size_t *key_len, char *msg, size_t msgsz)
 {
-    return scan_line(line, len, rec, key, key_len, 0, msg, msgsz);
+    return scan_line(line, len, rec, key, key_len, 0, NULL, msg, msgsz);
+}
+
+int ms_mllog_scan_line_memo(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                            size_t *key_len, ms_mllog_memo *memo, char *msg, size_t msgsz)
+{
+    return scan_line(line, len, rec, key, key_len, 0, memo, msg, msgsz);
 }
 
 static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                     size_t *key_len, int want_time, char *msg, size_t msgsz)
+                     size_t *key_len, int want_time, ms_mllog_memo *memo, char *msg,
+                     size_t msgsz)
 {
     *key = NULL;
     *key_len = 0;
@@ -613,7 +638,7 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
     /* right-strip like the Python tools */
     while (end > p && isspace((unsigned char)end[-1]))
         end--;
-    if (scan_standard(p, end, rec, key, key_len, want_time))
+    if (scan_standard(p, end, rec, key, key_len, want_time, memo))
         return 1;
     memset(rec, 0, sizeof *rec);
     rec->time_ms = NAN;
