@@ -47,9 +47,9 @@ char *ck_join3(const char *a, const char *b, const char *c)
  * about <listed dir>/<name> is answered from the listing (whose entries carry what stat()
  * following links would say) instead of another path lookup; anything else still goes to
  * stat(). The tree does not change during a check. The store lives only as long as one
- * ck_parallel call (ck_fs_cache_begin/end bracket each worker thread): outside it nothing is
- * cached, and nothing outlives it (a later check of a changed tree in the same process sees the
- * new tree). Listings are never changed or freed while the store lives, so a pointer found
+ * check (ck_run brackets its traversal, ck_parallel each worker thread, with
+ * ck_fs_cache_begin/end): outside it nothing is cached, and nothing outlives it (a later check
+ * of a changed tree in the same process sees the new tree). Listings are never changed or freed while the store lives, so a pointer found
  * under the lock stays valid after it; memory is capped (STORE_MAX_BYTES: beyond it listings
  * are no longer kept, which costs time, never correctness). */
 #define STORE_MAX_BYTES ((size_t)256 << 20)
@@ -126,6 +126,11 @@ void ck_fs_cache_begin(ck_fs_store *s)
 void ck_fs_cache_end(void)
 {
     tl_store = NULL;
+}
+
+ck_fs_store *ck_fs_cache_current(void)
+{
+    return tl_store;
 }
 
 /* with s->mu held */

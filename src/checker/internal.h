@@ -156,14 +156,15 @@ int ck_pexists(const char *path);   /* os.path.exists (follows links) */
 int ck_isdir(const char *path);
 int ck_isfile(const char *path);
 long long ck_fsize(const char *path);  /* -1 if missing */
-/* Store of directory listings shared by the worker threads of one parallel phase (fsx.c): the
- * worker pool makes one and brackets each worker thread with begin/end; the calls above use it
- * inside the phase only. ck_fs_store_new returns NULL without memory (then nothing is kept). */
+/* Store of directory listings shared by the threads of one check (fsx.c): ck_run makes one
+ * and brackets its traversal with begin/end, the worker pool brackets each worker thread (with
+ * the caller's store, or one of its own); the calls above use it inside these brackets only. ck_fs_store_new returns NULL without memory (then nothing is kept). */
 typedef struct ck_fs_store ck_fs_store;
 ck_fs_store *ck_fs_store_new(void);
 void ck_fs_store_free(ck_fs_store *s);
 void ck_fs_cache_begin(ck_fs_store *s);
 void ck_fs_cache_end(void);
+ck_fs_store *ck_fs_cache_current(void);  /* this thread's store, NULL if none */
 char *ck_join(const char *a, const char *b);
 char *ck_join3(const char *a, const char *b, const char *c);
 char *ck_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,8 +1,9 @@
 /* Structure checks over everything under <division>/<submitter>/ (S4-S9 of the legacy checker,
  * plus the stricter S12/S13), with os.walk's semantics: directories are walked top-down
  * without following symbolic links; a link to a directory counts as a subdirectory of its
- * parent but is not entered. Iterative (no recursion), so deep trees cannot exhaust the stack;
- * nothing is kept per file, so memory does not grow with the tree. */
+ * parent but is not entered. Iterative (no recursion), so deep trees cannot exhaust the stack.
+ * Its listings (with the size of every file, for S5) go to the listing store of the parallel
+ * phase (fsx.c), where the result tasks find them instead of listing and stat'ing again. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
