@@ -421,10 +421,10 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
     json_object_seed(0);  /* before threads create Jansson objects (Jansson's advice) */
     /* one listing store for the whole traversal (plan, tasks, bookkeeping): each directory of
      * the tree is listed once per check (fsx.c) */
-    ck_fs_store *fs = ck_fs_store_new();
+    ck_fs_store *fs = ck_fs_store_new(), *prev = ck_fs_cache_current();
     ck_fs_cache_begin(fs);
     rc = run->rules.unified ? ck_run_unified(run, e) : ck_run_legacy(run, e);
-    ck_fs_cache_end();
+    ck_fs_cache_begin(prev); /* a check run inside another's task gives that one back */
     ck_fs_store_free(fs);
     if (rc)
         goto fail;

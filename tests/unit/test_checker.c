@@ -282,6 +282,19 @@ START_TEST(rules_thresholds_are_ieee_products)
 }
 END_TEST
 
+/* ck_pexists / ck_isdir / ck_isfile / ck_fsize of <dir>/<names[i]> are want[i][0..3]. */
+static void answers_as_before(const char *dir, const char *const *names, int n, int want[][4])
+{
+    char p[400];
+    for (int i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        ck_assert_int_eq(ck_pexists(p), want[i][0]);
+        ck_assert_int_eq(ck_isdir(p), want[i][1]);
+        ck_assert_int_eq(ck_isfile(p), want[i][2]);
+        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
+    }
+}
+
 /* Inside a parallel phase, questions about <listed dir>/<name> (and <listed dir>/<name>/) are
  * answered from the listing exactly as stat() answers them (files, directories, sizes, a broken
  * link, absent names, a trailing slash after a file), whether the directory was listed with
@@ -297,7 +310,7 @@ START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
     ck_assert_int_eq(mkdir(p, 0777), 0);
     snprintf(p, sizeof p, "%s/broken", dir);
     ck_assert_int_eq(symlink("nowhere", p), 0);
-    const char *names[] = {"f.txt", "sub", "broken", "absent", ".", "", "sub/", "f.txt/",
+    const char *const names[] = {"f.txt", "sub", "broken", "absent", ".", "", "sub/", "f.txt/",
                            "broken/", "sub//"};
     enum { NN = 10 };
     int want[NN][4]; /* exists, isdir, isfile, size without the cache */
@@ -321,13 +334,7 @@ START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
     /* a file made after the listing: the phase sees the tree as listed */
     snprintf(q, sizeof q, "%s/late.txt", dir);
     write_file(q, "x", 1);
-    for (int i = 0; i < NN; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        ck_assert_int_eq(ck_pexists(p), want[i][0]);
-        ck_assert_int_eq(ck_isdir(p), want[i][1]);
-        ck_assert_int_eq(ck_isfile(p), want[i][2]);
-        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
-    }
+    answers_as_before(dir, names, NN, want);
     ck_assert_int_eq(ck_isfile(q), 0);
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
     ck_assert_uint_eq(d.n, 3);
@@ -341,13 +348,7 @@ START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
             ck_assert_int_eq(d.v[i].size, 5);
         }
     ck_dir_free(&d);
-    for (int i = 0; i < NN; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        ck_assert_int_eq(ck_pexists(p), want[i][0]);
-        ck_assert_int_eq(ck_isdir(p), want[i][1]);
-        ck_assert_int_eq(ck_isfile(p), want[i][2]);
-        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
-    }
+    answers_as_before(dir, names, NN, want);
     ck_fs_cache_end();
     ck_fs_store_free(store);
     /* after the task, the tree as it is */
