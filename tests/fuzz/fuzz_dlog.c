@@ -2,7 +2,6 @@
  * universal newlines, the 64-byte line-end/UTF-8 scan, the memo of the previous record's middle
  * part, the repeated-key shortcut) and, line by line, ms_mllog_scan_line_memo against the
  * stateless ms_mllog_scan_line: any difference in a result aborts. */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
