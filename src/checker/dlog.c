@@ -14,11 +14,104 @@
 #include "checker/internal.h"
 #include "common/pyfmt.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+#endif
+
 #define BLOCK (256 * 1024)
 #define MAX_LINE (16u * 1024 * 1024)
 #define KEEP_VALUE_MAX 4096
 #define MAX_ERROR_TEXTS 20
 #define ERROR_TEXT_MAX 2048
+
+/* The end of the line starting at p: the first '\n' or '\r' in [p, end), or end. *high is set
+ * when a byte >= 0x80 comes before it (only such a line needs the UTF-8 check). One pass for
+ * the line end, the carriage return and the ASCII test: 64 bytes per step with SSE2. */
+#ifdef HAVE_AVX2_PATH
+/* The 64-byte blocks of line_stop with AVX2 (two 32-byte compares per kind); returns where
+ * the generic code goes on (a block holding the stop, or the tail) with *h set when a high
+ * byte was passed. */
+__attribute__((target("avx2"))) static const char *line_stop_avx2(const char *p, const char *end,
+                                                                   int *h)
+{
+    const __m256i nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+    while (end - p >= 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+        __m256i sa = _mm256_or_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(a, cr));
+        __m256i sb = _mm256_or_si256(_mm256_cmpeq_epi8(b, nl), _mm256_cmpeq_epi8(b, cr));
+        if (!_mm256_testz_si256(_mm256_or_si256(sa, sb), _mm256_or_si256(sa, sb)))
+            return p; /* the block with the stop: the generic code finds it */
+        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)))
+            *h = 1;
+        p += 64;
+    }
+    return p;
+}
+#endif
+
+static const char *line_stop(const char *p, const char *end, int *high)
+{
+    int h = 0;
+#ifdef HAVE_AVX2_PATH
+    if (end - p >= 128 && __builtin_cpu_supports("avx2"))
+        p = line_stop_avx2(p, end, &h);
+#endif
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    while (end - p >= 64) {
+        uint64_t stop = 0, hi = 0;
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+            stop |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                        _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)))
+                    << (16 * k);
+            hi |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * k);
+        }
+        if (stop) {
+            unsigned at = (unsigned)__builtin_ctzll(stop);
+            /* high bytes before the stop only */
+            if (hi & ((at == 0) ? 0 : (~(uint64_t)0 >> (64 - at))))
+                h = 1;
+            *high |= h;
+            return p + at;
+        }
+        if (hi)
+            h = 1;
+        p += 64;
+    }
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned stop = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
+        unsigned hi = (unsigned)_mm_movemask_epi8(v);
+        if (stop) {
+            unsigned at = (unsigned)__builtin_ctz(stop);
+            if (hi & ((1u << at) - 1u))
+                h = 1;
+            *high |= h;
+            return p + at;
+        }
+        if (hi)
+            h = 1;
+        p += 16;
+    }
+#endif
+    for (; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n' || c == '\r')
+            break;
+        if (c >= 0x80)
+            h = 1;
+    }
+    *high |= h;
+    return p;
+}
 
 static uint64_t key_hash(const char *k, size_t n)
 {
@@ -64,6 +157,13 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
     char *dec = NULL;
     const char *k = "";
     size_t kn = 0;
+    /* the same key as the previous record (old LoadGens log runs of one key): already kept */
+    if (key && d->last && key_len >= 2) {
+        const ck_dval *lv = &d->v[d->last - 1];
+        if (lv->key_len == key_len - 2 && !memcmp(lv->key, key + 1, key_len - 2) &&
+            !memchr(key, '\\', key_len))
+            return 0;
+    }
     if (key) {
         if (memchr(key, '\\', key_len)) {
             dec = ms_json_decode_string(key, key_len, &kn);
@@ -81,6 +181,7 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
     }
     size_t *slot = find_slot(d, k, kn);
     if (*slot) {
+        d->last = *slot;
         free(dec);
         return 0;  /* first occurrence wins */
     }
@@ -117,6 +218,7 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
         v->raw[rec->raw_len] = '\0';
     }
     *slot = ++d->n;
+    d->last = d->n;
     return 0;
 }
 
@@ -143,13 +245,14 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
     return 0;
 }
 
-static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no)
+static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
+                       ms_mllog_memo *memo)
 {
     ms_mllog_rec rec;
     const char *key;
     size_t key_len;
     char msg[200];
-    int r = ms_mllog_scan_line(line, len, &rec, &key, &key_len, msg, sizeof msg);
+    int r = ms_mllog_scan_line_memo(line, len, &rec, &key, &key_len, memo, msg, sizeof msg);
     if (line_no == 1)
         d->first_line_is_record = r != 0;
     if (r < 0) {
@@ -180,6 +283,8 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
         return ms_err_oom(e);
     }
     size_t line_no = 0;
+    ms_mllog_memo memo;
+    memo.len = 0;
     int eof = 0, skipping = 0, skip_is_record = 0, pending_cr = 0;
     while (!eof || len) {
         if (!eof && len < cap) {
@@ -206,13 +311,9 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
                     start++;
                 pending_cr = 0;
             }
-            /* the end of the line: the first \n, or an earlier \r (memchr is much faster
-             * than a byte loop on the long lines of detail logs) */
-            const char *nlp = memchr(buf + start, '\n', len - start);
-            size_t i = nlp ? (size_t)(nlp - buf) : len;
-            const char *crp = memchr(buf + start, '\r', i - start);
-            if (crp)
-                i = (size_t)(crp - buf);
+            /* the end of the line (\n or \r) and whether it holds non-ASCII bytes */
+            int high = 0;
+            size_t i = (size_t)(line_stop(buf + start, buf + len, &high) - buf);
             if (i == len && !eof)
                 break;
             if (i == len && start == len)
@@ -230,14 +331,14 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
                 }
             } else {
                 line_no++;
-                if (!d->bad_utf8) {
+                if (high && !d->bad_utf8) {
                     size_t off;
                     if (!ms_utf8_valid(line, ll, &off)) {
                         d->bad_utf8 = 1;
                         d->bad_utf8_line = line_no;
                     }
                 }
-                if (handle_line(d, line, ll, line_no)) {
+                if (handle_line(d, line, ll, line_no, &memo)) {
                     free(buf);
                     close(fd);
                     ck_dlog_free(d);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,58 +39,121 @@ char *ck_join3(const char *a, const char *b, const char *c)
     return r;
 }
 
-/* ---- listing cache ----------------------------------------------------------------------
- * A task (one result directory, one submitter's walk) lists a few directories and then asks
- * about the files in them, often several times (exists? a file? its size?). Inside a task the
- * last CACHE_DIRS listings are kept, and a question about <listed dir>/<name> is answered from
- * the listing (whose entries were stat'ed following links, as stat() would) instead of another
- * path lookup; anything else still goes to stat(). The tree does not change during a check.
- * The cache is per thread and lives only between ck_fs_cache_begin and ck_fs_cache_end, which
- * the worker pool calls around each task: outside tasks nothing is cached, and nothing
- * outlives a task (a later check of a changed tree in the same process sees the new tree). */
-#define CACHE_DIRS 16
+/* ---- listing store ----------------------------------------------------------------------
+ * The walk of a submitter lists (and stats) every directory under it; the result tasks then
+ * list some of the same directories again and ask about the files in them, often several
+ * times (exists? a file? its size?). During the parallel phase every listing is kept in a
+ * store shared by the worker threads: a directory is listed once per check, and a question
+ * about <listed dir>/<name> is answered from the listing (whose entries carry what stat()
+ * following links would say) instead of another path lookup; anything else still goes to
+ * stat(). The tree does not change during a check. The store lives only as long as one
+ * check (ck_run brackets its traversal, ck_parallel each worker thread, with
+ * ck_fs_cache_begin/end): outside it nothing is cached, and nothing outlives it (a later check
+ * of a changed tree in the same process sees the new tree). Listings are never changed or freed while the store lives, so a pointer found
+ * under the lock stays valid after it; memory is capped (STORE_MAX_BYTES: beyond it listings
+ * are no longer kept, which costs time, never correctness). */
+#define STORE_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct cached_dir {
     char *path;
     size_t plen;
+    uint64_t hash;
+    int sized;             /* listed with the sizes of its files (ck_dir_read_sized) */
     ck_dir d;
 } cached_dir;
 
-typedef struct fs_cache {
-    cached_dir v[CACHE_DIRS];
-    size_t next;
-} fs_cache;
+struct ck_fs_store {
+    pthread_mutex_t mu;
+    cached_dir **slot;     /* open addressing, nslot a power of 2 */
+    size_t nslot, n;
+    cached_dir **retired;  /* replaced by a sized listing: freed with the store */
+    size_t nretired;
+    size_t bytes;
+};
 
-/* Justified thread state: the cache of the task running on this thread (NULL outside tasks). */
-static _Thread_local fs_cache *tl_cache;
+/* Justified thread state: the store of the parallel phase this thread works in (NULL outside
+ * it: no caching). */
+static _Thread_local ck_fs_store *tl_store;
 
-void ck_fs_cache_begin(void)
+static uint64_t path_hash(const char *p, size_t n)
 {
-    ck_fs_cache_end();
-    tl_cache = calloc(1, sizeof *tl_cache); /* NULL (no memory): no caching */
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static void cached_free(cached_dir *cd)
+{
+    if (!cd)
+        return;
+    free(cd->path);
+    ck_dir_free(&cd->d);
+    free(cd);
+}
+
+ck_fs_store *ck_fs_store_new(void)
+{
+    ck_fs_store *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (pthread_mutex_init(&s->mu, NULL)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void ck_fs_store_free(ck_fs_store *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nslot; i++)
+        cached_free(s->slot[i]);
+    for (size_t i = 0; i < s->nretired; i++)
+        cached_free(s->retired[i]);
+    free(s->slot);
+    free(s->retired);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+void ck_fs_cache_begin(ck_fs_store *s)
+{
+    tl_store = s;
 }
 
 void ck_fs_cache_end(void)
 {
-    fs_cache *c = tl_cache;
-    if (!c)
-        return;
-    for (size_t i = 0; i < CACHE_DIRS; i++) {
-        free(c->v[i].path);
-        ck_dir_free(&c->v[i].d);
+    tl_store = NULL;
+}
+
+ck_fs_store *ck_fs_cache_current(void)
+{
+    return tl_store;
+}
+
+/* with s->mu held */
+static cached_dir **store_slot(const ck_fs_store *s, const char *path, size_t plen, uint64_t h)
+{
+    size_t mask = s->nslot - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        cached_dir **sl = &s->slot[i];
+        if (!*sl || ((*sl)->hash == h && (*sl)->plen == plen && !memcmp((*sl)->path, path, plen)))
+            return sl;
     }
-    free(c);
-    tl_cache = NULL;
 }
 
 static const cached_dir *cache_find(const char *path, size_t plen)
 {
-    for (size_t i = 0; tl_cache && i < CACHE_DIRS; i++) {
-        const cached_dir *cd = &tl_cache->v[i];
-        if (cd->path && cd->plen == plen && !memcmp(cd->path, path, plen))
-            return cd;
-    }
-    return NULL;
+    ck_fs_store *s = tl_store;
+    if (!s)
+        return NULL;
+    uint64_t h = path_hash(path, plen);
+    pthread_mutex_lock(&s->mu);
+    const cached_dir *cd = s->nslot ? *store_slot(s, path, plen, h) : NULL;
+    pthread_mutex_unlock(&s->mu);
+    return cd;
 }
 
 static int dir_copy(ck_dir *to, const ck_dir *from)
@@ -113,22 +177,63 @@ static int dir_copy(ck_dir *to, const ck_dir *from)
     return 0;
 }
 
-static void cache_store(const char *path, const ck_dir *d)
+static void cache_store(const char *path, const ck_dir *d, int sized)
 {
-    fs_cache *c = tl_cache;
-    if (!c)
+    ck_fs_store *s = tl_store;
+    if (!s)
         return;
-    cached_dir *cd = &c->v[c->next];
-    free(cd->path);
-    ck_dir_free(&cd->d);
-    cd->path = strdup(path);
+    size_t plen = strlen(path), bytes = sizeof(cached_dir) + plen + 1 + d->n * sizeof *d->v;
+    for (size_t i = 0; i < d->n; i++)
+        bytes += strlen(d->v[i].name) + 1;
+    cached_dir *cd = calloc(1, sizeof *cd);
+    if (!cd)
+        return;
+    cd->path = malloc(plen + 1);
     if (!cd->path || dir_copy(&cd->d, d)) {
-        free(cd->path);
-        cd->path = NULL;
+        cached_free(cd);
         return;
     }
-    cd->plen = strlen(path);
-    c->next = (c->next + 1) % CACHE_DIRS;
+    memcpy(cd->path, path, plen + 1);
+    cd->plen = plen;
+    cd->hash = path_hash(path, plen);
+    cd->sized = sized;
+    pthread_mutex_lock(&s->mu);
+    if (s->bytes + bytes > STORE_MAX_BYTES)
+        goto drop;
+    if ((s->n + 1) * 2 > s->nslot) {
+        size_t ns = s->nslot ? s->nslot * 2 : 1024;
+        cached_dir **nv = calloc(ns, sizeof *nv);
+        if (!nv)
+            goto drop;
+        ck_fs_store old = *s;
+        s->slot = nv;
+        s->nslot = ns;
+        for (size_t i = 0; i < old.nslot; i++)
+            if (old.slot[i])
+                *store_slot(s, old.slot[i]->path, old.slot[i]->plen, old.slot[i]->hash) =
+                    old.slot[i];
+        free(old.slot);
+    }
+    cached_dir **sl = store_slot(s, path, plen, cd->hash);
+    if (*sl) {
+        /* listed meanwhile by another thread: keep that one unless this one has sizes */
+        if ((*sl)->sized || !sized)
+            goto drop;
+        cached_dir **nr = realloc(s->retired, (s->nretired + 1) * sizeof *nr);
+        if (!nr)
+            goto drop;
+        s->retired = nr;
+        s->retired[s->nretired++] = *sl;
+    } else {
+        s->n++;
+    }
+    *sl = cd;
+    s->bytes += bytes;
+    pthread_mutex_unlock(&s->mu);
+    return;
+drop:
+    pthread_mutex_unlock(&s->mu);
+    cached_free(cd);
 }
 
 static int cmp_name(const void *key, const void *en)
@@ -136,22 +241,35 @@ static int cmp_name(const void *key, const void *en)
     return strcmp(key, ((const ck_entry *)en)->name);
 }
 
-/* 1 with *en the entry of path (NULL: not in its directory) when path is <cached dir>/<name>;
- * 0 when the cache cannot tell (then stat() decides). */
+/* 1 with *en the entry of path (NULL: not in its directory) when path is <listed dir>/<name>,
+ * or <listed dir>/<name>/ (then, as for stat(), only a directory, or a link to one, is there);
+ * 0 when the store cannot tell (then stat() decides). */
 static int cache_lookup(const char *path, const ck_entry **en)
 {
-    if (!tl_cache || !path)
+    if (!tl_store || !path)
         return 0;
-    const char *slash = strrchr(path, '/');
+    size_t n = strlen(path);
+    int trailing = 0;
+    while (n > 1 && path[n - 1] == '/') {
+        n--;
+        trailing = 1;
+    }
+    const char *slash = memrchr(path, '/', n);
     if (!slash || slash == path)
         return 0;
     const char *name = slash + 1;
-    if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+    size_t nl = (size_t)(path + n - name);
+    if (!nl || nl >= 256 || (name[0] == '.' && (nl == 1 || (nl == 2 && name[1] == '.'))))
         return 0;
     const cached_dir *cd = cache_find(path, (size_t)(slash - path));
     if (!cd)
         return 0;
-    *en = cd->d.n ? bsearch(name, cd->d.v, cd->d.n, sizeof *cd->d.v, cmp_name) : NULL;
+    char nm[256];
+    memcpy(nm, name, nl);
+    nm[nl] = '\0';
+    *en = cd->d.n ? bsearch(nm, cd->d.v, cd->d.n, sizeof *cd->d.v, cmp_name) : NULL;
+    if (*en && trailing && !(*en)->is_dir)
+        *en = NULL;
     return 1;
 }
 
@@ -185,8 +303,13 @@ int ck_isfile(const char *path)
 long long ck_fsize(const char *path)
 {
     const ck_entry *en;
-    if (cache_lookup(path, &en))
-        return en && en->stat_ok ? en->size : -1;
+    if (cache_lookup(path, &en)) {
+        if (!en || !en->stat_ok)
+            return -1;
+        if (en->size_known)
+            return en->size;
+        /* listed without sizes: ask the file system below */
+    }
     struct stat st;
     return path && stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
@@ -196,70 +319,127 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
 }
 
-static int dir_read(ck_dir *d, const char *path);
+static int dir_read(ck_dir *d, const char *path, int sized);
 
-int ck_dir_read(ck_dir *d, const char *path)
+static int dir_read_cached(ck_dir *d, const char *path, int sized)
 {
-    const cached_dir *cd = tl_cache ? cache_find(path, strlen(path)) : NULL;
-    if (cd && dir_copy(d, &cd->d) == 0)
+    const cached_dir *cd = tl_store ? cache_find(path, strlen(path)) : NULL;
+    if (cd && (cd->sized || !sized) && dir_copy(d, &cd->d) == 0)
         return 0;
-    int rc = dir_read(d, path);
+    if (cd && sized && dir_copy(d, &cd->d) == 0) {
+        /* listed without sizes: the same entries, with the sizes of the files added */
+        for (size_t i = 0; i < d->n; i++) {
+            ck_entry *en = &d->v[i];
+            if (en->is_dir || en->size_known || !en->stat_ok)
+                continue;
+            char *fp = ck_join(path, en->name);
+            struct stat st;
+            if (fp && stat(fp, &st) == 0) {
+                en->size = (long long)st.st_size;
+                en->size_known = 1;
+            }
+            free(fp);
+        }
+        cache_store(path, d, 1);
+        return 0;
+    }
+    int rc = dir_read(d, path, sized);
     if (rc == 0)
-        cache_store(path, d);
+        cache_store(path, d, sized);
     return rc;
 }
 
-static int dir_read(ck_dir *d, const char *path)
+int ck_dir_read(ck_dir *d, const char *path)
+{
+    return dir_read_cached(d, path, 0);
+}
+
+int ck_dir_read_sized(ck_dir *d, const char *path)
+{
+    return dir_read_cached(d, path, 1);
+}
+
+/* One listing: getdents64 on a descriptor opened here (opendir would add an fstat per
+ * directory), and the type of an entry from the listing itself when the file system gives it:
+ * a regular file or a directory that is not a link needs no stat() to answer exists / isdir /
+ * isfile (os.path's questions); links and unknown types are stat'ed (following the link) as
+ * before. sized: also stat every non-directory for its size (the walk's size limit); otherwise
+ * a regular file's size is left unknown (size_known 0) and ck_fsize asks for it. */
+static int dir_read(ck_dir *d, const char *path, int sized)
 {
     memset(d, 0, sizeof *d);
-    /* opendir, not open + fdopendir: fdopendir checks the descriptor with fcntl, one system
-     * call more per directory (the checker lists every directory of the round, some twice) */
-    DIR *dir = opendir(path);
-    if (!dir) {
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
         d->err = errno;
         return -1;
     }
-    int dfd = dirfd(dir);
     size_t cap = 0;
-    for (struct dirent *de; (de = readdir(dir));) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        if (d->n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            ck_entry *nv = realloc(d->v, nc * sizeof *nv);
-            if (!nv)
+    /* aligned for struct dirent64 */
+    _Alignas(struct dirent64) char buf[32 * 1024];
+    for (;;) {
+        ssize_t got = getdents64(dfd, buf, sizeof buf);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            d->err = errno;
+            close(dfd);
+            ck_dir_free(d);
+            return -1;
+        }
+        if (got == 0)
+            break;
+        for (ssize_t off = 0; off < got;) {
+            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
+            off += de->d_reclen;
+            const char *nm = de->d_name;
+            if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+                continue;
+            if (d->n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                ck_entry *nv = realloc(d->v, nc * sizeof *nv);
+                if (!nv)
+                    goto oom;
+                d->v = nv;
+                cap = nc;
+            }
+            ck_entry *en = &d->v[d->n];
+            memset(en, 0, sizeof *en);
+            en->name = strdup(nm);
+            if (!en->name)
                 goto oom;
-            d->v = nv;
-            cap = nc;
+            en->size = -1;
+            en->listing_pos = d->n;
+            d->n++;
+            struct stat st;
+            if (de->d_type == DT_DIR) {
+                en->stat_ok = en->is_dir = 1;
+                continue;
+            }
+            if (de->d_type == DT_REG && !sized) {
+                en->stat_ok = en->is_file = 1;
+                continue;
+            }
+            int is_link = de->d_type == DT_LNK;
+            if (de->d_type == DT_UNKNOWN || is_link) {
+                if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                    is_link = S_ISLNK(st.st_mode);
+            }
+            en->is_link = (unsigned char)is_link;
+            if (fstatat(dfd, nm, &st, 0) == 0) {
+                en->stat_ok = 1;
+                en->is_dir = S_ISDIR(st.st_mode);
+                en->is_file = S_ISREG(st.st_mode);
+                en->size = (long long)st.st_size;
+                en->size_known = 1;
+            }
         }
-        ck_entry *en = &d->v[d->n];
-        memset(en, 0, sizeof *en);
-        en->name = strdup(de->d_name);
-        if (!en->name)
-            goto oom;
-        en->size = -1;
-        en->listing_pos = d->n;
-        struct stat st;
-        int is_link = de->d_type == DT_LNK;
-        if (de->d_type == DT_UNKNOWN || is_link) {
-            if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                is_link = S_ISLNK(st.st_mode);
-        }
-        en->is_link = (unsigned char)is_link;
-        if (fstatat(dfd, de->d_name, &st, 0) == 0) {
-            en->stat_ok = 1;
-            en->is_dir = S_ISDIR(st.st_mode);
-            en->is_file = S_ISREG(st.st_mode);
-            en->size = (long long)st.st_size;
-        }
-        d->n++;
     }
-    closedir(dir);
+    close(dfd);
     if (d->n > 1)
         qsort(d->v, d->n, sizeof *d->v, cmp_entry);
     return 0;
 oom:
-    closedir(dir);
+    close(dfd);
     ck_dir_free(d);
     d->err = ENOMEM;
     return -1;

@@ -135,6 +135,7 @@ typedef struct ck_entry {
     unsigned char is_file;     /* like os.path.isfile */
     unsigned char is_link;
     unsigned char stat_ok;     /* stat() (following links) succeeded: os.path.exists */
+    unsigned char size_known;  /* size was stat'ed (ck_dir_read_sized, links, odd types) */
     long long size;            /* following links; -1 if unknown */
     size_t listing_pos;        /* position in readdir's (os.listdir's) order, before sorting */
 } ck_entry;
@@ -148,15 +149,22 @@ typedef struct ck_dir {
 /* Lists a directory (names sorted byte-wise; "." and ".." left out; each entry keeps its
  * position in the file system's own order, which is os.listdir's, as listing_pos). */
 int ck_dir_read(ck_dir *d, const char *path);
+/* The same with the size of every non-directory entry (size_known set): one stat per file. */
+int ck_dir_read_sized(ck_dir *d, const char *path);
 void ck_dir_free(ck_dir *d);
 int ck_pexists(const char *path);   /* os.path.exists (follows links) */
 int ck_isdir(const char *path);
 int ck_isfile(const char *path);
 long long ck_fsize(const char *path);  /* -1 if missing */
-/* Per-thread cache of directory listings for the task running on this thread (fsx.c): the
- * worker pool brackets every task with these; the calls above use it inside tasks only. */
-void ck_fs_cache_begin(void);
+/* Store of directory listings shared by the threads of one check (fsx.c): ck_run makes one
+ * and brackets its traversal with begin/end, the worker pool brackets each worker thread (with
+ * the caller's store, or one of its own); the calls above use it inside these brackets only. ck_fs_store_new returns NULL without memory (then nothing is kept). */
+typedef struct ck_fs_store ck_fs_store;
+ck_fs_store *ck_fs_store_new(void);
+void ck_fs_store_free(ck_fs_store *s);
+void ck_fs_cache_begin(ck_fs_store *s);
 void ck_fs_cache_end(void);
+ck_fs_store *ck_fs_cache_current(void);  /* this thread's store, NULL if none */
 char *ck_join(const char *a, const char *b);
 char *ck_join3(const char *a, const char *b, const char *c);
 char *ck_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -186,6 +194,7 @@ typedef struct ck_dlog {
     size_t n, cap;
     size_t *slot;              /* hash index into v (index + 1; 0 = empty), nslot a power of 2 */
     size_t nslot;
+    size_t last;               /* index + 1 of the previous record's key (0: none) */
     char **errors;             /* texts of the first is_error records */
     size_t nerror_texts;
     size_t n_error_recs;       /* all is_error records */

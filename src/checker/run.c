@@ -188,19 +188,20 @@ typedef struct pool {
     size_t n;
     ck_task_fn fn;
     void *ctx;
+    ck_fs_store *fs;   /* directory listings shared by the workers (NULL: none) */
 } pool;
 
 static void *worker(void *arg)
 {
     pool *p = arg;
+    ck_fs_cache_begin(p->fs);
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
             break;
-        ck_fs_cache_begin();
         p->fn(p->ctx, i);
-        ck_fs_cache_end();
     }
+    ck_fs_cache_end();
     return NULL;
 }
 
@@ -211,6 +212,9 @@ void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx)
     p.n = n;
     p.fn = fn;
     p.ctx = ctx;
+    /* the run's store when the caller has one (ck_run), else one for this phase */
+    ck_fs_store *outer = ck_fs_cache_current(), *own = outer ? NULL : ck_fs_store_new();
+    p.fs = outer ? outer : own;
     if (jobs < 1)
         jobs = 1;
     if ((size_t)jobs > n)
@@ -223,6 +227,8 @@ void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx)
     worker(&p);  /* the calling thread works too (and alone if threads cannot start) */
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
+    ck_fs_cache_begin(outer); /* worker() ended the calling thread's */
+    ck_fs_store_free(own);
 }
 
 /* ---------------------------------------------------------------- waivers ---- */
@@ -413,7 +419,13 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
     if (run->jobs > 64)
         run->jobs = 64;
     json_object_seed(0);  /* before threads create Jansson objects (Jansson's advice) */
+    /* one listing store for the whole traversal (plan, tasks, bookkeeping): each directory of
+     * the tree is listed once per check (fsx.c) */
+    ck_fs_store *fs = ck_fs_store_new(), *prev = ck_fs_cache_current();
+    ck_fs_cache_begin(fs);
     rc = run->rules.unified ? ck_run_unified(run, e) : ck_run_legacy(run, e);
+    ck_fs_cache_begin(prev); /* a check run inside another's task gives that one back */
+    ck_fs_store_free(fs);
     if (rc)
         goto fail;
     if (run->oom) {

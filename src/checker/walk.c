@@ -1,8 +1,9 @@
 /* Structure checks over everything under <division>/<submitter>/ (S4-S9 of the legacy checker,
  * plus the stricter S12/S13), with os.walk's semantics: directories are walked top-down
  * without following symbolic links; a link to a directory counts as a subdirectory of its
- * parent but is not entered. Iterative (no recursion), so deep trees cannot exhaust the stack;
- * nothing is kept per file, so memory does not grow with the tree. */
+ * parent but is not entered. Iterative (no recursion), so deep trees cannot exhaust the stack.
+ * Its listings (with the size of every file, for S5) go to the listing store of the parallel
+ * phase (fsx.c), where the result tasks find them instead of listing and stat'ing again. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         if (dl >= 11 && !strcmp(dir + dl - 11, "__pycache__"))
             walk_find(&c, "S8", 0, drel, NULL, "__pycache__", "__pycache__ directory");
         ck_dir d;
-        if (ck_dir_read(&d, dir)) {
+        if (ck_dir_read_sized(&d, dir)) {
             ck_report_finding(run, &sub->walk, &c.w, "R1", CK_SEV_ERROR, drel, 0, NULL, NULL, NULL,
                               "cannot read the directory: %s", strerror(d.err));
             free(dir);

@@ -175,16 +175,63 @@ static int classify_int(const char *raw, size_t len)
  * none), which is either the ']' after the last integer taken or where the general scan has to
  * go on (a space, a sign, a fraction, ...; *closed is 1 only in the first case). Every element taken is valid JSON ("0" or a digit
  * string without a leading zero), followed by ',' (then the next element) or by the ']'. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+/* The whole-block loop of int_list_run with AVX2, in fixed 64-byte strides (the next load
+ * never waits for the previous block's result): a block is taken when it holds only digits
+ * and commas, no empty element (a comma after a comma or at the element start p) and no number
+ * with a leading zero (a '0' that starts an element and is followed by a digit, looking one
+ * byte past the block). Returns the start of the last element begun in the blocks taken (p if
+ * none), where the SSE2 / scalar code goes on. */
+__attribute__((target("avx2"))) static const char *int_blocks_avx2(const char *p,
+                                                                   const char *end)
+{
+    const __m256i off = _mm256_set1_epi8((char)('0' + 128)), lim = _mm256_set1_epi8((char)(10 - 128)),
+                  comma = _mm256_set1_epi8(','), zero = _mm256_set1_epi8('0');
+    const char *q = p, *start = p;
+    uint64_t prev_comma = 1; /* p is an element start */
+    while (end - q >= 65) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)q);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(q + 32));
+        uint64_t d = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lim, _mm256_sub_epi8(a, off))) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(
+                         _mm256_cmpgt_epi8(lim, _mm256_sub_epi8(b, off))) << 32;
+        uint64_t c = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, comma)) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, comma)) << 32;
+        uint64_t z = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
+        uint64_t cprev = (c << 1) | prev_comma; /* bit i: byte i starts an element */
+        uint64_t dnext = (d >> 1) | ((uint64_t)MS_ISDIGIT(q[64]) << 63);
+        if (~(d | c) || (c & cprev) || (z & cprev & dnext))
+            break;
+        if (c)
+            start = q + (64 - (unsigned)__builtin_clzll(c));
+        prev_comma = c >> 63;
+        q += 64;
+    }
+    return start;
+}
+#endif
+
 static const char *int_list_run(const char *p, const char *end, int *closed)
 {
     *closed = 0;
+#ifdef HAVE_AVX2_PATH
+    int avx2 = end - p >= 256 && __builtin_cpu_supports("avx2");
+#endif
     for (;;) {
+#ifdef HAVE_AVX2_PATH
+        if (avx2)
+            p = int_blocks_avx2(p, end);
+#endif
 #if defined(__SSE2__)
         /* whole blocks while they hold only digits and commas, up to the last comma of the
          * block: p is always an element start */
         while (end - p >= 65) {
             /* 64 bytes per step: bit i of d / c / z says byte i is a digit / ',' / '0' */
             uint64_t d = 0, c = 0, z = 0;
+#pragma GCC unroll 4
             for (int k = 0; k < 4; k++) {
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
                 __m128i dm = _mm_cmplt_epi8(_mm_sub_epi8(v, _mm_set1_epi8((char)('0' + 128))),
@@ -449,13 +496,14 @@ static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
 }
 
 static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                     size_t *key_len, int want_time, char *msg, size_t msgsz);
+                     size_t *key_len, int want_time, ms_mllog_memo *memo, char *msg,
+                     size_t msgsz);
 
 int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz)
 {
     const char *key;
     size_t key_len;
-    int r = scan_line(line, len, rec, &key, &key_len, 1, msg, msgsz);
+    int r = scan_line(line, len, rec, &key, &key_len, 1, NULL, msg, msgsz);
     if (r <= 0)
         return r;
     rec->key = key ? ms_json_decode_string(key, key_len, NULL) : strdup("");
@@ -464,7 +512,8 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
     return 1;
 }
 
-static int lit(const char **pp, const char *end, const char *s, size_t n)
+static inline __attribute__((always_inline)) int lit(const char **pp, const char *end,
+                                                    const char *s, size_t n)
 {
     if ((size_t)(end - *pp) < n || memcmp(*pp, s, n))
         return 0;
@@ -492,7 +541,7 @@ static int lit_bool(const char **pp, const char *end, int *out)
  * with the same result; any other line (other spacing, order or fields, or an error) returns 0
  * and gets the general parser. p is just after the prefix, end after the right-strip. */
 static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, const char **key,
-                         size_t *key_len, int want_time)
+                         size_t *key_len, int want_time, ms_mllog_memo *memo)
 {
     char msg[8];
     int is_real;
@@ -516,12 +565,29 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
     if (scan_number(&p, end, &is_real))
         return 0;
     const char *te = p;
-    if (!LIT(", \"namespace\": ") || scan_string(&p, end, msg, sizeof msg) ||
-        !LIT(", \"event_type\": ") || scan_string(&p, end, msg, sizeof msg) ||
-        !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
-        !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
-        !LIT(", \"file\": ") || scan_string(&p, end, msg, sizeof msg) ||
-        !LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
+    /* the middle part (namespace to file), which consecutive records of one log often share:
+     * the same bytes as the previous record's validated middle part take the same path */
+    if (memo && memo->len && (size_t)(end - p) > memo->len && !memcmp(p, memo->text, memo->len)) {
+        p += memo->len;
+        rec->is_error = memo->is_error;
+        rec->is_warning = memo->is_warning;
+    } else {
+        if (!LIT(", \"namespace\": ") || scan_string(&p, end, msg, sizeof msg) ||
+            !LIT(", \"event_type\": ") || scan_string(&p, end, msg, sizeof msg) ||
+            !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
+            !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
+            !LIT(", \"file\": ") || scan_string(&p, end, msg, sizeof msg))
+            return 0;
+        if (memo) {
+            size_t n = (size_t)(p - te);
+            memo->len = n <= sizeof memo->text ? n : 0;
+            if (memo->len)
+                memcpy(memo->text, te, n);
+            memo->is_error = rec->is_error;
+            memo->is_warning = rec->is_warning;
+        }
+    }
+    if (!LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
         !LIT(", \"pid\": ") || scan_number(&p, end, &is_real) ||
         !LIT(", \"tid\": ") || scan_number(&p, end, &is_real) || !LIT("}}") || p != end)
         return 0;
@@ -548,11 +614,18 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
 int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                        size_t *key_len, char *msg, size_t msgsz)
 {
-    return scan_line(line, len, rec, key, key_len, 0, msg, msgsz);
+    return scan_line(line, len, rec, key, key_len, 0, NULL, msg, msgsz);
+}
+
+int ms_mllog_scan_line_memo(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                            size_t *key_len, ms_mllog_memo *memo, char *msg, size_t msgsz)
+{
+    return scan_line(line, len, rec, key, key_len, 0, memo, msg, msgsz);
 }
 
 static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                     size_t *key_len, int want_time, char *msg, size_t msgsz)
+                     size_t *key_len, int want_time, ms_mllog_memo *memo, char *msg,
+                     size_t msgsz)
 {
     *key = NULL;
     *key_len = 0;
@@ -565,7 +638,7 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
     /* right-strip like the Python tools */
     while (end > p && isspace((unsigned char)end[-1]))
         end--;
-    if (scan_standard(p, end, rec, key, key_len, want_time))
+    if (scan_standard(p, end, rec, key, key_len, want_time, memo))
         return 1;
     memset(rec, 0, sizeof *rec);
     rec->time_ms = NAN;

@@ -65,6 +65,20 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
 int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                        size_t *key_len, char *msg, size_t msgsz);
 
+/* What ms_mllog_scan_line_memo keeps from one line to the next of a log (zero it before the
+ * first line): the text of the previous record's middle part (namespace, event_type, is_error,
+ * is_warning, file) as the LoadGen writes it, already validated. */
+typedef struct ms_mllog_memo {
+    size_t len;          /* 0: none */
+    int is_error, is_warning;
+    char text[384];
+} ms_mllog_memo;
+
+/* ms_mllog_scan_line for a reader going through the lines of one log in order: a record whose
+ * middle part is byte for byte the previous record's is not scanned again (same result). */
+int ms_mllog_scan_line_memo(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                            size_t *key_len, ms_mllog_memo *memo, char *msg, size_t msgsz);
+
 /* First record with this key, or NULL. */
 const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key);
 

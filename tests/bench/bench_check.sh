@@ -13,7 +13,8 @@
 #          every file when strace is absent), one thread per CPU: the limit;
 #   check  mlsubmit check ROOT --version v5.1 --csv FILE (all cores).
 # and prints check / (walk + read) against the goals (<= 1.5 old-round-shaped, <= 1.3
-# v5.1-shaped). BENCH_OFFICIAL=1 also times the official v5.1.1 checker once on the
+# v5.1-shaped). When ../shared is present it then times mlsubmit and the official v5.1.1
+# checker on the real v5.1 mini round (goal >= 30x). BENCH_OFFICIAL=1 also times the official v5.1.1 checker once on the
 # v5.1-shaped tree (from ../shared, when present) for the speed-up (goal >= 30x).
 # Each timing notes how much CPU other processes took meanwhile (/proc/stat): on a shared
 # machine the ratios are the comparable numbers, not the seconds.
@@ -168,8 +169,36 @@ echo "machine: $cores CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 bench_tree old "$T/old" 1.5
 bench_tree v51 "$T/v51" 1.3
 
-OFFICIAL=${BENCH_OFFICIAL:-0}
+# The real v5.1 mini round (two published submitters) against the official v5.1.1 checker, both
+# timed here (median of BENCH_RUNS for mlsubmit, of BENCH_OFFICIAL_RUNS for the official):
+# the issue's goal is >= 30x. On so small a tree process start-up (the dynamic loader maps
+# every library the binary links) is a large share of mlsubmit's time; `mlsubmit --version`
+# is timed too, to show it.
 UP=$HERE/../../../shared/upstream/submission-checkers/v5.1.1
+MINI=$HERE/../../../shared/testdata/v5.1-mini/tree
+if [ -d "$MINI" ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/dev/null 2>&1; then
+  time_median mini "$MLSUBMIT" check "$MINI" --version v5.1 --csv "$T/mini.csv"
+  time_median start "$MLSUBMIT" --version
+  RUNS_SAVED=$RUNS
+  RUNS=${BENCH_OFFICIAL_RUNS:-3}
+  official_mini() { (cd "$T" && python3 "$UP/submission_checker.py" --input "$MINI" --version v5.1 \
+    --csv "$T/official_mini.csv"); }
+  time_median off official_mini
+  RUNS=$RUNS_SAVED
+  speed=$(calc "$med_off / $med_mini")
+  printf '\nv5.1 mini round (real, %s): mlsubmit check %.3f s (%.2f CPU s; start-up alone %.3f s, %.2f CPU s)\n' \
+    "$(du -sh "$MINI" | cut -f1)" "$med_mini" "$cpu_mini" "$med_start" "$cpu_start"
+  printf '  official v5.1.1 checker %.2f s (%.2f CPU s)   speed-up %.1fx wall, %.1fx CPU   (goal >= 30x: %s)\n' \
+    "$med_off" "$cpu_off" "$speed" "$(calc "$cpu_off / ($cpu_mini > 0 ? $cpu_mini : 0.01)")" \
+    "$([ "$(calc "($speed >= 30)")" = 1 ] && echo met || echo MISSED)"
+  if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
+    time_median base "$BENCH_BASELINE_BIN" check "$MINI" --version v5.1 --csv "$T/mini.csv"
+    printf '  baseline binary: check %.3f s, %.2f CPU s (speed-up %.1fx)\n' "$med_base" "$cpu_base" \
+      "$(calc "$med_off / $med_base")"
+  fi
+fi
+
+OFFICIAL=${BENCH_OFFICIAL:-0}
 if [ "$OFFICIAL" = 1 ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/dev/null 2>&1; then
   t0=$(date +%s%N)
   python3 "$UP/submission_checker.py" --input "$T/v51" --version v5.1 --csv "$T/official.csv" \

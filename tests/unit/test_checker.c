@@ -125,6 +125,79 @@ START_TEST(dlog_malformed_long_and_huge_lines)
 }
 END_TEST
 
+/* The line-end and UTF-8 scan of the detail-log reader (64-byte blocks): a valid two-byte
+ * character or an invalid byte at every offset of a long record, before \n, \r or \r\n, and an
+ * invalid byte just after the line end (it belongs to the next line), with or without a final
+ * newline: records, their lines and the first bad UTF-8 line are what line-by-line reading
+ * gives. */
+START_TEST(dlog_line_ends_and_utf8_at_every_offset)
+{
+    ms_test_tmpdir(tmpdir, sizeof tmpdir);
+    char path[300];
+    snprintf(path, sizeof path, "%s/log.txt", tmpdir);
+    static const char *const ends[] = {"\n", "\r", "\r\n"};
+    for (int off = 0; off < 200; off++)
+        for (int variant = 0; variant < 3; variant++) {
+            const char *end = ends[off % 3];
+            ms_buf b = MS_BUF_INIT;
+            ck_assert_int_eq(ms_buf_puts(&b, REC("a", "1") "\n"), 0);
+            ck_assert_int_eq(ms_buf_puts(&b, ":::MLLOG {\"key\": \"b\", \"value\": \""), 0);
+            for (int i = 0; i < off; i++)
+                ck_assert_int_eq(ms_buf_putc(&b, 'x'), 0);
+            if (variant == 0)
+                ck_assert_int_eq(ms_buf_puts(&b, "\xc3\xa9"), 0); /* valid UTF-8 */
+            else if (variant == 1)
+                ck_assert_int_eq(ms_buf_putc(&b, (char)0xff), 0); /* invalid */
+            ck_assert_int_eq(ms_buf_puts(&b, "y\", \"time_ms\": 1}"), 0);
+            ck_assert_int_eq(ms_buf_puts(&b, end), 0);
+            if (variant == 2)
+                ck_assert_int_eq(ms_buf_putc(&b, (char)0xff), 0); /* starts line 3 */
+            ck_assert_int_eq(ms_buf_puts(&b, REC("c", "2")), 0);
+            if (off % 2)
+                ck_assert_int_eq(ms_buf_puts(&b, "\n"), 0); /* else a truncated last line */
+            write_file(path, b.data, b.len);
+            ms_buf_free(&b);
+            ck_dlog d;
+            ms_err e;
+            ck_assert_int_eq(ck_dlog_load(&d, path, &e), MS_OK);
+            ck_assert_msg(d.bad_utf8 == (variant != 0), "off %d variant %d", off, variant);
+            if (variant)
+                ck_assert_int_eq(d.bad_utf8_line, variant == 1 ? 2 : 3);
+            ck_assert_ptr_nonnull(ck_dlog_get(&d, "a"));
+            ck_assert_ptr_nonnull(ck_dlog_get(&d, "b"));
+            ck_assert_int_eq(ck_dlog_get(&d, "b")->line, 2);
+            if (variant == 2) {
+                /* "\xff:::MLLOG ..." is not a record line */
+                ck_assert_ptr_null(ck_dlog_get(&d, "c"));
+            } else {
+                ck_assert_ptr_nonnull(ck_dlog_get(&d, "c"));
+                ck_assert_int_eq(ck_dlog_get(&d, "c")->line, 3);
+            }
+            ck_assert_uint_eq(d.nbad, 0);
+            ck_dlog_free(&d);
+        }
+    /* runs of one key (the repeated-key shortcut) keep the first value; a key that differs only
+     * by an escape is the same key */
+    const char text[] = REC("r", "1") "\n" REC("r", "2") "\n" REC("s", "3") "\n" REC("r", "4") "\n"
+        REC("\\u0073", "5") "\n" REC("t", "6") "\n" REC("t", "7") "\n";
+    write_file(path, text, sizeof text - 1);
+    ck_dlog d;
+    ms_err e;
+    ck_assert_int_eq(ck_dlog_load(&d, path, &e), MS_OK);
+    int64_t x;
+    ck_assert_int_eq(ck_dlog_i64(&d, "r", &x), 0);
+    ck_assert_int_eq(x, 1);
+    ck_assert_int_eq(ck_dlog_i64(&d, "s", &x), 0);
+    ck_assert_int_eq(x, 3);
+    ck_assert_int_eq(ck_dlog_i64(&d, "t", &x), 0);
+    ck_assert_int_eq(x, 6);
+    ck_assert_uint_eq(d.n, 3);
+    ck_dlog_free(&d);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 static void load_rules(ck_rules *r, const char *version)
 {
     char path[64];
@@ -209,9 +282,24 @@ START_TEST(rules_thresholds_are_ieee_products)
 }
 END_TEST
 
-/* Inside a task, questions about <listed dir>/<name> are answered from the listing exactly as
- * stat() answers them (files, directories, sizes, a broken link, absent names), and nothing is
- * remembered once the task ends. */
+/* ck_pexists / ck_isdir / ck_isfile / ck_fsize of <dir>/<names[i]> are want[i][0..3]. */
+static void answers_as_before(const char *dir, const char *const *names, int n, int want[][4])
+{
+    char p[400];
+    for (int i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        ck_assert_int_eq(ck_pexists(p), want[i][0]);
+        ck_assert_int_eq(ck_isdir(p), want[i][1]);
+        ck_assert_int_eq(ck_isfile(p), want[i][2]);
+        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
+    }
+}
+
+/* Inside a parallel phase, questions about <listed dir>/<name> (and <listed dir>/<name>/) are
+ * answered from the listing exactly as stat() answers them (files, directories, sizes, a broken
+ * link, absent names, a trailing slash after a file), whether the directory was listed with
+ * sizes (the walk) or without (a task: sizes then come from stat), and nothing is remembered
+ * once the phase ends. */
 START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
 {
     char dir[256], p[400], q[400];
@@ -222,35 +310,47 @@ START_TEST(listing_cache_answers_like_stat_and_ends_with_the_task)
     ck_assert_int_eq(mkdir(p, 0777), 0);
     snprintf(p, sizeof p, "%s/broken", dir);
     ck_assert_int_eq(symlink("nowhere", p), 0);
-    const char *names[] = {"f.txt", "sub", "broken", "absent", ".", ""};
-    int want[6][4]; /* exists, isdir, isfile, size without the cache */
-    for (int i = 0; i < 6; i++) {
+    const char *const names[] = {"f.txt", "sub", "broken", "absent", ".", "", "sub/", "f.txt/",
+                           "broken/", "sub//"};
+    enum { NN = 10 };
+    int want[NN][4]; /* exists, isdir, isfile, size without the cache */
+    for (int i = 0; i < NN; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         want[i][0] = ck_pexists(p);
         want[i][1] = ck_isdir(p);
         want[i][2] = ck_isfile(p);
         want[i][3] = (int)ck_fsize(p);
     }
-    ck_fs_cache_begin();
+    ck_fs_store *store = ck_fs_store_new();
+    ck_assert_ptr_nonnull(store);
+    ck_fs_cache_begin(store);
     ck_dir d;
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
     ck_assert_uint_eq(d.n, 3);
+    for (size_t i = 0; i < d.n; i++)
+        if (!strcmp(d.v[i].name, "f.txt"))
+            ck_assert_int_eq(d.v[i].size_known, 0); /* a task's listing: no stat per file */
     ck_dir_free(&d);
-    /* a file made after the listing: the task sees the tree as listed */
+    /* a file made after the listing: the phase sees the tree as listed */
     snprintf(q, sizeof q, "%s/late.txt", dir);
     write_file(q, "x", 1);
-    for (int i = 0; i < 6; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        ck_assert_int_eq(ck_pexists(p), want[i][0]);
-        ck_assert_int_eq(ck_isdir(p), want[i][1]);
-        ck_assert_int_eq(ck_isfile(p), want[i][2]);
-        ck_assert_int_eq((int)ck_fsize(p), want[i][3]);
-    }
+    answers_as_before(dir, names, NN, want);
     ck_assert_int_eq(ck_isfile(q), 0);
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
     ck_assert_uint_eq(d.n, 3);
     ck_dir_free(&d);
+    /* the walk's listing (with sizes) replaces the task's; the answers stay the same */
+    ck_assert_int_eq(ck_dir_read_sized(&d, dir), 0);
+    ck_assert_uint_eq(d.n, 3);
+    for (size_t i = 0; i < d.n; i++)
+        if (!strcmp(d.v[i].name, "f.txt")) {
+            ck_assert_int_eq(d.v[i].size_known, 1);
+            ck_assert_int_eq(d.v[i].size, 5);
+        }
+    ck_dir_free(&d);
+    answers_as_before(dir, names, NN, want);
     ck_fs_cache_end();
+    ck_fs_store_free(store);
     /* after the task, the tree as it is */
     ck_assert_int_eq(ck_isfile(q), 1);
     ck_assert_int_eq(ck_dir_read(&d, dir), 0);
@@ -493,6 +593,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rules_thresholds_are_ieee_products);
     tcase_add_test(tc, files_diff_like_python);
     tcase_add_test(tc, listing_cache_answers_like_stat_and_ends_with_the_task);
+    tcase_add_test(tc, dlog_line_ends_and_utf8_at_every_offset);
     tcase_add_test(tc, data_dir_and_newest_round);
     tcase_add_test(tc, check_catalogue_complete);
     tcase_add_test(tc, check_skip_flags);

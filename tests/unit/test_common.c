@@ -274,6 +274,117 @@ START_TEST(json_scan_fast_paths_match_the_grammar)
 }
 END_TEST
 
+/* Long integer lists (the loaded_qsl_set of detail logs, where the 64-byte block scans run):
+ * valid lists of random numbers with one defect at a random offset (a leading zero, an empty
+ * element, a trailing comma, a zero byte or digit put in place of a comma) are taken or refused
+ * exactly as the byte-by-byte grammar says, at every position relative to the blocks. */
+START_TEST(json_scan_long_int_lists_match_the_grammar)
+{
+    unsigned seed = 777;
+    static char buf[4200];
+    char msg[100];
+#define RND() (seed = seed * 1103515245u + 12345u, (seed >> 8))
+    for (int iter = 0; iter < 20000; iter++) {
+        size_t target = 64 + RND() % 4000, n = 0;
+        buf[n++] = '[';
+        while (n < target) {
+            unsigned digits = 1 + RND() % 6;
+            buf[n++] = RND() % 10 == 0 ? '0' : (char)('1' + RND() % 9);
+            if (buf[n - 1] != '0')
+                for (unsigned k = 1; k < digits; k++)
+                    buf[n++] = (char)('0' + RND() % 10);
+            buf[n++] = ',';
+        }
+        buf[n - 1] = ']';
+        unsigned defect = RND() % 6;
+        size_t at = 1 + RND() % (n - 2);
+        switch (defect) {
+        case 0: /* a digit becomes '0' (a leading zero when it starts a number) */
+            if (buf[at] != ',')
+                buf[at] = '0';
+            break;
+        case 1: /* a digit becomes ',' (maybe an empty element) */
+            buf[at] = ',';
+            break;
+        case 2: /* a comma becomes a digit (a longer number, maybe with a leading zero) */
+            if (buf[at] == ',')
+                buf[at] = (char)('0' + RND() % 10);
+            break;
+        case 3: /* a trailing comma */
+            buf[n - 1] = ',';
+            buf[n++] = ']';
+            break;
+        case 4: /* no defect */
+            break;
+        default: /* a zero after a comma: "0" followed by a digit somewhere */
+            if (buf[at] == ',' && at + 2 < n - 1 && buf[at + 2] != ',' && buf[at + 2] != ']')
+                buf[at + 1] = '0';
+            break;
+        }
+        const char *p = buf;
+        int kind = ms_json_scan_value(&p, buf + n, 10, msg, sizeof msg);
+        int ok = kind == MS_JV_ARRAY && p == buf + n;
+        ck_assert_msg(ok == ref_int_list_ok(buf, n), "iter %d defect %u at %zu of %zu: scanner %d, "
+                      "grammar %d", iter, defect, at, n, ok, ref_int_list_ok(buf, n));
+    }
+#undef RND
+}
+END_TEST
+
+/* The memo of ms_mllog_scan_line_memo never changes a result: lines made from a few standard
+ * records (errors and warnings, escaped quotes in the file name, a key text inside a string
+ * value) with random one-byte changes, read in sequence with the memo, give what the stateless
+ * scan gives for each line alone (return, key, value, is_error, is_warning). */
+START_TEST(mllog_memo_scan_matches_the_stateless_scan)
+{
+    static const char *const base[] = {
+        ":::MLLOG {\"key\": \"a\", \"value\": 1, \"time_ms\": 0.5, \"namespace\": \"mlperf::logging\", "
+        "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": false, \"is_warning\": false, "
+        "\"file\": \"loadgen.cc\", \"line_no\": 12, \"pid\": 7, \"tid\": 7}}",
+        ":::MLLOG {\"key\": \"b\", \"value\": \"x \\\"key\\\": \\\"a\\\"\", \"time_ms\": 1, \"namespace\": "
+        "\"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": true, "
+        "\"is_warning\": false, \"file\": \"loadgen.cc\", \"line_no\": 3, \"pid\": 7, \"tid\": 7}}",
+        ":::MLLOG {\"key\": \"c\", \"value\": [1,2], \"time_ms\": 2, \"namespace\": \"mlperf::logging\", "
+        "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": false, \"is_warning\": true, "
+        "\"file\": \"a \\\"q\\\" b.cc\", \"line_no\": 4, \"pid\": 7, \"tid\": 7}}",
+    };
+    static const char repl[] = {'"', '\\', ' ', 'x', '1', '}', ',', 't', 'f', '\x01', (char)0xc3};
+    unsigned seed = 4242;
+    ms_mllog_memo memo;
+    memo.len = 0;
+    char line[600], msg1[200], msg2[200];
+    for (int iter = 0; iter < 200000; iter++) {
+        seed = seed * 1103515245u + 12345u;
+        const char *b = base[(seed >> 8) % 3];
+        size_t n = strlen(b);
+        memcpy(line, b, n);
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 8) % 4) { /* three lines in four changed */
+            size_t at = (seed >> 12) % n;
+            seed = seed * 1103515245u + 12345u;
+            line[at] = repl[(seed >> 8) % sizeof repl];
+        }
+        ms_mllog_rec r1, r2;
+        const char *k1, *k2;
+        size_t kl1, kl2;
+        int a = ms_mllog_scan_line(line, n, &r1, &k1, &kl1, msg1, sizeof msg1);
+        int c = ms_mllog_scan_line_memo(line, n, &r2, &k2, &kl2, &memo, msg2, sizeof msg2);
+        ck_assert_int_eq(a, c);
+        if (a < 0)
+            ck_assert_str_eq(msg1, msg2);
+        if (a <= 0)
+            continue;
+        ck_assert_ptr_eq(k1, k2);
+        ck_assert_uint_eq(kl1, kl2);
+        ck_assert_int_eq(r1.kind, r2.kind);
+        ck_assert_ptr_eq(r1.raw, r2.raw);
+        ck_assert_uint_eq(r1.raw_len, r2.raw_len);
+        ck_assert_int_eq(r1.is_error, r2.is_error);
+        ck_assert_int_eq(r1.is_warning, r2.is_warning);
+    }
+}
+END_TEST
+
 /* Walks a directory tree calling fn on every mlperf_log_detail.txt. */
 static void walk_detail_logs(const char *dir, void (*fn)(const char *), int *count)
 {
@@ -341,6 +452,8 @@ static Suite *common_suite(void)
     tcase_add_test(tc, mllog_values_of_every_kind);
     tcase_add_test(tc, mllog_rejects_deep_nesting);
     tcase_add_test(tc, json_scan_fast_paths_match_the_grammar);
+    tcase_add_test(tc, json_scan_long_int_lists_match_the_grammar);
+    tcase_add_test(tc, mllog_memo_scan_matches_the_stateless_scan);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
     suite_add_tcase(s, tc);
     return s;
