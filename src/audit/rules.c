@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "audit/audit_int.h"
-#include "common/datafile.h"
+#include "rules/rules.h"
 #include "common/pyfmt.h"
 #include "common/strutil.h"
 
@@ -109,10 +109,15 @@ au_rules *au_rules_load(const char *path, ms_err *e)
     }
     if (path)
         snprintf(r->path, sizeof r->path, "%s", path);
-    else if (!ms_find_rules_file("compliance.json", r->path, sizeof r->path)) {
-        ms_err_set(e, MS_EINPUT, "%s not found (run from the repository root, set MLSUBMIT_RULES or pass --rules)", r->path);
-        free(r);
-        return NULL;
+    else {
+        char *p = ru_rules_file("compliance.json", e);
+        if (!p) {
+            ms_err_prefix(e, "the audit rules (pass --rules FILE)");
+            free(r);
+            return NULL;
+        }
+        snprintf(r->path, sizeof r->path, "%s", p);
+        free(p);
     }
     json_error_t je;
     r->root = json_load_file(r->path, 0, &je);

@@ -1,4 +1,6 @@
-/* Rules per round: loading rules/<version>.json, lookups, data-directory discovery, lint. */
+/* Rules per round for the checker: loading rules/<version>.json (compiled patterns, seeds, the
+ * behaviour switches), lookups, lint. The data folder, model mapping and scenario names live in
+ * src/rules/ (rules/rules.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -47,52 +49,6 @@ const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric)
     for (size_t i = 0; i < r->npatterns; i++)
         if (!strcmp(r->patterns[i].metric, metric))
             return &r->patterns[i].re;
-    return NULL;
-}
-
-const char *ck_map_model(const ck_rules *r, const char *dir, const json_t *extra)
-{
-    if (ck_rlist_has(r, "models", dir))
-        return dir;
-    const char *m = json_string_value(ck_rget2(r, "model_mapping", dir));
-    if (m && *m)
-        return m;
-    if (extra) {
-        m = json_string_value(json_object_get(extra, dir));
-        if (m && *m)
-            return m;
-    }
-    const char *guess = dir;
-    const json_t *g = ck_rget(r, "model_guesses");
-    for (size_t i = 0; i < json_array_size(g); i++) {
-        const json_t *item = json_array_get(g, i);
-        const json_t *subs = json_object_get(item, "contains");
-        int hit = 0;
-        for (size_t k = 0; k < json_array_size(subs) && !hit; k++) {
-            const char *sub = json_string_value(json_array_get(subs, k));
-            hit = sub && strstr(dir, sub) != NULL;
-        }
-        if (hit) {
-            guess = json_string_value(json_object_get(item, "model"));
-            break;
-        }
-    }
-    m = json_string_value(ck_rget2(r, "model_mapping", guess));
-    return m ? m : guess;
-}
-
-const char *ck_canon_scenario(const ck_rules *r, const char *dir)
-{
-    static const char *const canon[] = {"SingleStream", "MultiStream", "Server", "Offline",
-                                        "Interactive"};
-    for (size_t i = 0; i < 5; i++)
-        if (!strcmp(dir, canon[i]))
-            return canon[i];
-    const char *m = json_string_value(ck_rget2(r, "scenario_dir_aliases", dir));
-    if (m)
-        for (size_t i = 0; i < 5; i++)
-            if (!strcmp(m, canon[i]))
-                return canon[i];
     return NULL;
 }
 
@@ -238,107 +194,6 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         }
     }
     return MS_OK;
-}
-
-/* ----------------------------------------------------------- data dir ---- */
-
-static int has_rules(const char *dir)
-{
-    char *p = ck_join(dir, "rules");
-    int ok = p && ck_isdir(p);
-    free(p);
-    return ok;
-}
-
-char *ck_find_data_dir(const char *exe, ms_err *e)
-{
-    const char *env = getenv("MLSUBMIT_DATA_DIR");
-    if (env && *env) {
-        if (has_rules(env))
-            return strdup(env);
-        ms_err_set(e, MS_EINPUT, "MLSUBMIT_DATA_DIR=%s has no rules/ directory", env);
-        return NULL;
-    }
-    char buf[PATH_MAX];
-    const char *self = exe;
-    if (!self) {
-        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-        if (n > 0) {
-            buf[n] = '\0';
-            self = buf;
-        }
-    }
-    char resolved[PATH_MAX];
-    if (self && realpath(self, resolved)) {
-        char *slash = strrchr(resolved, '/');
-        if (slash) {
-            *slash = '\0';
-            char *cands[2] = {ck_join(resolved, ".."), ck_join(resolved, "../share/mlsubmit")};
-            for (int i = 0; i < 2; i++) {
-                if (cands[i] && has_rules(cands[i])) {
-                    char *ok = cands[i];
-                    free(cands[1 - i]);
-                    return ok;
-                }
-            }
-            free(cands[0]);
-            free(cands[1]);
-        }
-    }
-    ms_err_set(e, MS_EINPUT,
-               "cannot find the rules/ directory: set MLSUBMIT_DATA_DIR, or keep rules/ next to "
-               "the binary's parent directory (source tree) or in <prefix>/share/mlsubmit");
-    return NULL;
-}
-
-static int parse_version(const char *name, int *maj, int *min)
-{
-    char *end;
-    if (name[0] != 'v')
-        return -1;
-    long a = strtol(name + 1, &end, 10);
-    if (*end != '.')
-        return -1;
-    long b = strtol(end + 1, &end, 10);
-    if (strcmp(end, ".json"))
-        return -1;
-    *maj = (int)a;
-    *min = (int)b;
-    return 0;
-}
-
-char *ck_newest_version(const char *data_dir, ms_err *e)
-{
-    char *rd = ck_join(data_dir, "rules");
-    if (!rd) {
-        ms_err_oom(e);
-        return NULL;
-    }
-    DIR *d = opendir(rd);
-    if (!d) {
-        ms_err_errno(e, MS_EINPUT, errno, "%s", rd);
-        free(rd);
-        return NULL;
-    }
-    int bm = -1, bn = -1;
-    char best[64] = "";
-    for (struct dirent *de; (de = readdir(d));) {
-        int a, b;
-        if (parse_version(de->d_name, &a, &b) == 0 && (a > bm || (a == bm && b > bn)) &&
-            strlen(de->d_name) < sizeof best) {
-            bm = a;
-            bn = b;
-            snprintf(best, sizeof best, "%.*s", (int)(strlen(de->d_name) - 5), de->d_name);
-        }
-    }
-    closedir(d);
-    if (!best[0]) {
-        ms_err_set(e, MS_EINPUT, "%s holds no v<major>.<minor>.json rules file", rd);
-        free(rd);
-        return NULL;
-    }
-    free(rd);
-    return strdup(best);
 }
 
 /* ---------------------------------------------------------------- lint ---- */

@@ -6,6 +6,7 @@
 
 #include "checker/checker.h"
 #include "cli/cli.h"
+#include "rules/rules.h"
 #include "common/strutil.h"
 
 static const char usage_text[] =
@@ -249,7 +250,7 @@ int cmd_check(int argc, char **argv)
     o.nscenarios_to_skip = nscen;
     ms_err e;
     ms_err_clear(&e);
-    char *data = ck_find_data_dir(NULL, &e);
+    char *data = ru_data_dir(NULL, NULL, &e);
     if (!data) {
         rc = cli_fail("check", &e);
         goto done;

@@ -29,7 +29,7 @@ int rp_check_run(const char *root, const char *version, const char *data_dir,
         memset(&o, 0, sizeof o);
     o.root = root;
     o.version = version;
-    char *dd = data_dir ? strdup(data_dir) : ck_find_data_dir(NULL, e);
+    char *dd = data_dir ? strdup(data_dir) : ru_data_dir(NULL, NULL, e);
     if (!dd)
         return data_dir ? ms_err_oom(e) : MS_EINPUT;
     o.data_dir = dd;

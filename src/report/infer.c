@@ -29,7 +29,7 @@
 
 typedef struct infer_ctx {
     const rp_infer_opts *o;
-    rp_rules rules;
+    ru_round rules;
     rp_infer_stats *st;
     ms_buf line;
 } infer_ctx;
@@ -267,23 +267,17 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
             break;
         }
         for (size_t m = 0; m < nmod && !rc; m++) {
-            char *mlperf = rp_map_model(&c->rules, models[m], mapping);
-            if (!mlperf) {
-                rc = ms_err_oom(e);
-                break;
-            }
+            const char *mlperf = ru_map_model(c->rules.j, models[m], mapping);
             const json_t *req = rp_scenarios(&c->rules, "required_scenarios", stype, mlperf);
             if (!req) {
                 note(c, "skip %s/%s/%s/%s/%s: model %s is not in the %s table of %s", div, sub, tree,
                      systems[s], models[m], mlperf, stype, c->rules.version);
-                free(mlperf);
                 continue;
             }
             json_t *all = json_deep_copy(req);
             const json_t *opt = rp_scenarios(&c->rules, "optional_scenarios", stype, mlperf);
             if (!all || (opt && json_array_extend(all, (json_t *)opt))) {
                 json_decref(all);
-                free(mlperf);
                 rc = ms_err_oom(e);
                 break;
             }
@@ -294,7 +288,6 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
                 rc = infer_model(c, mp, tree, all, e);
             free(mp);
             json_decref(all);
-            free(mlperf);
         }
         rp_list_free(models, nmod);
         /* low-accuracy copies (preprocess_submission.py, low-accuracy copies), after the scenarios
@@ -348,7 +341,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e)
         return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root holding closed/, open/ or network/)",
                           o->root);
     infer_ctx c = {.o = o, .st = st, .line = MS_BUF_INIT};
-    int rc = rp_rules_load(&c.rules, o->data_dir, o->version, e);
+    int rc = ru_round_load(&c.rules, o->data_dir, o->version, e);
     if (rc)
         return rc;
     note(&c, "infer %s: rules %s (%s layout)%s%s", o->root, c.rules.version,
@@ -401,7 +394,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e)
         rp_list_free(subs, nsub);
         free(dp);
     }
-    rp_rules_free(&c.rules);
+    ru_round_free(&c.rules);
     ms_buf_free(&c.line);
     return rc;
 }

@@ -335,7 +335,7 @@ static int transform(rctx *c, ms_err *e)
         /* v6: canonical scenarios */
         field *sc = rec_get(r, "Scenario");
         if (sc && sc->v.t == V_STR) {
-            const char *can = rp_scenario_canonical(sc->v.s);
+            const char *can = ru_scenario_canon(NULL, sc->v.s);
             if (can && strcmp(can, sc->v.s))
                 rec_set(r, "Scenario", vstr(can));
         }
@@ -1321,8 +1321,8 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
             name = strdup((const char *)sqlite3_column_text(q, 0));
         sqlite3_finalize(q);
-        rp_rules rules;
-        rc = rp_rules_load(&rules, o->data_dir, o->version ? o->version : name ? name : c.round, e);
+        ru_round rules;
+        rc = ru_round_load(&rules, o->data_dir, o->version ? o->version : name ? name : c.round, e);
         free(name);
         if (!rc) {
             c.unified = rules.unified;
@@ -1335,7 +1335,7 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             else if (!(c.report = rp_json_load(rp, e)))
                 rc = MS_EINPUT;
             free(rp);
-            rp_rules_free(&rules);
+            ru_round_free(&rules);
         }
     }
     if (!rc)

@@ -506,12 +506,12 @@ static int tctx_init(tctx *c, const rp_truncate_opts *o, rp_truncate_stats *st, 
 
 static int detect_unified(const rp_truncate_opts *o, const char *version, ms_err *e, int *unified)
 {
-    rp_rules r;
-    int rc = rp_rules_load(&r, NULL, version, e);
+    ru_round r;
+    int rc = ru_round_load(&r, NULL, version, e);
     if (rc)
         return rc;
     *unified = r.unified;
-    rp_rules_free(&r);
+    ru_round_free(&r);
     return 0;
 }
 

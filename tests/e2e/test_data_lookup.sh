@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the digits dataset and model are found (common/datafile.h ms_find_dataset_dir): --data
+# Where the digits dataset and model are found (rules/rules.h ru_dataset_dir): --data
 # DIR (a data folder holding digits/, or the digits folder itself) in every command, else
 # MLSUBMIT_DATA, else the data folder beside the rules (./data, the build tree's data/,
 # PREFIX/share/mlsubmit/data). Run from another working directory; the error lists every place
