@@ -18,6 +18,7 @@
 #include "common/acclog.h"
 #include "common/fsutil.h"
 #include "common/pyfmt.h"
+#include "rules/rules.h"
 
 static const char *const EQ80 = "================================================================================";
 
@@ -152,7 +153,7 @@ static int test06(const au_llm_in *in, const au_bench *b, const char *scenario, 
         au_explain_acclog_error(in->acc, &pe, why, whyn);
         return -1;
     }
-    int offline = !strcmp(scenario, "Offline");
+    int offline = ru_scenario_parse(scenario) == RU_OFFLINE;
     int eos = 1, first = 1, len = 1, strict_eos = 1, eos_err = 0, first_err = 0;
     ms_acc_entry ent;
     int rc;
@@ -774,12 +775,11 @@ int au_llm_verify(const au_llm_in *in, const char *out_dir, au_verify_result *re
     }
     if (!scen[0] && in->acc) {
         /* no detail log: the scenario directory of the layout (.../<scenario>/TEST06/...) */
-        static const char *const names[] = {"SingleStream", "MultiStream", "Server", "Offline", "Interactive"};
-        for (size_t i = 0; i < sizeof names / sizeof names[0] && !scen[0]; i++) {
+        for (int i = 0; i < RU_NSCENARIOS && !scen[0]; i++) {
             char pat[32];
-            snprintf(pat, sizeof pat, "/%s/", names[i]);
+            snprintf(pat, sizeof pat, "/%s/", ru_scenario_name(i));
             if (strstr(in->acc, pat))
-                snprintf(scen, sizeof scen, "%s", names[i]);
+                snprintf(scen, sizeof scen, "%s", ru_scenario_name(i));
         }
     }
     if (in->test == AU_TEST06 && !scen[0]) {

@@ -386,10 +386,9 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
         /* model_mapping may name models retired in the round (the aliases are shared by
          * every round; M2 rejects them in closed/network): not a lint problem */
         const json_t *rf = json_object_get(j, "result_field");
-        const char *scen[] = {"SingleStream", "MultiStream", "Server", "Offline"};
-        for (int i = 0; i < 4; i++)
-            if (!json_object_get(rf, scen[i]))
-                lint_add(&b, &n, "/result_field: no field for %s", scen[i]);
+        for (int i = 0; i < RU_INTERACTIVE; i++) /* Interactive shares Server's field */
+            if (!json_object_get(rf, ru_scenario_name(i)))
+                lint_add(&b, &n, "/result_field: no field for %s", ru_scenario_name(i));
     }
     json_decref(j);
     if (b.data)

@@ -64,13 +64,14 @@ static void describe_value(const char *src_dir, const char *from, const char *to
     }
     free(path);
     char num[MS_PY_FLOAT_MAX];
-    if (!strcmp(to, "Offline") && !strcmp(from, "SingleStream")) {
+    int T = ru_scenario_parse(to), F = ru_scenario_parse(from);
+    if (T == RU_OFFLINE && F == RU_SINGLE_STREAM) {
         double v;
         if (ms_mllog_get_double(&log, "result_qps_without_loadgen_overhead", &v) == 0) {
             ms_py_float_repr(v, num);
             ms_buf_printf(b, "; the checker computes I1: result_qps_without_loadgen_overhead = %s", num);
         }
-    } else if (!strcmp(to, "Offline") && !strcmp(from, "MultiStream")) {
+    } else if (T == RU_OFFLINE && F == RU_MULTI_STREAM) {
         double spq, lat;
         if (ms_mllog_get_double(&log, "effective_samples_per_query", &spq) == 0 &&
             ms_mllog_get_double(&log, "result_mean_query_latency_ns", &lat) == 0) {
@@ -78,7 +79,7 @@ static void describe_value(const char *src_dir, const char *from, const char *to
             ms_buf_printf(b, "; the checker computes I2: samples_per_query * 1000 / (mean query latency ms) = %s",
                           num);
         }
-    } else if (!strcmp(to, "MultiStream") && !strcmp(from, "SingleStream")) {
+    } else if (T == RU_MULTI_STREAM && F == RU_SINGLE_STREAM) {
         int64_t es;
         if (ms_mllog_get_i64(&log, "early_stopping_latency_ms", &es) == 0) {
             ms_py_float_repr((double)(es * 8) / 1e6, num);
