@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "common/csv.h"
 #include "common/error.h"
 
 typedef struct ck_options {
@@ -69,6 +72,15 @@ int ck_report_write_json(const ck_report *r, const char *path, ms_err *e);
 int ck_report_write_tsv(const ck_report *r, const char *path, ms_err *e);
 /* The official summary.csv of the round's profile, written atomically. */
 int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
+
+/* The results as data, for callers that use them in memory (report, index, package): no file.
+ * ck_report_document: the document ck_report_write_json writes (tool, rules_version, profile,
+ * verdict, exit_code, counts, findings with their IDs, severities, places and groups, results:
+ * the result keys with their values), a new reference; NULL with e when out of memory.
+ * ck_report_rows: the rows of summary.csv (rows[0] the header) with the fields a CSV reader
+ * gets from the official file, the legacy profile's unescaped quotes included. */
+json_t *ck_report_document(const ck_report *r, ms_err *e);
+int ck_report_rows(const ck_report *r, ms_csv *out, ms_err *e);
 
 /* Lints a rules file: JSON Schema (schemas/rules.schema.json), then cross-references (every
  * model of a scenario table has targets, patterns for every metric, regexes compile, seeds fit

@@ -62,8 +62,8 @@ typedef struct rp_check_out {
     char *version;     /* rules version used */
 } rp_check_out;
 
-/* Runs ck_run on root with the options (NULL = defaults) and imports its summary.csv and JSON
- * report (written to a private temporary directory, removed at once). */
+/* Runs ck_run on root with the options (NULL = defaults) and takes its results as data
+ * (ck_report_rows, ck_report_document): nothing is written. */
 int rp_check_run(const char *root, const char *version, const char *data_dir,
                  const ck_options *opts, rp_check_out *out, ms_err *e);
 void rp_check_out_free(rp_check_out *c);
