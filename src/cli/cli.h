@@ -14,6 +14,8 @@
 
 /* Prints "mlsubmit <cmd>: <message>" to stderr and returns e->code (MS_ERUNTIME if unset). */
 int cli_fail(const char *cmd, const ms_err *e);
+/* A writer to stdout for the library's console callbacks (lg_run_options.console). */
+void cli_stdout_write(void *ctx, const char *text, size_t len);
 /* Prints a usage error with a hint to --help and returns MS_EUSAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The --data option, the same in every command (rules/rules.h ru_dataset_dir). */

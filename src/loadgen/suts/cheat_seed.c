@@ -44,6 +44,31 @@ typedef struct seed_cheat {
     size_t ring_head, ring_len;
 } seed_cheat;
 
+/* The newest round with an embedded mlperf.conf (mlperf-<major>.<minor>.conf, src/loadgen/conf/)
+ * into out; the list of them, for messages, into list. 0, or -1 when none is embedded. */
+static int newest_round(char *out, size_t n, char *list, size_t nl)
+{
+    int bm = -1, bn = -1;
+    size_t used = 0;
+    list[0] = '\0';
+    for (const struct lg_embedded_file *f = lg_embedded_files; f->name; f++) {
+        int a, b, end = 0;
+        if (sscanf(f->name, "mlperf-%d.%d.conf%n", &a, &b, &end) != 2 || f->name[end])
+            continue;
+        int k = snprintf(list + used, nl - used, "%s%d.%d", used ? ", " : "", a, b);
+        if (k > 0 && (size_t)k < nl - used)
+            used += (size_t)k;
+        if (a > bm || (a == bm && b > bn)) {
+            bm = a;
+            bn = b;
+        }
+    }
+    if (bm < 0)
+        return -1;
+    snprintf(out, n, "%d.%d", bm, bn);
+    return 0;
+}
+
 /* The official sample_index_rng_seed of the embedded mlperf.conf of a round. */
 static int official_seed(const char *round, uint64_t *out)
 {
@@ -242,9 +267,12 @@ static int cheat_seed_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_su
         return e ? e->code : MS_EUSAGE;
     if (has_seed && round)
         return ms_err_set(e, MS_EUSAGE, "--sut %s: give either seed=N or round=R, not both", opts->sut_name);
-    if (!has_seed && official_seed(round ? round : "6.0", &seed) != 0)
+    char newest[32], rounds[256];
+    if (!has_seed && newest_round(newest, sizeof newest, rounds, sizeof rounds) != 0)
+        return ms_err_set(e, MS_ERUNTIME, "--sut %s: this build embeds no mlperf.conf", opts->sut_name);
+    if (!has_seed && official_seed(round ? round : newest, &seed) != 0)
         return ms_err_set(e, MS_EUSAGE, "--sut %s: option round: expected a round with an embedded mlperf.conf "
-                          "(6.0 or 5.1), got '%s'", opts->sut_name, round ? round : "6.0");
+                          "(%s), got '%s'", opts->sut_name, rounds, round ? round : newest);
     seed_cheat *c = calloc(1, sizeof *c);
     if (!c)
         return ms_err_oom(e);
