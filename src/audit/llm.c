@@ -16,6 +16,7 @@
 
 #include "audit/audit_int.h"
 #include "common/acclog.h"
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/pyfmt.h"
 #include "rules/rules.h"
@@ -507,14 +508,9 @@ static int t08_load_ref(const char *path, t08rec **out, size_t *nout, char *why,
             bad = 1;
             break;
         }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            t08rec *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                bad = 2;
-                break;
-            }
-            v = nv;
+        if (MS_GROW(v, cap, n + 1, 256)) {
+            bad = 2;
+            break;
         }
         float *all = malloc(m * sizeof *all);
         if (!all) {
@@ -682,15 +678,10 @@ static int test09(const au_llm_in *in, const au_bench *b, ms_buf *out, au_verify
     size_t *lens = NULL, cap = 0;
     while ((rc = ms_acclog_next(lr, &ent, &pe)) == 1) {
         size_t t = ent.data_len / 4;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            size_t *nl = realloc(lens, cap * sizeof *nl);
-            if (!nl) {
-                free(lens);
-                ms_acclog_close(lr);
-                return ms_err_oom(e);
-            }
-            lens = nl;
+        if (MS_GROW(lens, cap, n + 1, 1024)) {
+            free(lens);
+            ms_acclog_close(lr);
+            return ms_err_oom(e);
         }
         lens[n++] = t;
         sum += (double)t;

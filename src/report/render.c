@@ -77,14 +77,8 @@ static int rec_set(rec *r, const char *k, val v)
         f->v = v;
         return 0;
     }
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 48;
-        field *nf = realloc(r->f, nc * sizeof *nf);
-        if (!nf)
-            return -1;
-        r->f = nf;
-        r->cap = nc;
-    }
+    if (MS_GROW(r->f, r->cap, r->n + 1, 48))
+        return -1;
     r->f[r->n].key = strdup(k);
     if (!r->f[r->n].key)
         return -1;

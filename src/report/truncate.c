@@ -65,15 +65,9 @@ static trec *rec_put(tctx *c, const char *path, ms_err *e)
     trec *r = rec_find(c, path);
     if (r)
         return r;
-    if (c->nrec == c->cap) {
-        size_t nc = c->cap ? c->cap * 2 : 32;
-        trec *nr = realloc(c->recs, nc * sizeof *nr);
-        if (!nr) {
-            ms_err_oom(e);
-            return NULL;
-        }
-        c->recs = nr;
-        c->cap = nc;
+    if (MS_GROW(c->recs, c->cap, c->nrec + 1, 32)) {
+        ms_err_oom(e);
+        return NULL;
     }
     r = &c->recs[c->nrec];
     memset(r, 0, sizeof *r);

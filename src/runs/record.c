@@ -183,14 +183,8 @@ static void add_path(file_list *fl, const char *role, const char *path, int dept
     while ((de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nn = realloc(names, nc * sizeof *nn);
-            if (!nn)
-                break;
-            names = nn;
-            cap = nc;
-        }
+        if (MS_GROW(names, cap, n + 1, 16))
+            break;
         if (!(names[n] = strdup(de->d_name)))
             break;
         n++;
