@@ -66,8 +66,7 @@ typedef enum au_scorer { AU_SCORER_NONE = 0, AU_SCORER_BYTES, AU_SCORER_DIGITS }
 
 typedef struct au_rules au_rules;
 
-/* path NULL = rules/compliance.json found like the other rules files ($MLSUBMIT_RULES, ./rules,
- * next to the binary, installed share/mlsubmit/rules). */
+/* path NULL = rules/compliance.json of the data folder (rules/rules.h ru_rules_file). */
 au_rules *au_rules_load(const char *path, ms_err *e);
 void au_rules_free(au_rules *r);
 

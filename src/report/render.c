@@ -1358,8 +1358,10 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             rc = ms_err_oom(e);
         else if (o->output)
             rc = ms_write_file_atomic(o->output, b.data, b.len, e);
-        else if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout))
-            rc = ms_err_set(e, MS_ERUNTIME, "cannot write the report to standard output");
+        else {
+            st->text_len = b.len;
+            st->text = ms_buf_steal(&b);
+        }
     }
     ms_buf_free(&b);
     for (size_t i = 0; i < n; i++)
