@@ -19,14 +19,7 @@ const json_t *ck_rget(const ck_rules *r, const char *key)
 
 int ck_jlist_has(const json_t *arr, const char *s)
 {
-    if (!s)
-        return 0;
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const char *v = json_string_value(json_array_get(arr, i));
-        if (v && !strcmp(v, s))
-            return 1;
-    }
-    return 0;
+    return ru_list_has(arr, s);
 }
 
 int ck_rlist_has(const ck_rules *r, const char *key, const char *s)

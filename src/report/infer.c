@@ -126,8 +126,8 @@ static int infer_model(infer_ctx *c, const char *model_path, const char *tree, c
     int rc = rp_list(model_path, 1, &dirs, &n, e);
     if (rc)
         return rc;
-    int has_ms_allowed = rp_json_list_has(all, "MultiStream");
-    int has_off_allowed = rp_json_list_has(all, "Offline");
+    int has_ms_allowed = ru_list_has(all, ru_scenario_name(RU_MULTI_STREAM));
+    int has_off_allowed = ru_list_has(all, ru_scenario_name(RU_OFFLINE));
     const char *off_name = c->o->upstream ? "offline" : "Offline";
     const char *ms_name = c->o->upstream ? "multistream" : "MultiStream";
     int is_results = !strcmp(tree, "results");

@@ -13,7 +13,6 @@
 /* The required (or optional) scenarios of a model for a system_type; NULL if none. */
 const json_t *rp_scenarios(const ru_round *r, const char *table, const char *system_type,
                            const char *model);
-int rp_json_list_has(const json_t *list, const char *s);
 
 /* Sorted (bytewise) names of the subdirectories (dirs = 1) or regular files (dirs = 0) of path,
  * never following a symlink; "." and ".." left out. *out is NULL-terminated. A missing path

@@ -286,7 +286,7 @@ static int load_rows(rctx *c, ms_err *e)
 
 static int json_has(const json_t *list, const char *s)
 {
-    return rp_json_list_has(list, s);
+    return ru_list_has(list, s);
 }
 
 /* Is (Model, Scenario) shown for the suite? rules/report.json, else the round's tables. */

@@ -59,16 +59,6 @@ json_t *rp_json_load(const char *path, ms_err *e)
     return j;
 }
 
-int rp_json_list_has(const json_t *list, const char *s)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(list, i, v)
-        if (json_is_string(v) && !strcmp(json_string_value(v), s))
-            return 1;
-    return 0;
-}
-
 const json_t *rp_scenarios(const ru_round *r, const char *table, const char *system_type,
                            const char *model)
 {

@@ -293,8 +293,10 @@ int ru_round_load(ru_round *r, const char *data, const char *version, ms_err *e)
 
 /* ------------------------------------------------------------- model mapping ---- */
 
-static int list_has(const json_t *arr, const char *s)
+int ru_list_has(const json_t *arr, const char *s)
 {
+    if (!s)
+        return 0;
     for (size_t i = 0; i < json_array_size(arr); i++) {
         const char *v = json_string_value(json_array_get(arr, i));
         if (v && !strcmp(v, s))
@@ -305,7 +307,7 @@ static int list_has(const json_t *arr, const char *s)
 
 const char *ru_map_model(const json_t *rules, const char *dir, const json_t *extra)
 {
-    if (list_has(json_object_get(rules, "models"), dir))
+    if (ru_list_has(json_object_get(rules, "models"), dir))
         return dir;
     const json_t *mapping = json_object_get(rules, "model_mapping");
     const char *m = json_string_value(json_object_get(mapping, dir));

@@ -75,6 +75,9 @@ void ru_round_free(ru_round *r);
 
 /* ------------------------------------------------------------- model mapping ---- */
 
+/* 1 when the JSON array arr holds the string s (a round's lists: models, scenarios) */
+int ru_list_has(const json_t *arr, const char *s);
+
 /* The MLPerf model of a model directory (submission_checker.py get_mlperf_model): the name
  * itself when the round lists it in "models"; else a non-empty "model_mapping" entry; else a
  * non-empty entry of extra (the open division's model_mapping.json object, or NULL); else the
