@@ -226,34 +226,12 @@ static void lint_targets(const json_t *j, const char *table, ms_buf *b, int *n)
 /* rules/compliance.json (the audit data, recognised by its "tests" object and no "version"):
  * validated against the schema's definitions/compliance_rules, then the cross-references of
  * TEST06-TEST09 the schema cannot express. */
-static int lint_compliance(const json_t *j, const char *schema_path, ms_buf *b, int *n, ms_err *e)
+static int lint_compliance(const json_t *j, const char *data_dir, ms_buf *b, int *n, ms_err *e)
 {
-    json_error_t je;
-    json_t *root = json_load_file(schema_path, 0, &je);
-    if (!root)
-        return ms_err_set(e, MS_EINPUT, "%s:%d:%d: %s", schema_path, je.line, je.column, je.text);
-    json_t *sub = json_object();
-    ms_jschema *schema = NULL;
-    int rc = MS_OK;
-    if (!sub || json_object_set(sub, "$schema", json_object_get(root, "$schema")) ||
-        json_object_set(sub, "definitions", json_object_get(root, "definitions")) ||
-        json_object_set_new(sub, "$ref", json_string("#/definitions/compliance_rules")))
-        rc = ms_err_oom(e);
-    json_decref(root);
-    if (rc == MS_OK)
-        rc = ms_jschema_new(&schema, sub, schema_path, e);
-    json_decref(sub);
-    if (rc != MS_OK)
-        return rc;
-    ms_jschema_errors errs = {0};
-    int v = ms_jschema_validate(schema, j, &errs, 200, e);
-    ms_jschema_free(schema);
-    if (v < 0)
+    int k = ru_validate(j, data_dir, "compliance_rules", b, e);
+    if (k < 0)
         return MS_ERUNTIME;
-    for (size_t i = 0; i < errs.n; i++)
-        lint_add(b, n, "%s: %s (%s)", errs.v[i].pointer[0] ? errs.v[i].pointer : "/", errs.v[i].message,
-                 errs.v[i].keyword);
-    ms_jschema_errors_free(&errs);
+    *n += k;
     if (*n)
         return MS_OK;
     const json_t *tests = json_object_get(j, "tests"), *models = json_object_get(j, "models");
@@ -311,10 +289,8 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
         *out = ms_buf_steal(&b);
         return n;
     }
-    char *sp = ck_join3(data_dir, "schemas", "rules.schema.json");
-    if (sp && json_is_object(json_object_get(j, "tests")) && !json_object_get(j, "version")) {
-        int rc = lint_compliance(j, sp, &b, &n, e);
-        free(sp);
+    if (json_is_object(json_object_get(j, "tests")) && !json_object_get(j, "version")) {
+        int rc = lint_compliance(j, data_dir, &b, &n, e);
         json_decref(j);
         if (rc != MS_OK) {
             ms_buf_free(&b);
@@ -324,26 +300,13 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
             *out = ms_buf_steal(&b);
         return n;
     }
-    ms_jschema *schema = NULL;
-    if (!sp || ms_jschema_load(&schema, sp, e)) {
-        free(sp);
+    int k = ru_validate(j, data_dir, NULL, &b, e);
+    if (k < 0) {
         json_decref(j);
         ms_buf_free(&b);
         return -1;
     }
-    free(sp);
-    ms_jschema_errors errs = {0};
-    int v = ms_jschema_validate(schema, j, &errs, 200, e);
-    ms_jschema_free(schema);
-    if (v < 0) {
-        json_decref(j);
-        ms_buf_free(&b);
-        return -1;
-    }
-    for (size_t i = 0; i < errs.n; i++)
-        lint_add(&b, &n, "%s: %s (%s)", errs.v[i].pointer[0] ? errs.v[i].pointer : "/",
-                 errs.v[i].message, errs.v[i].keyword);
-    ms_jschema_errors_free(&errs);
+    n += k;
     if (n == 0) {
         /* cross-references the schema cannot express */
         ck_rules r;

@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/jschema.h"
 
 /* ------------------------------------------------------------ the data folder ---- */
 
@@ -289,6 +290,54 @@ int ru_round_load(ru_round *r, const char *data, const char *version, ms_err *e)
     const char *prof = json_string_value(json_object_get(r->j, "profile"));
     r->unified = prof && !strcmp(prof, "unified");
     return MS_OK;
+}
+
+int ru_validate(const json_t *doc, const char *data, const char *definition, ms_buf *out, ms_err *e)
+{
+    char *sp = ru_data_path(data, "schemas", "rules.schema.json");
+    if (!sp)
+        return ms_err_oom(e), -1;
+    ms_jschema *schema = NULL;
+    int rc;
+    if (!definition) {
+        rc = ms_jschema_load(&schema, sp, e);
+    } else {
+        /* the definition as a schema of its own, with the definitions it refers to */
+        json_error_t je;
+        json_t *root = json_load_file(sp, 0, &je);
+        json_t *sub = root ? json_object() : NULL;
+        char ref[160];
+        snprintf(ref, sizeof ref, "#/definitions/%s", definition);
+        if (!root)
+            rc = ms_err_set(e, MS_EINPUT, "%s:%d:%d: %s", sp, je.line, je.column, je.text);
+        else if (!sub || json_object_set(sub, "$schema", json_object_get(root, "$schema")) ||
+                 json_object_set(sub, "definitions", json_object_get(root, "definitions")) ||
+                 json_object_set_new(sub, "$ref", json_string(ref)))
+            rc = ms_err_oom(e);
+        else
+            rc = ms_jschema_new(&schema, sub, sp, e);
+        json_decref(sub);
+        json_decref(root);
+    }
+    free(sp);
+    if (rc != MS_OK)
+        return -1;
+    ms_jschema_errors errs = {0};
+    int v = ms_jschema_validate(schema, doc, &errs, 200, e);
+    ms_jschema_free(schema);
+    if (v < 0) {
+        ms_jschema_errors_free(&errs);
+        return -1;
+    }
+    int n = 0;
+    for (size_t i = 0; i < errs.n; i++, n++)
+        if (ms_buf_printf(out, "%s: %s (%s)\n", errs.v[i].pointer[0] ? errs.v[i].pointer : "/", errs.v[i].message,
+                          errs.v[i].keyword)) {
+            ms_jschema_errors_free(&errs);
+            return ms_err_oom(e), -1;
+        }
+    ms_jschema_errors_free(&errs);
+    return n;
 }
 
 /* ------------------------------------------------------------- model mapping ---- */

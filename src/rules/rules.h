@@ -73,6 +73,14 @@ typedef struct ru_round {
 int ru_round_load(ru_round *r, const char *data, const char *version, ms_err *e);
 void ru_round_free(ru_round *r);
 
+struct ms_buf;
+/* Validates a rules document against schemas/rules.schema.json of the data folder: the whole
+ * schema (a round's rules/<version>.json) or, with definition, its definitions/<definition>
+ * ("compliance_rules" for rules/compliance.json). Each problem (at most 200) is appended to out
+ * as "<JSON pointer>: <message> (<keyword>)\n". Returns the number of problems, or -1 with e when
+ * the schema cannot be read. `mlsubmit rules lint` runs it before its cross-references. */
+int ru_validate(const json_t *doc, const char *data, const char *definition, struct ms_buf *out, ms_err *e);
+
 /* ------------------------------------------------------------- model mapping ---- */
 
 /* 1 when the JSON array arr holds the string s (a round's lists: models, scenarios) */

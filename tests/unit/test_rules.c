@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "rules/rules.h"
 #include "testutil.h"
 
@@ -118,6 +119,34 @@ START_TEST(round_load)
 }
 END_TEST
 
+/* validation against schemas/rules.schema.json: a round, the compliance definition, problems */
+START_TEST(validate_against_the_schema)
+{
+    ms_err e;
+    ru_round r;
+    ck_assert_int_eq(ru_round_load(&r, ".", "v5.1", &e), MS_OK);
+    ms_buf b = MS_BUF_INIT;
+    ck_assert_int_eq(ru_validate(r.j, ".", NULL, &b, &e), 0);
+    ru_round_free(&r);
+    json_error_t je;
+    json_t *c = json_load_file("rules/compliance.json", 0, &je);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(ru_validate(c, ".", "compliance_rules", &b, &e), 0);
+    ck_assert_ptr_null(b.data);
+    json_object_del(c, "tests");
+    ck_assert_int_ge(ru_validate(c, ".", "compliance_rules", &b, &e), 1);
+    ck_assert_ptr_nonnull(strstr(b.data, "tests"));
+    json_decref(c);
+    ms_buf_reset(&b);
+    json_t *bad = jparse("{\"version\": 5}");
+    ck_assert_int_ge(ru_validate(bad, ".", NULL, &b, &e), 1);
+    ck_assert_ptr_nonnull(strstr(b.data, "/version: "));
+    json_decref(bad);
+    ms_buf_free(&b);
+    ck_assert_int_eq(ru_validate(NULL, "/nonexistent", NULL, &b, &e), -1);
+}
+END_TEST
+
 /* submission_checker.py get_mlperf_model: "if mlperf_model:" skips an empty mapping (of the
  * round or of the submitter), the final dict.get(model, model) returns it as it is */
 START_TEST(model_mapping_empty_entries)
@@ -177,6 +206,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, data_dir_order);
     tcase_add_test(tc, round_load);
+    tcase_add_test(tc, validate_against_the_schema);
     tcase_add_test(tc, model_mapping_empty_entries);
     tcase_add_test(tc, scenarios);
     suite_add_tcase(s, tc);
