@@ -248,14 +248,9 @@ static int load_rows(rctx *c, ms_err *e)
     size_t cap = 0;
     int rc = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (c->n == cap) {
-            cap = cap ? cap * 2 : 64;
-            rec *nr = realloc(c->recs, cap * sizeof *nr);
-            if (!nr) {
-                rc = ms_err_oom(e);
-                break;
-            }
-            c->recs = nr;
+        if (MS_GROW(c->recs, cap, c->n + 1, 64)) {
+            rc = ms_err_oom(e);
+            break;
         }
         rec *r = &c->recs[c->n];
         memset(r, 0, sizeof *r);
@@ -590,13 +585,8 @@ static int build_records(rctx *c, rec **out, size_t *nout, ms_err *e)
                         continue;
                     if (!scenario_allowed(c, suites[si], rec_str(r, "Model"), rec_str(r, "Scenario")))
                         continue;
-                    if (n == cap) {
-                        cap *= 2;
-                        rec *nv = realloc(v, cap * sizeof *v);
-                        if (!nv)
-                            goto oom;
-                        v = nv;
-                    }
+                    if (MS_GROW(v, cap, n + 1, 16))
+                        goto oom;
                     if (rec_clone(&v[n], r))
                         goto oom;
                     v[n++].order = order++;
