@@ -40,7 +40,7 @@ ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSI
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
-               src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c src/serve/*.c src/net/*.c))
+               src/rules/*.c src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c src/serve/*.c src/net/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 GEN_SRC   := $(BUILD)/gen/embedded_conf.c $(BUILD)/gen/sut_registry.c $(BUILD)/gen/loadgen_sha1.c $(BUILD)/gen/lg_versions.c
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embedded_conf.o $(BUILD)/obj/gen/sut_registry.o \
@@ -244,7 +244,7 @@ PYTHONDIR  ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths(
 PY_HAVE    := $(if $(PY_INC),$(wildcard $(PY_INC)/Python.h))
 PY_MOD     := $(BUILD)/python/mlperf_loadgen$(PY_EXT)
 # the module links a position-independent copy of the LoadGen and the plumbing it uses
-PY_PIC_SRC := $(sort $(wildcard src/loadgen/*.c src/common/*.c))
+PY_PIC_SRC := $(sort $(wildcard src/loadgen/*.c src/common/*.c src/rules/*.c))
 PY_PIC_OBJ := $(PY_PIC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/gen/embedded_conf.o $(BUILD)/pic/gen/loadgen_sha1.o \
               $(BUILD)/pic/gen/lg_versions.o
 PY_PIC_LIB := $(BUILD)/pic/libmlsubmit_lg.a

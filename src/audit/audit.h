@@ -52,7 +52,9 @@ const char *au_dtype_name(au_dtype d);
 /* Directory layouts of a round (where each round's submission_checker.py check_compliance_dir
  * looks). */
 typedef enum au_layout { AU_LAYOUT_V6 = 0, AU_LAYOUT_V51 = 1 } au_layout;
-int au_layout_parse(const char *s);   /* "v6", "v6.0", "v6.1", "6" / "v5.1", "5.1", "v5.0" */
+struct au_rules;
+/* The layout of a round name ("v6.1", "6", "v5.1"...): the "layouts" of rules/compliance.json; -1 if none */
+int au_layout_parse(const struct au_rules *r, const char *s);
 
 /* The accuracy script used by the TEST01 non-determinism fallback
  * (compliance/TEST01/create_accuracy_baseline.sh and the TEST01 README): none (no fallback files),
@@ -64,8 +66,7 @@ typedef enum au_scorer { AU_SCORER_NONE = 0, AU_SCORER_BYTES, AU_SCORER_DIGITS }
 
 typedef struct au_rules au_rules;
 
-/* path NULL = rules/compliance.json found like the other rules files ($MLSUBMIT_RULES, ./rules,
- * next to the binary, installed share/mlsubmit/rules). */
+/* path NULL = rules/compliance.json of the data folder (rules/rules.h ru_rules_file). */
 au_rules *au_rules_load(const char *path, ms_err *e);
 void au_rules_free(au_rules *r);
 
@@ -183,6 +184,8 @@ typedef struct au_run_opts {
     const char *accuracy_script;    /* TEST07: the benchmark's own accuracy script (see verify) */
     /* progress messages ("reference performance run: ...") for the caller to print */
     void (*note)(void *ctx, const char *msg);
+    /* the LoadGen's console output (lg_run_options.console), NULL = dropped */
+    void (*console)(void *ctx, const char *text, size_t len);
     void *note_ctx;
 } au_run_opts;
 

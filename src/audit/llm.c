@@ -16,8 +16,10 @@
 
 #include "audit/audit_int.h"
 #include "common/acclog.h"
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/pyfmt.h"
+#include "rules/rules.h"
 
 static const char *const EQ80 = "================================================================================";
 
@@ -152,7 +154,7 @@ static int test06(const au_llm_in *in, const au_bench *b, const char *scenario, 
         au_explain_acclog_error(in->acc, &pe, why, whyn);
         return -1;
     }
-    int offline = !strcmp(scenario, "Offline");
+    int offline = ru_scenario_parse(scenario) == RU_OFFLINE;
     int eos = 1, first = 1, len = 1, strict_eos = 1, eos_err = 0, first_err = 0;
     ms_acc_entry ent;
     int rc;
@@ -506,14 +508,9 @@ static int t08_load_ref(const char *path, t08rec **out, size_t *nout, char *why,
             bad = 1;
             break;
         }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            t08rec *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                bad = 2;
-                break;
-            }
-            v = nv;
+        if (MS_GROW(v, cap, n + 1, 256)) {
+            bad = 2;
+            break;
         }
         float *all = malloc(m * sizeof *all);
         if (!all) {
@@ -681,15 +678,10 @@ static int test09(const au_llm_in *in, const au_bench *b, ms_buf *out, au_verify
     size_t *lens = NULL, cap = 0;
     while ((rc = ms_acclog_next(lr, &ent, &pe)) == 1) {
         size_t t = ent.data_len / 4;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            size_t *nl = realloc(lens, cap * sizeof *nl);
-            if (!nl) {
-                free(lens);
-                ms_acclog_close(lr);
-                return ms_err_oom(e);
-            }
-            lens = nl;
+        if (MS_GROW(lens, cap, n + 1, 1024)) {
+            free(lens);
+            ms_acclog_close(lr);
+            return ms_err_oom(e);
         }
         lens[n++] = t;
         sum += (double)t;
@@ -774,12 +766,11 @@ int au_llm_verify(const au_llm_in *in, const char *out_dir, au_verify_result *re
     }
     if (!scen[0] && in->acc) {
         /* no detail log: the scenario directory of the layout (.../<scenario>/TEST06/...) */
-        static const char *const names[] = {"SingleStream", "MultiStream", "Server", "Offline", "Interactive"};
-        for (size_t i = 0; i < sizeof names / sizeof names[0] && !scen[0]; i++) {
+        for (int i = 0; i < RU_NSCENARIOS && !scen[0]; i++) {
             char pat[32];
-            snprintf(pat, sizeof pat, "/%s/", names[i]);
+            snprintf(pat, sizeof pat, "/%s/", ru_scenario_name(i));
             if (strstr(in->acc, pat))
-                snprintf(scen, sizeof scen, "%s", names[i]);
+                snprintf(scen, sizeof scen, "%s", ru_scenario_name(i));
         }
     }
     if (in->test == AU_TEST06 && !scen[0]) {

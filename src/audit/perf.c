@@ -15,17 +15,17 @@
 #include "common/pyfmt.h"
 #include "common/pytext.h"
 #include "common/summary.h"
+#include "rules/rules.h"
 
-static const char *const scen_names[] = {"SingleStream", "MultiStream", "Server", "Offline"};
-static const char *const result_field[] = {"early_stopping_latency_ss", "early_stopping_latency_ms",
-                                           "result_completed_samples_per_sec", "result_samples_per_second"};
+/* the result entry of each scenario the performance audits know (not Interactive) */
+static const char *const result_field[RU_INTERACTIVE] = {
+    [RU_SINGLE_STREAM] = "early_stopping_latency_ss", [RU_MULTI_STREAM] = "early_stopping_latency_ms",
+    [RU_SERVER] = "result_completed_samples_per_sec", [RU_OFFLINE] = "result_samples_per_second"};
 
 static int scen_index(const char *s)
 {
-    for (int i = 0; i < 4; i++)
-        if (s && !strcmp(s, scen_names[i]))
-            return i;
-    return -1;
+    int k = ru_scenario_parse(s);
+    return k < RU_INTERACTIVE ? k : -1;
 }
 
 static void tolerance(const au_rules *r, const char *test, int scen, double ref, double *delta)
@@ -65,7 +65,7 @@ static int read_dside(const char *path, dside *d, ms_buf *out, ms_buf *notes)
                  scen ? "'" : "");
     } else if (!rec) {
         snprintf(why, sizeof why, "%s: no %s entry (the %s result; did the run finish?)", path,
-                 result_field[d->scen], scen_names[d->scen]);
+                 result_field[d->scen], ru_scenario_name(d->scen));
     } else {
         int ok;
         if (rec->kind == MS_JV_STRING) {
@@ -250,13 +250,14 @@ static int read_sside(const char *path, const char *who, au_test t, const rxset 
             snprintf(s->mode, sizeof s->mode, "%.*s", (int)n, v);
             continue;
         }
-        if (!strcmp(s->mode, "SingleStream") && rx_match(rx, RX_SS, l))
+        int sc = ru_scenario_parse(s->mode);
+        if (sc == RU_SINGLE_STREAM && rx_match(rx, RX_SS, l))
             is_score = 1, conv = t == AU_TEST04;
-        else if (!strcmp(s->mode, "MultiStream") && rx_match(rx, RX_MS, l))
+        else if (sc == RU_MULTI_STREAM && rx_match(rx, RX_MS, l))
             is_score = 1, conv = t == AU_TEST04;
-        else if (!strcmp(s->mode, "Server") && starts(l, "Completed samples per second"))
+        else if (sc == RU_SERVER && starts(l, "Completed samples per second"))
             is_score = 1;
-        else if (!strcmp(s->mode, "Offline") && starts(l, "Samples per second"))
+        else if (sc == RU_OFFLINE && starts(l, "Samples per second"))
             is_score = 1;
         if (is_score) {
             if (!has_v) {
@@ -278,7 +279,7 @@ static int read_sside(const char *path, const char *who, au_test t, const rxset 
             }
             continue;
         }
-        if (!strcmp(s->mode, "Server") && starts(l, "target_latency ns")) {
+        if (sc == RU_SERVER && starts(l, "target_latency ns")) {
             /* upstream's pattern "target_latency (ns)" is a regex group: it only matches this */
             snprintf(s->lat, sizeof s->lat, "%.*s", (int)(has_v ? n : 0), has_v ? v : "");
             s->have_lat = 1;
@@ -373,7 +374,8 @@ int au_summary_performance(const au_rules *r, au_test t, const char *ref_summary
     if (t == AU_TEST04)
         *pass = tv < rv * (1 + d);
     else
-        *pass = ((!strcmp(a.mode, "Offline") || !strcmp(a.mode, "Server")) && tv > rv * (1 - d)) ||
+        *pass = ((ru_scenario_parse(a.mode) == RU_OFFLINE || ru_scenario_parse(a.mode) == RU_SERVER) &&
+                 tv > rv * (1 - d)) ||
                 (strstr(a.mode, "Stream") && tv < rv * (1 + d));
     ms_buf_puts(out, *pass ? "TEST PASS\n" : "TEST FAIL: Test score invalid\n");
     return MS_OK;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "audit/audit_int.h"
+#include "common/buf.h"
 #include "common/fsutil.h"
 
 typedef struct plist {
@@ -22,15 +23,9 @@ static int plist_add(plist *l, char *p)
 {
     if (!p)
         return -1;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 64;
-        char **nv = realloc(l->v, nc * sizeof *nv);
-        if (!nv) {
-            free(p);
-            return -1;
-        }
-        l->v = nv;
-        l->cap = nc;
+    if (MS_GROW(l->v, l->cap, l->n + 1, 64)) {
+        free(p);
+        return -1;
     }
     l->v[l->n++] = p;
     return 0;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "audit/audit_int.h"
-#include "common/datafile.h"
+#include "rules/rules.h"
 #include "common/pyfmt.h"
 #include "common/strutil.h"
 
@@ -23,16 +23,11 @@ int au_test_parse(const char *s)
         return -1;
     if (!strncasecmp(s, "test", 4))
         s += 4;
-    if (!strcmp(s, "01") || !strcmp(s, "1"))
-        return AU_TEST01;
-    if (!strcmp(s, "04") || !strcmp(s, "4"))
-        return AU_TEST04;
-    if (!strcmp(s, "05") || !strcmp(s, "5"))
-        return AU_TEST05;
-    for (int t = AU_TEST06; t <= AU_TEST09; t++) {
-        char a[3] = {'0', (char)('0' + t % 10), '\0'}, b[2] = {(char)('0' + t % 10), '\0'};
-        if (!strcmp(s, a) || !strcmp(s, b))
-            return t;
+    static const au_test all[] = {AU_TEST01, AU_TEST04, AU_TEST05, AU_TEST06, AU_TEST07, AU_TEST08, AU_TEST09};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        const char *num = au_test_name(all[i]) + 4; /* "01": also "1" */
+        if (!strcmp(s, num) || (num[0] == '0' && !strcmp(s, num + 1)))
+            return all[i];
     }
     return -1;
 }
@@ -66,18 +61,6 @@ const char *au_dtype_name(au_dtype d)
     return (unsigned)d < 4 ? dtype_names[d] : "?";
 }
 
-int au_layout_parse(const char *s)
-{
-    if (!s)
-        return -1;
-    if (*s == 'v')
-        s++;
-    if (!strcmp(s, "6") || !strcmp(s, "6.0") || !strcmp(s, "6.1"))
-        return AU_LAYOUT_V6;
-    if (!strcmp(s, "5.1") || !strcmp(s, "5.0") || !strcmp(s, "5"))
-        return AU_LAYOUT_V51;
-    return -1;
-}
 
 /* ---- loading ---- */
 
@@ -109,10 +92,15 @@ au_rules *au_rules_load(const char *path, ms_err *e)
     }
     if (path)
         snprintf(r->path, sizeof r->path, "%s", path);
-    else if (!ms_find_rules_file("compliance.json", r->path, sizeof r->path)) {
-        ms_err_set(e, MS_EINPUT, "%s not found (run from the repository root, set MLSUBMIT_RULES or pass --rules)", r->path);
-        free(r);
-        return NULL;
+    else {
+        char *p = ru_rules_file("compliance.json", e);
+        if (!p) {
+            ms_err_prefix(e, "the audit rules (pass --rules FILE)");
+            free(r);
+            return NULL;
+        }
+        snprintf(r->path, sizeof r->path, "%s", p);
+        free(p);
     }
     json_error_t je;
     r->root = json_load_file(r->path, 0, &je);
@@ -149,6 +137,28 @@ static json_t *get2(const au_rules *r, const char *a, const char *b)
 {
     json_t *v = json_object_get(r->root, a);
     return b ? json_object_get(v, b) : v;
+}
+
+int au_layout_parse(const au_rules *r, const char *s)
+{
+    if (!s)
+        return -1;
+    if (*s == 'v')
+        s++;
+    /* the rounds of each layout: "layouts" of rules/compliance.json (unified: results/ with the
+     * audits beside the scenario; legacy: compliance/ beside results/) */
+    static const struct {
+        const char *profile;
+        au_layout layout;
+    } layouts[] = {{"unified", AU_LAYOUT_V6}, {"legacy", AU_LAYOUT_V51}};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        size_t k;
+        json_t *v;
+        json_array_foreach(get2(r, "layouts", layouts[i].profile), k, v)
+            if (json_is_string(v) && !strcmp(s, json_string_value(v)))
+                return layouts[i].layout;
+    }
+    return -1;
 }
 
 static json_t *test_obj(const au_rules *r, const char *name)
@@ -203,8 +213,7 @@ int au_rules_required(const au_rules *r, const char *round, au_test t, const cha
 
 const char *au_rules_round_of(const au_rules *r, lg_compat c)
 {
-    const char *v = json_string_value(get2(r, "loadgen_round", c == LG_COMPAT_5_1 ? "5.1" : "6.0"));
-    return v ? v : (c == LG_COMPAT_5_1 ? "v5.1" : "v6.1");
+    return au_rules_round_of_version(r, lg_compat_version(c));
 }
 
 static int seeds_of(json_t *arr, uint64_t seeds[3])
@@ -226,15 +235,34 @@ int au_rules_test05_seeds(const au_rules *r, const char *round, uint64_t seeds[3
 
 const char *au_rules_round_of_version(const au_rules *r, const char *v)
 {
+    /* "loadgen_round" of rules/compliance.json: LoadGen "major.minor" -> round. A version takes
+     * the entry of its major with the highest minor at or below its own (else that major's
+     * lowest); a major above every entry takes the newest entry; one below, none. */
     int maj = 0, min = 0;
     if (!v || sscanf(v, "%d.%d", &maj, &min) != 2)
         return NULL;
-    static const char *const old[] = {"v3.0", "v3.1", "v4.0", "v4.1"};
-    if (maj == 3 || maj == 4)
-        return old[(maj - 3) * 2 + (min >= 1)];
-    if (maj >= 5)
-        return au_rules_round_of(r, maj >= 6 ? LG_COMPAT_6_0 : LG_COMPAT_5_1);
-    return NULL;
+    const char *best = NULL, *low = NULL, *top = NULL;
+    int best_min = -1, low_min = 0, top_maj = -1, top_min = -1;
+    const char *k;
+    json_t *val;
+    json_object_foreach(json_object_get(r->root, "loadgen_round"), k, val) {
+        int a, b;
+        if (!json_is_string(val) || sscanf(k, "%d.%d", &a, &b) != 2)
+            continue;
+        if (a > top_maj || (a == top_maj && b > top_min))
+            top_maj = a, top_min = b, top = json_string_value(val);
+        if (a != maj)
+            continue;
+        if (b <= min && b > best_min)
+            best_min = b, best = json_string_value(val);
+        if (!low || b < low_min)
+            low_min = b, low = json_string_value(val);
+    }
+    if (best)
+        return best;
+    if (low)
+        return low;
+    return maj > top_maj ? top : NULL;
 }
 
 double au_rules_fallback_delta(const au_rules *r, const char *model)

@@ -135,6 +135,7 @@ static int one_run(const au_run_opts *o, lg_mode mode, const char *outdir, const
     ro.timeout_ns = o->timeout_ns;
     ro.audit_config_path = audit_config ? audit_config : "";
     ro.audit_test05 = o->test == AU_TEST05 && audit_config != NULL;
+    ro.console = o->console;
     lg_run_result res;
     rc = lg_start_test(lg_sut_instance_sut(si), qsl, &s, &ls, &ro, &res, e);
     lg_sut_destroy(si);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "audit/audit_int.h"
+#include "common/buf.h"
 #include "common/acclog.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
@@ -91,14 +92,8 @@ static ent *emap_get(emap *m, uint64_t qsl, int create, int *created)
         return NULL;
     if ((m->n + 1) * 2 > m->nslots && emap_grow(m) != 0)
         return NULL;
-    if (m->n == m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 1024;
-        ent *nv = realloc(m->v, nc * sizeof *nv);
-        if (!nv)
-            return NULL;
-        m->v = nv;
-        m->cap = nc;
-    }
+    if (MS_GROW(m->v, m->cap, m->n + 1, 1024))
+        return NULL;
     ent *x = &m->v[m->n];
     memset(x, 0, sizeof *x);
     x->qsl = qsl;

@@ -13,12 +13,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "common/csv.h"
 #include "common/error.h"
 
 typedef struct ck_options {
     const char *root;          /* submission root, as given (used verbatim in unified keys) */
     const char *version;       /* "v5.1", ...; NULL = the newest round in <data_dir>/rules */
-    const char *data_dir;      /* directory holding rules/ and schemas/ (see ck_find_data_dir) */
+    const char *data_dir;      /* directory holding rules/ and schemas/ (rules/rules.h ru_data_dir) */
     const char *submitter;     /* only this submitter directory (exact name), or NULL */
     const char *profile;       /* NULL or a profile of the rules file ("smoke") */
     int strict;                /* warnings of the stricter checks count as errors */
@@ -70,14 +73,14 @@ int ck_report_write_tsv(const ck_report *r, const char *path, ms_err *e);
 /* The official summary.csv of the round's profile, written atomically. */
 int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
 
-/* Finds the data directory holding rules/ and schemas/: $MLSUBMIT_DATA_DIR, then
- * <dir of exe>/.. (the source tree: build/mlsubmit -> rules/), then
- * <dir of exe>/../share/mlsubmit (installed layout). exe may be NULL (uses /proc/self/exe).
- * Returns a malloc'd path or NULL (e explains where it looked). */
-char *ck_find_data_dir(const char *exe, ms_err *e);
-
-/* The newest round (highest vX.Y) in <data_dir>/rules, malloc'd; NULL if none. */
-char *ck_newest_version(const char *data_dir, ms_err *e);
+/* The results as data, for callers that use them in memory (report, index, package): no file.
+ * ck_report_document: the document ck_report_write_json writes (tool, rules_version, profile,
+ * verdict, exit_code, counts, findings with their IDs, severities, places and groups, results:
+ * the result keys with their values), a new reference; NULL with e when out of memory.
+ * ck_report_rows: the rows of summary.csv (rows[0] the header) with the fields a CSV reader
+ * gets from the official file, the legacy profile's unescaped quotes included. */
+json_t *ck_report_document(const ck_report *r, ms_err *e);
+int ck_report_rows(const ck_report *r, ms_csv *out, ms_err *e);
 
 /* Lints a rules file: JSON Schema (schemas/rules.schema.json), then cross-references (every
  * model of a scenario table has targets, patterns for every metric, regexes compile, seeds fit

@@ -132,17 +132,9 @@ void ck_flist_free(ck_flist *l)
 
 static int flist_reserve(ck_flist *l, size_t extra)
 {
-    if (l->n + extra <= l->cap)
-        return 0;
-    size_t nc = l->cap ? l->cap * 2 : 8;
-    while (nc < l->n + extra)
-        nc *= 2;
-    ck_finding *nv = realloc(l->v, nc * sizeof *nv);
-    if (!nv)
+    if (extra > (size_t)-1 - l->n)
         return -1;
-    l->v = nv;
-    l->cap = nc;
-    return 0;
+    return MS_GROW(l->v, l->cap, l->n + extra, 8);
 }
 
 int ck_flist_move(ck_flist *dst, ck_flist *src)

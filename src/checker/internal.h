@@ -18,6 +18,7 @@
 #include "common/jschema.h"
 #include "common/mllog.h"
 #include "common/pytext.h"
+#include "rules/rules.h"
 
 /* ------------------------------------------------------------------ rules ---- */
 
@@ -62,10 +63,6 @@ int ck_jlist_has(const json_t *arr, const char *s);
 const json_t *ck_rget2(const ck_rules *r, const char *key, const char *a);
 const json_t *ck_rget3(const ck_rules *r, const char *key, const char *a, const char *b);
 const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric);
-/* canonical model name for a model directory (M1); extra = open-division mapping or NULL */
-const char *ck_map_model(const ck_rules *r, const char *dir, const json_t *extra);
-/* canonical scenario for a directory name (lower-case aliases); NULL if not recognised */
-const char *ck_canon_scenario(const ck_rules *r, const char *dir);
 /* required / optional scenario lists for (category, model); NULL when the model is absent */
 const json_t *ck_required(const ck_rules *r, const char *category, const char *model);
 const json_t *ck_optional(const ck_rules *r, const char *category, const char *model);

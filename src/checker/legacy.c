@@ -283,7 +283,7 @@ static int plan_tree(plan *pl, ms_err *e)
                         free(yabs);
                         goto oom_rd;
                     }
-                    lm->mlperf = ck_map_model(r, lm->dir, ls->sub.mapping);
+                    lm->mlperf = ru_map_model(r->j, lm->dir, ls->sub.mapping);
                     lm->first = pl->p.nscens;
                     ck_where w = {de->name, se->name, ye->name, me->name, NULL};
                     char *mrel = ck_fmt("%s/%s/results/%s/%s", de->name, se->name, ye->name,
@@ -341,7 +341,7 @@ static int plan_tree(plan *pl, ms_err *e)
                         s->scen_dir = strrchr(s->rel, '/') + 1;
                         s->listing_pos = ce->listing_pos;
                         s->mlperf_model = lm->mlperf;
-                        const char *canon = ck_canon_scenario(r, s->scen_dir);
+                        const char *canon = ru_scenario_canon(r->j, s->scen_dir);
                         s->scen_fixed = canon ? canon : s->scen_dir;
                         s->closed = closed;
                         s->open = !closed;

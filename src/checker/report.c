@@ -294,7 +294,7 @@ static json_t *jstr(const char *s)
     return j;
 }
 
-int ck_report_write_json(const ck_report *rep, const char *path, ms_err *e)
+json_t *ck_report_document(const ck_report *rep, ms_err *e)
 {
     const ck_state *run = ck_report_state(rep);
     totals t;
@@ -305,7 +305,8 @@ int ck_report_write_json(const ck_report *rep, const char *path, ms_err *e)
         json_decref(root);
         json_decref(findings);
         json_decref(results);
-        return ms_err_oom(e);
+        ms_err_oom(e);
+        return NULL;
     }
     json_object_set_new(root, "tool", json_string("mlsubmit check"));
     json_object_set_new(root, "root", jstr(run->root));
@@ -366,6 +367,14 @@ int ck_report_write_json(const ck_report *rep, const char *path, ms_err *e)
     }
     json_object_set_new(root, "findings", findings);
     json_object_set_new(root, "results", results);
+    return root;
+}
+
+int ck_report_write_json(const ck_report *rep, const char *path, ms_err *e)
+{
+    json_t *root = ck_report_document(rep, e);
+    if (!root)
+        return MS_ERUNTIME;
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
     json_decref(root);
     if (!text)
@@ -410,7 +419,8 @@ int ck_report_write_tsv(const ck_report *rep, const char *path, ms_err *e)
 
 /* ----------------------------------------------------------------- CSV ---- */
 
-int ck_report_write_csv(const ck_report *rep, const char *path, ms_err *e)
+/* summary.csv as text: the round's header, then one line per row */
+static int csv_text(const ck_report *rep, ms_buf *out, ms_err *e)
 {
     const ck_state *run = ck_report_state(rep);
     const json_t *head = ck_rget(&run->rules, run->rules.unified ? "csv_header_unified"
@@ -424,10 +434,30 @@ int ck_report_write_csv(const ck_report *rep, const char *path, ms_err *e)
     for (size_t i = 0; i < run->nrows; i++)
         if (ms_buf_puts(&b, run->rows[i].text) || ms_buf_putc(&b, '\n'))
             goto oom;
-    int rc = ms_write_file_atomic(path, b.data, b.len, e);
-    ms_buf_free(&b);
-    return rc;
+    *out = b;
+    return MS_OK;
 oom:
     ms_buf_free(&b);
     return ms_err_oom(e);
+}
+
+int ck_report_write_csv(const ck_report *rep, const char *path, ms_err *e)
+{
+    ms_buf b = MS_BUF_INIT;
+    int rc = csv_text(rep, &b, e);
+    if (rc == MS_OK)
+        rc = ms_write_file_atomic(path, b.data, b.len, e);
+    ms_buf_free(&b);
+    return rc;
+}
+
+int ck_report_rows(const ck_report *rep, ms_csv *out, ms_err *e)
+{
+    memset(out, 0, sizeof *out);
+    ms_buf b = MS_BUF_INIT;
+    int rc = csv_text(rep, &b, e);
+    if (rc == MS_OK)
+        rc = ms_csv_parse(b.data, b.len, "summary.csv", out, e);
+    ms_buf_free(&b);
+    return rc;
 }

@@ -1,4 +1,6 @@
-/* Rules per round: loading rules/<version>.json, lookups, data-directory discovery, lint. */
+/* Rules per round for the checker: loading rules/<version>.json (compiled patterns, seeds, the
+ * behaviour switches), lookups, lint. The data folder, model mapping and scenario names live in
+ * src/rules/ (rules/rules.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -17,14 +19,7 @@ const json_t *ck_rget(const ck_rules *r, const char *key)
 
 int ck_jlist_has(const json_t *arr, const char *s)
 {
-    if (!s)
-        return 0;
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const char *v = json_string_value(json_array_get(arr, i));
-        if (v && !strcmp(v, s))
-            return 1;
-    }
-    return 0;
+    return ru_list_has(arr, s);
 }
 
 int ck_rlist_has(const ck_rules *r, const char *key, const char *s)
@@ -47,52 +42,6 @@ const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric)
     for (size_t i = 0; i < r->npatterns; i++)
         if (!strcmp(r->patterns[i].metric, metric))
             return &r->patterns[i].re;
-    return NULL;
-}
-
-const char *ck_map_model(const ck_rules *r, const char *dir, const json_t *extra)
-{
-    if (ck_rlist_has(r, "models", dir))
-        return dir;
-    const char *m = json_string_value(ck_rget2(r, "model_mapping", dir));
-    if (m && *m)
-        return m;
-    if (extra) {
-        m = json_string_value(json_object_get(extra, dir));
-        if (m && *m)
-            return m;
-    }
-    const char *guess = dir;
-    const json_t *g = ck_rget(r, "model_guesses");
-    for (size_t i = 0; i < json_array_size(g); i++) {
-        const json_t *item = json_array_get(g, i);
-        const json_t *subs = json_object_get(item, "contains");
-        int hit = 0;
-        for (size_t k = 0; k < json_array_size(subs) && !hit; k++) {
-            const char *sub = json_string_value(json_array_get(subs, k));
-            hit = sub && strstr(dir, sub) != NULL;
-        }
-        if (hit) {
-            guess = json_string_value(json_object_get(item, "model"));
-            break;
-        }
-    }
-    m = json_string_value(ck_rget2(r, "model_mapping", guess));
-    return m ? m : guess;
-}
-
-const char *ck_canon_scenario(const ck_rules *r, const char *dir)
-{
-    static const char *const canon[] = {"SingleStream", "MultiStream", "Server", "Offline",
-                                        "Interactive"};
-    for (size_t i = 0; i < 5; i++)
-        if (!strcmp(dir, canon[i]))
-            return canon[i];
-    const char *m = json_string_value(ck_rget2(r, "scenario_dir_aliases", dir));
-    if (m)
-        for (size_t i = 0; i < 5; i++)
-            if (!strcmp(m, canon[i]))
-                return canon[i];
     return NULL;
 }
 
@@ -240,107 +189,6 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
     return MS_OK;
 }
 
-/* ----------------------------------------------------------- data dir ---- */
-
-static int has_rules(const char *dir)
-{
-    char *p = ck_join(dir, "rules");
-    int ok = p && ck_isdir(p);
-    free(p);
-    return ok;
-}
-
-char *ck_find_data_dir(const char *exe, ms_err *e)
-{
-    const char *env = getenv("MLSUBMIT_DATA_DIR");
-    if (env && *env) {
-        if (has_rules(env))
-            return strdup(env);
-        ms_err_set(e, MS_EINPUT, "MLSUBMIT_DATA_DIR=%s has no rules/ directory", env);
-        return NULL;
-    }
-    char buf[PATH_MAX];
-    const char *self = exe;
-    if (!self) {
-        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-        if (n > 0) {
-            buf[n] = '\0';
-            self = buf;
-        }
-    }
-    char resolved[PATH_MAX];
-    if (self && realpath(self, resolved)) {
-        char *slash = strrchr(resolved, '/');
-        if (slash) {
-            *slash = '\0';
-            char *cands[2] = {ck_join(resolved, ".."), ck_join(resolved, "../share/mlsubmit")};
-            for (int i = 0; i < 2; i++) {
-                if (cands[i] && has_rules(cands[i])) {
-                    char *ok = cands[i];
-                    free(cands[1 - i]);
-                    return ok;
-                }
-            }
-            free(cands[0]);
-            free(cands[1]);
-        }
-    }
-    ms_err_set(e, MS_EINPUT,
-               "cannot find the rules/ directory: set MLSUBMIT_DATA_DIR, or keep rules/ next to "
-               "the binary's parent directory (source tree) or in <prefix>/share/mlsubmit");
-    return NULL;
-}
-
-static int parse_version(const char *name, int *maj, int *min)
-{
-    char *end;
-    if (name[0] != 'v')
-        return -1;
-    long a = strtol(name + 1, &end, 10);
-    if (*end != '.')
-        return -1;
-    long b = strtol(end + 1, &end, 10);
-    if (strcmp(end, ".json"))
-        return -1;
-    *maj = (int)a;
-    *min = (int)b;
-    return 0;
-}
-
-char *ck_newest_version(const char *data_dir, ms_err *e)
-{
-    char *rd = ck_join(data_dir, "rules");
-    if (!rd) {
-        ms_err_oom(e);
-        return NULL;
-    }
-    DIR *d = opendir(rd);
-    if (!d) {
-        ms_err_errno(e, MS_EINPUT, errno, "%s", rd);
-        free(rd);
-        return NULL;
-    }
-    int bm = -1, bn = -1;
-    char best[64] = "";
-    for (struct dirent *de; (de = readdir(d));) {
-        int a, b;
-        if (parse_version(de->d_name, &a, &b) == 0 && (a > bm || (a == bm && b > bn)) &&
-            strlen(de->d_name) < sizeof best) {
-            bm = a;
-            bn = b;
-            snprintf(best, sizeof best, "%.*s", (int)(strlen(de->d_name) - 5), de->d_name);
-        }
-    }
-    closedir(d);
-    if (!best[0]) {
-        ms_err_set(e, MS_EINPUT, "%s holds no v<major>.<minor>.json rules file", rd);
-        free(rd);
-        return NULL;
-    }
-    free(rd);
-    return strdup(best);
-}
-
 /* ---------------------------------------------------------------- lint ---- */
 
 static int lint_add(ms_buf *b, int *count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -378,34 +226,12 @@ static void lint_targets(const json_t *j, const char *table, ms_buf *b, int *n)
 /* rules/compliance.json (the audit data, recognised by its "tests" object and no "version"):
  * validated against the schema's definitions/compliance_rules, then the cross-references of
  * TEST06-TEST09 the schema cannot express. */
-static int lint_compliance(const json_t *j, const char *schema_path, ms_buf *b, int *n, ms_err *e)
+static int lint_compliance(const json_t *j, const char *data_dir, ms_buf *b, int *n, ms_err *e)
 {
-    json_error_t je;
-    json_t *root = json_load_file(schema_path, 0, &je);
-    if (!root)
-        return ms_err_set(e, MS_EINPUT, "%s:%d:%d: %s", schema_path, je.line, je.column, je.text);
-    json_t *sub = json_object();
-    ms_jschema *schema = NULL;
-    int rc = MS_OK;
-    if (!sub || json_object_set(sub, "$schema", json_object_get(root, "$schema")) ||
-        json_object_set(sub, "definitions", json_object_get(root, "definitions")) ||
-        json_object_set_new(sub, "$ref", json_string("#/definitions/compliance_rules")))
-        rc = ms_err_oom(e);
-    json_decref(root);
-    if (rc == MS_OK)
-        rc = ms_jschema_new(&schema, sub, schema_path, e);
-    json_decref(sub);
-    if (rc != MS_OK)
-        return rc;
-    ms_jschema_errors errs = {0};
-    int v = ms_jschema_validate(schema, j, &errs, 200, e);
-    ms_jschema_free(schema);
-    if (v < 0)
+    int k = ru_validate(j, data_dir, "compliance_rules", b, e);
+    if (k < 0)
         return MS_ERUNTIME;
-    for (size_t i = 0; i < errs.n; i++)
-        lint_add(b, n, "%s: %s (%s)", errs.v[i].pointer[0] ? errs.v[i].pointer : "/", errs.v[i].message,
-                 errs.v[i].keyword);
-    ms_jschema_errors_free(&errs);
+    *n += k;
     if (*n)
         return MS_OK;
     const json_t *tests = json_object_get(j, "tests"), *models = json_object_get(j, "models");
@@ -463,10 +289,8 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
         *out = ms_buf_steal(&b);
         return n;
     }
-    char *sp = ck_join3(data_dir, "schemas", "rules.schema.json");
-    if (sp && json_is_object(json_object_get(j, "tests")) && !json_object_get(j, "version")) {
-        int rc = lint_compliance(j, sp, &b, &n, e);
-        free(sp);
+    if (json_is_object(json_object_get(j, "tests")) && !json_object_get(j, "version")) {
+        int rc = lint_compliance(j, data_dir, &b, &n, e);
         json_decref(j);
         if (rc != MS_OK) {
             ms_buf_free(&b);
@@ -476,26 +300,13 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
             *out = ms_buf_steal(&b);
         return n;
     }
-    ms_jschema *schema = NULL;
-    if (!sp || ms_jschema_load(&schema, sp, e)) {
-        free(sp);
+    int k = ru_validate(j, data_dir, NULL, &b, e);
+    if (k < 0) {
         json_decref(j);
         ms_buf_free(&b);
         return -1;
     }
-    free(sp);
-    ms_jschema_errors errs = {0};
-    int v = ms_jschema_validate(schema, j, &errs, 200, e);
-    ms_jschema_free(schema);
-    if (v < 0) {
-        json_decref(j);
-        ms_buf_free(&b);
-        return -1;
-    }
-    for (size_t i = 0; i < errs.n; i++)
-        lint_add(&b, &n, "%s: %s (%s)", errs.v[i].pointer[0] ? errs.v[i].pointer : "/",
-                 errs.v[i].message, errs.v[i].keyword);
-    ms_jschema_errors_free(&errs);
+    n += k;
     if (n == 0) {
         /* cross-references the schema cannot express */
         ck_rules r;
@@ -531,10 +342,9 @@ int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e)
         /* model_mapping may name models retired in the round (the aliases are shared by
          * every round; M2 rejects them in closed/network): not a lint problem */
         const json_t *rf = json_object_get(j, "result_field");
-        const char *scen[] = {"SingleStream", "MultiStream", "Server", "Offline"};
-        for (int i = 0; i < 4; i++)
-            if (!json_object_get(rf, scen[i]))
-                lint_add(&b, &n, "/result_field: no field for %s", scen[i]);
+        for (int i = 0; i < RU_INTERACTIVE; i++) /* Interactive shares Server's field */
+            if (!json_object_get(rf, ru_scenario_name(i)))
+                lint_add(&b, &n, "/result_field: no field for %s", ru_scenario_name(i));
     }
     json_decref(j);
     if (b.data)

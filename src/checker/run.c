@@ -372,7 +372,7 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
     ck_state *run = &rep->st;
     run->o = o;
     int rc;
-    char *version = o->version ? strdup(o->version) : ck_newest_version(o->data_dir, e);
+    char *version = o->version ? strdup(o->version) : ru_newest_round(o->data_dir, e);
     if (!version) {
         free(rep);
         return o->version ? ms_err_oom(e) : MS_EINPUT;

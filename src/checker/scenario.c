@@ -272,7 +272,7 @@ static int need_num(pctx *p, const ck_dlog *d, const char *pid, const char *key,
 
 static const char *canon_or_raw(const ck_rules *r, const char *s)
 {
-    const char *c = s ? ck_canon_scenario(r, s) : NULL;
+    const char *c = s ? ru_scenario_canon(r->j, s) : NULL;
     return c ? c : s;
 }
 

@@ -220,7 +220,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                     um->first = pl->nscens;
                     if (!um->dir)
                         goto oom_all;
-                    um->mlperf = ck_map_model(r, um->dir, us->sub.mapping);
+                    um->mlperf = ru_map_model(r->j, um->dir, us->sub.mapping);
                     char *mabs = ck_join(yabs, me->name);
                     ck_dir sd;
                     if (!mabs || ck_dir_read(&sd, mabs)) {
@@ -337,7 +337,7 @@ static char *unified_row(ck_state *run, const ck_scen *s, const char *location, 
 {
     const ck_rules *r = &run->rules;
     const json_t *j = s->sys->j;
-    const char *canon = ck_canon_scenario(r, s->scen_dir);
+    const char *canon = ru_scenario_canon(r->j, s->scen_dir);
     const char *cs = canon ? canon : s->scen_dir;
     const json_t *ov = ck_rget3(r, "units", "overrides", s->mlperf_model);
     const char *unit = json_string_value(json_object_get(ov, cs));

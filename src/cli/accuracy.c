@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "common/buf.h"
-#include "common/datafile.h"
+#include "rules/rules.h"
 #include "common/fsutil.h"
 #include "common/acclog.h"
 #include "common/strutil.h"
@@ -178,10 +178,15 @@ int cmd_accuracy(int argc, char **argv)
     char rules_path[PATH_MAX + 64];
     if (rules)
         snprintf(rules_path, sizeof rules_path, "%s", rules);
-    else if (!ms_find_rules_file("digits.json", rules_path, sizeof rules_path)) {
+    else {
         ms_err e;
-        ms_err_set(&e, MS_EINPUT, "rules/digits.json not found (run from the repository root or pass --rules)");
-        return cli_fail("accuracy", &e);
+        char *p = ru_rules_file("digits.json", &e);
+        if (!p) {
+            ms_err_prefix(&e, "the digits rules (pass --rules FILE)");
+            return cli_fail("accuracy", &e);
+        }
+        snprintf(rules_path, sizeof rules_path, "%s", p);
+        free(p);
     }
     ms_err e = {0};
     int rc;

@@ -415,7 +415,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     const char *cmd = "audit run";
     au_run_opts o;
     au_run_opts_default(&o);
-    const char *rules = NULL, *scen = NULL;
+    const char *rules = NULL, *scen = NULL, *layout = NULL;
     uint64_t seeds[3];
     int quiet = 0, rc = MS_OK;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
@@ -465,11 +465,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         case 'j': rules = optarg; break;
         case 'q': quiet = 1; break;
         case 'C': o.accuracy_script = optarg; break;
-        case 'L':
-            if ((k = au_layout_parse(optarg)) < 0)
-                rc = cli_usage_error(cmd, "--layout: expected v6 or v5.1, got '%s'", optarg);
-            o.layout = (au_layout)k;
-            break;
+        case 'L': layout = optarg; break;
         case 'n':
         case 'p':
             if (ms_parse_u64(optarg, &u) != 0 || u == 0)
@@ -524,8 +520,18 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         free(sets);
         return rc;
     }
+    if (layout) {
+        int lay = au_layout_parse(r, layout);
+        if (lay < 0) {
+            au_rules_free(r);
+            free(sets);
+            return cli_usage_error(cmd, "--layout: expected v6 or v5.1, got '%s'", layout);
+        }
+        o.layout = (au_layout)lay;
+    }
     o.note = print_note;
     o.note_ctx = &quiet;
+    o.console = cli_stdout_write;
     au_run_result res;
     ms_err e = {0};
     rc = au_run(&o, r, &res, &e);

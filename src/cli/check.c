@@ -6,6 +6,7 @@
 
 #include "checker/checker.h"
 #include "cli/cli.h"
+#include "rules/rules.h"
 #include "common/strutil.h"
 
 static const char usage_text[] =
@@ -42,8 +43,9 @@ static const char usage_text[] =
     "  --skip-all-systems-have-results-check  --skip-calibration-check\n"
     "  --scenarios-to-skip A,B  --skip-dataset-size-check  --private-ids\n"
     "\n"
-    "Data: rules/ and schemas/ are found through $MLSUBMIT_DATA_DIR, else next to the binary's\n"
-    "parent directory (source tree), else <prefix>/share/mlsubmit (installed).\n"
+    "Data: rules/ and schemas/ are found through $MLSUBMIT_DATA_DIR, else in the working\n"
+    "directory, else next to the binary's parent directory (source tree), else\n"
+    "<prefix>/share/mlsubmit (installed).\n"
     "\n"
     "Exit status: 0 submission looks OK, 1 submission has errors, 2 usage error,\n"
     "3 unreadable input (root, rules, waivers), 4 runtime failure (cannot write output).\n";
@@ -249,7 +251,7 @@ int cmd_check(int argc, char **argv)
     o.nscenarios_to_skip = nscen;
     ms_err e;
     ms_err_clear(&e);
-    char *data = ck_find_data_dir(NULL, &e);
+    char *data = ru_data_dir(NULL, NULL, &e);
     if (!data) {
         rc = cli_fail("check", &e);
         goto done;

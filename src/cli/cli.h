@@ -14,9 +14,11 @@
 
 /* Prints "mlsubmit <cmd>: <message>" to stderr and returns e->code (MS_ERUNTIME if unset). */
 int cli_fail(const char *cmd, const ms_err *e);
+/* A writer to stdout for the library's console callbacks (lg_run_options.console). */
+void cli_stdout_write(void *ctx, const char *text, size_t len);
 /* Prints a usage error with a hint to --help and returns MS_EUSAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The --data option, the same in every command (common/datafile.h ms_find_dataset_dir). */
+/* The --data option, the same in every command (rules/rules.h ru_dataset_dir). */
 #define CLI_DATA_HELP                                                                                  \
     "  --data DIR     data folder holding digits/ (the folder itself is accepted too); default:\n"     \
     "                 $MLSUBMIT_DATA, then data/ beside the rules: ./data, the build tree's data/,\n"  \

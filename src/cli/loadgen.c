@@ -666,6 +666,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     ro.conf = cs;
     ro.timeout_ns = timeout;
     ro.progress = 1;
+    ro.console = cli_stdout_write;
     if (log_pipe >= 0) {
         ro.on_log_file = report_log_file;
         ro.on_log_file_ctx = &log_pipe;

@@ -44,6 +44,12 @@ int cli_fail(const char *cmd, const ms_err *e)
     return e->code ? e->code : MS_ERUNTIME;
 }
 
+void cli_stdout_write(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    fwrite(text, 1, len, stdout);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -1,5 +1,6 @@
 /* mlsubmit report: results tables (csv, md, html, json = summary_results.json). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -107,6 +108,14 @@ int cmd_report(int argc, char **argv)
     int rc = rp_report(&o, &st, &e);
     if (rc)
         return cli_fail("report", &e);
+    if (st.text) {
+        int bad = fwrite(st.text, 1, st.text_len, stdout) != st.text_len || fflush(stdout);
+        free(st.text);
+        if (bad) {
+            ms_err_set(&e, MS_ERUNTIME, "cannot write the report to standard output");
+            return cli_fail("report", &e);
+        }
+    }
     if (o.output)
         printf("report %s: %zu records from %zu summary rows\n", o.output, st.records, st.rows);
     if (st.check_failed)

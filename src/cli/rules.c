@@ -6,6 +6,7 @@
 
 #include "checker/checker.h"
 #include "cli/cli.h"
+#include "rules/rules.h"
 
 static const char usage_text[] =
     "usage: mlsubmit rules lint FILE...\n"
@@ -32,7 +33,7 @@ int cmd_rules(int argc, char **argv)
         return cli_usage_error("rules", "a subcommand is required (lint, list)");
     ms_err e;
     ms_err_clear(&e);
-    char *data = ck_find_data_dir(NULL, &e);
+    char *data = ru_data_dir(NULL, NULL, &e);
     if (!data)
         return cli_fail("rules", &e);
     int rc = MS_OK;

@@ -22,6 +22,28 @@ int ms_buf_reserve(ms_buf *b, size_t extra)
     return 0;
 }
 
+int ms_grow(void *pptr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : (first ? first : 1);
+    while (nc < need) {
+        if (nc > (size_t)-1 / 2)
+            return -1;
+        nc *= 2;
+    }
+    if (elem && nc > (size_t)-1 / elem)
+        return -1;
+    void *p;
+    memcpy(&p, pptr, sizeof p);
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return -1;
+    memcpy(pptr, &np, sizeof np);
+    *cap = nc;
+    return 0;
+}
+
 int ms_buf_append(ms_buf *b, const void *data, size_t len)
 {
     if (ms_buf_reserve(b, len) != 0)

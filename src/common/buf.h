@@ -25,4 +25,12 @@ void ms_buf_free(ms_buf *b);
 /* Hands the storage to the caller (who frees it); the buffer becomes empty. */
 char *ms_buf_steal(ms_buf *b);
 
+/* Growth of a (pointer, count, capacity) array: makes room for need elements of elem bytes.
+ * pptr is the address of the array pointer (any T **), *cap its capacity in elements; the
+ * capacity doubles from first (or the current capacity) until it holds need. Returns 0, or -1
+ * when need * elem overflows or the allocation fails (the array and *cap are then unchanged).
+ * MS_GROW(v, cap, need, first) is the usual call: v a T * lvalue, cap a size_t lvalue. */
+int ms_grow(void *pptr, size_t *cap, size_t need, size_t elem, size_t first);
+#define MS_GROW(v, cap, need, first) ((need) <= (cap) ? 0 : ms_grow(&(v), &(cap), (need), sizeof *(v), (first)))
+
 #endif

@@ -22,14 +22,8 @@ void ms_csv_free(ms_csv *c)
 
 static int push_field(ms_csv_row *r, size_t *cap, ms_buf *f)
 {
-    if (r->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        char **nf = realloc(r->fields, nc * sizeof *nf);
-        if (!nf)
-            return -1;
-        r->fields = nf;
-        *cap = nc;
-    }
+    if (MS_GROW(r->fields, *cap, r->n + 1, 16))
+        return -1;
     char *s = malloc(f->len + 1);
     if (!s)
         return -1;
@@ -43,14 +37,8 @@ static int push_field(ms_csv_row *r, size_t *cap, ms_buf *f)
 
 static int push_row(ms_csv *c, ms_csv_row *r)
 {
-    if (c->nrows == c->cap) {
-        size_t nc = c->cap ? c->cap * 2 : 64;
-        ms_csv_row *nr = realloc(c->rows, nc * sizeof *nr);
-        if (!nr)
-            return -1;
-        c->rows = nr;
-        c->cap = nc;
-    }
+    if (MS_GROW(c->rows, c->cap, c->nrows + 1, 64))
+        return -1;
     c->rows[c->nrows++] = *r;
     memset(r, 0, sizeof *r);
     return 0;

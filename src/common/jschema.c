@@ -289,14 +289,8 @@ oom:
 
 static int add_re(ms_jschema *s, const void *owner, const char *key, const char *pattern)
 {
-    if (s->nres == s->capres) {
-        size_t nc = s->capres ? s->capres * 2 : 16;
-        struct re_entry *nr = realloc(s->res, nc * sizeof *nr);
-        if (!nr)
-            return -1;
-        s->res = nr;
-        s->capres = nc;
-    }
+    if (MS_GROW(s->res, s->capres, s->nres + 1, 16))
+        return -1;
     struct re_entry *r = &s->res[s->nres++];
     memset(r, 0, sizeof *r);
     r->owner = owner;
@@ -324,14 +318,8 @@ static int add_re(ms_jschema *s, const void *owner, const char *key, const char 
 
 static int add_id(ms_jschema *s, const char *uri, const json_t *node, const char *base)
 {
-    if (s->nids == s->capids) {
-        size_t nc = s->capids ? s->capids * 2 : 8;
-        struct id_entry *ni = realloc(s->ids, nc * sizeof *ni);
-        if (!ni)
-            return -1;
-        s->ids = ni;
-        s->capids = nc;
-    }
+    if (MS_GROW(s->ids, s->capids, s->nids + 1, 8))
+        return -1;
     struct id_entry *d = &s->ids[s->nids];
     d->uri = strdup(uri);
     d->base = strdup(base);
@@ -584,15 +572,9 @@ static void add_err(vctx *c, const char *ptr, const char *kw, const char *fmt, .
     if (!c->collect || !c->errs || (c->max && c->errs->n >= c->max))
         return;
     ms_jschema_errors *v = c->errs;
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 8;
-        ms_jschema_error *nv = realloc(v->v, nc * sizeof *nv);
-        if (!nv) {
-            c->oom = 1;
-            return;
-        }
-        v->v = nv;
-        v->cap = nc;
+    if (MS_GROW(v->v, v->cap, v->n + 1, 8)) {
+        c->oom = 1;
+        return;
     }
     char msg[512];
     va_list ap;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/pytext.h"
 
@@ -20,13 +21,8 @@ static int split_lines(ms_summary *s, ms_err *e)
     size_t n;
     int nl;
     while (ms_lines_next(&it, &l, &n, &nl)) {
-        if (s->nlines == cap) {
-            ms_summary_line *nv = realloc(s->lines, 2 * cap * sizeof *nv);
-            if (!nv)
-                return ms_err_oom(e);
-            s->lines = nv;
-            cap *= 2;
-        }
+        if (MS_GROW(s->lines, cap, s->nlines + 1, 64))
+            return ms_err_oom(e);
         s->lines[s->nlines].text = l;
         s->lines[s->nlines].len = n;
         s->nlines++;

@@ -9,7 +9,7 @@
 
 #include "common/acclog.h"
 #include "common/buf.h"
-#include "common/datafile.h"
+#include "rules/rules.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "loadgen/rng.h"
@@ -182,7 +182,7 @@ out:
 
 char *digits_find_dir(const char *given, ms_err *e)
 {
-    return ms_find_dataset_dir(given, "digits", DIGITS_CSV_NAME, e);
+    return ru_dataset_dir(given, "digits", DIGITS_CSV_NAME, e);
 }
 
 int digits_load_dir(const char *dir, digits_dataset *ds, ms_err *e)

@@ -56,7 +56,7 @@ int digits_parse_csv(const char *text, size_t len, const char *name, digits_data
 int digits_load_csv(const char *path, digits_dataset *ds, ms_err *e);
 /* The digits dataset folder (the one holding digits.csv.gz and the trained digits-fp32.bin):
  * given is a --data DIR (a data folder holding digits/, or the digits folder itself), else the
- * default places (MLSUBMIT_DATA, the data folder beside the rules): ms_find_dataset_dir.
+ * default places (MLSUBMIT_DATA, the data folder beside the rules): ru_dataset_dir.
  * Returns a malloc'd path, or NULL with e naming every place tried. */
 char *digits_find_dir(const char *given, ms_err *e);
 /* Loads <dir>/digits.csv.gz after checking its SHA-256 against DIGITS_CSV_SHA256. */

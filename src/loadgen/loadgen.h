@@ -468,6 +468,13 @@ typedef struct lg_run_options {
     int keep_test;                 /* always hand the test back in lg_run_result.abandoned (a
                                       caller whose completion calls may race with the end of the
                                       test frees it with lg_test_free once they stopped) */
+    /* optional: the text the reference LoadGen prints on its standard output (the copies of the
+     * detail and summary logs asked for by copy_*_to_stdout, the print_timestamps lines), in
+     * order, from the thread that logs it (any thread: the writer must be thread-safe, as
+     * stdio's fwrite is); NULL = dropped. The library
+     * prints nothing itself: `loadgen run` and the Python module pass a writer to stdout. */
+    void (*console)(void *ctx, const char *text, size_t len);
+    void *console_ctx;
 } lg_run_options;
 
 void lg_run_options_default(lg_run_options *o);

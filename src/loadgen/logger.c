@@ -26,6 +26,8 @@ struct lg_logger {
     int pid;
     int trace;
     int copy_detail, copy_summary;
+    void (*console)(void *ctx, const char *text, size_t len); /* lg_run_options.console */
+    void *console_ctx;
     int token_mode, first_token_scenario;
     int text;                  /* text detail log of LoadGen 0.5/0.7 (lg_logger_set_text) */
     size_t n_errors, n_warnings;
@@ -82,8 +84,10 @@ int lg_logger_open(lg_logger **out, const lg_log_settings *ls, const char *test_
     L->origin_wall_us = (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
     L->pid = (int)getpid();
     L->trace = ls->enable_trace;
-    L->copy_detail = ls->copy_detail_to_stdout;
-    L->copy_summary = ls->copy_summary_to_stdout;
+    L->console = ro ? ro->console : NULL;
+    L->console_ctx = ro ? ro->console_ctx : NULL;
+    L->copy_detail = ls->copy_detail_to_stdout && L->console;
+    L->copy_summary = ls->copy_summary_to_stdout && L->console;
     L->token_mode = token_mode;
     L->first_token_scenario = first_token_scenario;
     fputs("[", L->f[F_ACCURACY].fp);
@@ -144,9 +148,9 @@ write:
     fwrite(value, 1, vlen, fp);
     fwrite(tail, 1, (size_t)tn, fp);
     if (L->copy_detail) {
-        fwrite(head, 1, (size_t)hn, stdout);
-        fwrite(value, 1, vlen, stdout);
-        fwrite(tail, 1, (size_t)tn, stdout);
+        L->console(L->console_ctx, head, (size_t)hn);
+        L->console(L->console_ctx, value, vlen);
+        L->console(L->console_ctx, tail, (size_t)tn);
     }
     if (is_error) {
         if (!L->n_errors) {
@@ -267,7 +271,7 @@ void lg_summary_write(lg_logger *L, const char *text, size_t len)
     pthread_mutex_lock(&L->mu);
     fwrite(text, 1, len, L->f[F_SUMMARY].fp);
     if (L->copy_summary)
-        fwrite(text, 1, len, stdout);
+        L->console(L->console_ctx, text, len);
     pthread_mutex_unlock(&L->mu);
 }
 
@@ -377,9 +381,11 @@ static void trailer(lg_logger *L)
         snprintf(er, sizeof er, "1 ERROR encountered. See detailed log.");
     else
         snprintf(er, sizeof er, "%zu ERRORS encountered. See detailed log.", L->n_errors);
-    fprintf(fp, "\n%s\n\n%s\n", w, er);
+    char tail[sizeof w + sizeof er + 8];
+    snprintf(tail, sizeof tail, "\n%s\n\n%s\n", w, er);
+    fputs(tail, fp);
     if (L->copy_summary)
-        printf("\n%s\n\n%s\n", w, er);
+        L->console(L->console_ctx, tail, strlen(tail));
 }
 
 int lg_logger_close(lg_logger *L, ms_err *e)

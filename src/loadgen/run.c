@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1149,6 +1150,22 @@ static void write_perf_result(lg_test *t, perf_run *pr)
     lg_perf_log_detail(t->L, now, &pr->in, &pr->res);
 }
 
+/* What the reference LoadGen prints on stdout goes to lg_run_options.console (dropped without one). */
+static void console_printf(lg_test *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void console_printf(lg_test *t, const char *fmt, ...)
+{
+    if (!t->opts->console)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->opts->console(t->opts->console_ctx, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
 static void clock_check(lg_test *t, const series_stats *st)
 {
     struct timeval now;
@@ -1157,12 +1174,12 @@ static void clock_check(lg_test *t, const series_stats *st)
     int64_t perf_ms = (mono - st->start) / 1000000;
     int64_t sys_ms = (tv_us(&now) - tv_us(&st->start_wall)) / 1000;
     float ratio = (float)perf_ms / (float)sys_ms;
-    if (t->ef.print_timestamps) {
-        printf("Loadgen :: Perf mode stop. systme_clock Timestamp = %lld\n", (long long)now.tv_sec);
-        printf("Loadgen :: PerfClock Perf duration = %lldms\n", (long long)perf_ms);
-        printf("Loadgen :: system_clock Perf duration = %lldms\n", (long long)sys_ms);
-        printf("Loadgen :: PerfClock/system_clock ratio = %.4f\n", ratio);
-    }
+    if (t->ef.print_timestamps)
+        console_printf(t, "Loadgen :: Perf mode stop. systme_clock Timestamp = %lld\n"
+                          "Loadgen :: PerfClock Perf duration = %lldms\n"
+                          "Loadgen :: system_clock Perf duration = %lldms\n"
+                          "Loadgen :: PerfClock/system_clock ratio = %.4f\n",
+                       (long long)now.tv_sec, (long long)perf_ms, (long long)sys_ms, ratio);
     char msg[160];
     if (ratio > 1.01 || ratio < 0.99) {
         snprintf(msg, sizeof msg, "PerfClock and system_clock differ by more than 1%%!  pc_sc_ratio: %g", ratio);
@@ -1199,7 +1216,7 @@ static int run_performance(lg_test *t, lg_run_result *res)
     if (t->ef.print_timestamps) {
         struct timeval tv;
         gettimeofday(&tv, NULL);
-        printf("Loadgen :: Perf mode start. system_clock Timestamp = %lld\n", (long long)tv.tv_sec);
+        console_printf(t, "Loadgen :: Perf mode start. system_clock Timestamp = %lld\n", (long long)tv.tv_sec);
     }
     perf_run pr;
     memset(&pr, 0, sizeof pr);

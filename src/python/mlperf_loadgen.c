@@ -1065,6 +1065,13 @@ static void run_fail(pyrun *r, const char *where)
     atomic_store(&r->cancel, 1);
 }
 
+/* the LoadGen's console output: the process's stdout, as the reference LoadGen's std::cout */
+static void console_write(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    fwrite(text, 1, len, stdout);
+}
+
 static void on_log_file(void *ctx, int fd, const char *final_path)
 {
     pyrun *r = ctx;
@@ -1340,6 +1347,7 @@ static PyObject *start_test(PyObject *sut_h, PyObject *qsl_h, PyObject *tso, PyO
     r->ro.audit_config_path = r->audit;
     r->ro.on_log_file = on_log_file;
     r->ro.on_log_file_ctx = r;
+    r->ro.console = console_write;
     r->ro.cancel = &r->cancel;
     r->ro.keep_test = 1;
     sut->run = qsl->run = r;

@@ -595,7 +595,7 @@ static int write_run(ictx *c, sqlite3_stmt *st, sqlite3 *db, const char *rel, ms
                 sqlite3_bind_double(st, 14, q);
                 break;
             }
-        int ms = sv[3] && !strcmp(sv[3], "MultiStream");
+        int ms = ru_scenario_parse(sv[3]) == RU_MULTI_STREAM;
         static const char *const lk[] = {"min", "mean", "max"};
         for (int k = 0; k < 3; k++) {
             char key[96];
@@ -621,7 +621,7 @@ static int write_run(ictx *c, sqlite3_stmt *st, sqlite3 *db, const char *rel, ms
                 sqlite3_bind_null(st, 18 + k);
         }
         int64_t es;
-        const char *esk = sv[3] && !strcmp(sv[3], "SingleStream") ? "early_stopping_latency_ss"
+        const char *esk = ru_scenario_parse(sv[3]) == RU_SINGLE_STREAM ? "early_stopping_latency_ss"
                           : ms                                      ? "early_stopping_latency_ms"
                                                                     : "early_stopping_latency_ns";
         if (ms_mllog_get_i64(&log, esk, &es) == 0)

@@ -29,7 +29,7 @@
 
 typedef struct infer_ctx {
     const rp_infer_opts *o;
-    rp_rules rules;
+    ru_round rules;
     rp_infer_stats *st;
     ms_buf line;
 } infer_ctx;
@@ -64,13 +64,14 @@ static void describe_value(const char *src_dir, const char *from, const char *to
     }
     free(path);
     char num[MS_PY_FLOAT_MAX];
-    if (!strcmp(to, "Offline") && !strcmp(from, "SingleStream")) {
+    int T = ru_scenario_parse(to), F = ru_scenario_parse(from);
+    if (T == RU_OFFLINE && F == RU_SINGLE_STREAM) {
         double v;
         if (ms_mllog_get_double(&log, "result_qps_without_loadgen_overhead", &v) == 0) {
             ms_py_float_repr(v, num);
             ms_buf_printf(b, "; the checker computes I1: result_qps_without_loadgen_overhead = %s", num);
         }
-    } else if (!strcmp(to, "Offline") && !strcmp(from, "MultiStream")) {
+    } else if (T == RU_OFFLINE && F == RU_MULTI_STREAM) {
         double spq, lat;
         if (ms_mllog_get_double(&log, "effective_samples_per_query", &spq) == 0 &&
             ms_mllog_get_double(&log, "result_mean_query_latency_ns", &lat) == 0) {
@@ -78,7 +79,7 @@ static void describe_value(const char *src_dir, const char *from, const char *to
             ms_buf_printf(b, "; the checker computes I2: samples_per_query * 1000 / (mean query latency ms) = %s",
                           num);
         }
-    } else if (!strcmp(to, "MultiStream") && !strcmp(from, "SingleStream")) {
+    } else if (T == RU_MULTI_STREAM && F == RU_SINGLE_STREAM) {
         int64_t es;
         if (ms_mllog_get_i64(&log, "early_stopping_latency_ms", &es) == 0) {
             ms_py_float_repr((double)(es * 8) / 1e6, num);
@@ -125,8 +126,8 @@ static int infer_model(infer_ctx *c, const char *model_path, const char *tree, c
     int rc = rp_list(model_path, 1, &dirs, &n, e);
     if (rc)
         return rc;
-    int has_ms_allowed = rp_json_list_has(all, "MultiStream");
-    int has_off_allowed = rp_json_list_has(all, "Offline");
+    int has_ms_allowed = ru_list_has(all, ru_scenario_name(RU_MULTI_STREAM));
+    int has_off_allowed = ru_list_has(all, ru_scenario_name(RU_OFFLINE));
     const char *off_name = c->o->upstream ? "offline" : "Offline";
     const char *ms_name = c->o->upstream ? "multistream" : "MultiStream";
     int is_results = !strcmp(tree, "results");
@@ -267,23 +268,17 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
             break;
         }
         for (size_t m = 0; m < nmod && !rc; m++) {
-            char *mlperf = rp_map_model(&c->rules, models[m], mapping);
-            if (!mlperf) {
-                rc = ms_err_oom(e);
-                break;
-            }
+            const char *mlperf = ru_map_model(c->rules.j, models[m], mapping);
             const json_t *req = rp_scenarios(&c->rules, "required_scenarios", stype, mlperf);
             if (!req) {
                 note(c, "skip %s/%s/%s/%s/%s: model %s is not in the %s table of %s", div, sub, tree,
                      systems[s], models[m], mlperf, stype, c->rules.version);
-                free(mlperf);
                 continue;
             }
             json_t *all = json_deep_copy(req);
             const json_t *opt = rp_scenarios(&c->rules, "optional_scenarios", stype, mlperf);
             if (!all || (opt && json_array_extend(all, (json_t *)opt))) {
                 json_decref(all);
-                free(mlperf);
                 rc = ms_err_oom(e);
                 break;
             }
@@ -294,7 +289,6 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
                 rc = infer_model(c, mp, tree, all, e);
             free(mp);
             json_decref(all);
-            free(mlperf);
         }
         rp_list_free(models, nmod);
         /* low-accuracy copies (preprocess_submission.py, low-accuracy copies), after the scenarios
@@ -348,7 +342,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e)
         return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root holding closed/, open/ or network/)",
                           o->root);
     infer_ctx c = {.o = o, .st = st, .line = MS_BUF_INIT};
-    int rc = rp_rules_load(&c.rules, o->data_dir, o->version, e);
+    int rc = ru_round_load(&c.rules, o->data_dir, o->version, e);
     if (rc)
         return rc;
     note(&c, "infer %s: rules %s (%s layout)%s%s", o->root, c.rules.version,
@@ -401,7 +395,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e)
         rp_list_free(subs, nsub);
         free(dp);
     }
-    rp_rules_free(&c.rules);
+    ru_round_free(&c.rules);
     ms_buf_free(&c.line);
     return rc;
 }

@@ -8,29 +8,11 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "rules/rules.h"
 
-/* A round's rules file (rules/<version>.json), read with Jansson. */
-typedef struct rp_rules {
-    json_t *j;
-    char *version;
-    char *data_dir;
-    int unified;   /* profile "unified" (v6 layout: results/ only, src/ for code) */
-} rp_rules;
-
-/* Finds the data directory (data_dir NULL = ck_find_data_dir) and loads rules/<version>.json
- * (version NULL = the newest round). */
-int rp_rules_load(rp_rules *r, const char *data_dir, const char *version, ms_err *e);
-void rp_rules_free(rp_rules *r);
-
-/* The mlperf model of a model directory (submission_checker.py get_mlperf_model); mapping is the
- * open division's model_mapping.json object or NULL. Returns a malloc'd name. */
-char *rp_map_model(const rp_rules *r, const char *dir, const json_t *mapping);
 /* The required (or optional) scenarios of a model for a system_type; NULL if none. */
-const json_t *rp_scenarios(const rp_rules *r, const char *table, const char *system_type,
+const json_t *rp_scenarios(const ru_round *r, const char *table, const char *system_type,
                            const char *model);
-int rp_json_list_has(const json_t *list, const char *s);
-/* Canonical scenario of a directory name (aliases mapped); NULL if it is none. */
-const char *rp_scenario_canonical(const char *dir);
 
 /* Sorted (bytewise) names of the subdirectories (dirs = 1) or regular files (dirs = 0) of path,
  * never following a symlink; "." and ".." left out. *out is NULL-terminated. A missing path
@@ -79,8 +61,8 @@ typedef struct rp_check_out {
     char *version;     /* rules version used */
 } rp_check_out;
 
-/* Runs ck_run on root with the options (NULL = defaults) and imports its summary.csv and JSON
- * report (written to a private temporary directory, removed at once). */
+/* Runs ck_run on root with the options (NULL = defaults) and takes its results as data
+ * (ck_report_rows, ck_report_document): nothing is written. */
 int rp_check_run(const char *root, const char *version, const char *data_dir,
                  const ck_options *opts, rp_check_out *out, ms_err *e);
 void rp_check_out_free(rp_check_out *c);

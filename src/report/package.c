@@ -193,14 +193,9 @@ static int list_members(const rp_package_opts *o, member **out, size_t *nout, ms
                 seen = !strcmp(m[k].path, p);
             if (seen)
                 break;
-            if (n == cap) {
-                cap *= 2;
-                member *nm = realloc(m, cap * sizeof *m);
-                if (!nm) {
-                    rc = ms_err_oom(e);
-                    break;
-                }
-                m = nm;
+            if (MS_GROW(m, cap, n + 1, 16)) {
+                rc = ms_err_oom(e);
+                break;
             }
             memset(&m[n], 0, sizeof m[n]);
             if (!(m[n].path = strdup(p))) {
@@ -543,14 +538,9 @@ static int load_index(const unsigned char *data, size_t len, const char *name, v
             rc = ms_err_set(e, MS_EINPUT, "%s: %s: a files row without path or type", name, RP_PACKAGE_INDEX);
             break;
         }
-        if (n == cap) {
-            cap *= 2;
-            vrow *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                rc = ms_err_oom(e);
-                break;
-            }
-            v = nv;
+        if (MS_GROW(v, cap, n + 1, 16)) {
+            rc = ms_err_oom(e);
+            break;
         }
         memset(&v[n], 0, sizeof v[n]);
         v[n].path = strdup(p);

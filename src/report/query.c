@@ -32,14 +32,9 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, int csv, FILE *out, ms_err *e
     int rc = 0;
     /* header */
     for (int k = 0; k < nc; k++) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **nv = realloc(cells, cap * sizeof *nv);
-            if (!nv) {
-                rc = ms_err_oom(e);
-                goto out;
-            }
-            cells = nv;
+        if (MS_GROW(cells, cap, n + 1, 64)) {
+            rc = ms_err_oom(e);
+            goto out;
         }
         const char *h = sqlite3_column_name(st, k);
         if (!(cells[n++] = strdup(h ? h : ""))) {
@@ -50,14 +45,9 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, int csv, FILE *out, ms_err *e
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         for (int k = 0; k < nc; k++) {
-            if (n == cap) {
-                cap *= 2;
-                char **nv = realloc(cells, cap * sizeof *nv);
-                if (!nv) {
-                    rc = ms_err_oom(e);
-                    goto out;
-                }
-                cells = nv;
+            if (MS_GROW(cells, cap, n + 1, 64)) {
+                rc = ms_err_oom(e);
+                goto out;
             }
             const char *v = sqlite3_column_type(st, k) == SQLITE_NULL ? (csv ? "" : "NULL")
                                                                        : (const char *)sqlite3_column_text(st, k);

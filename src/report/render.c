@@ -77,14 +77,8 @@ static int rec_set(rec *r, const char *k, val v)
         f->v = v;
         return 0;
     }
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 48;
-        field *nf = realloc(r->f, nc * sizeof *nf);
-        if (!nf)
-            return -1;
-        r->f = nf;
-        r->cap = nc;
-    }
+    if (MS_GROW(r->f, r->cap, r->n + 1, 48))
+        return -1;
     r->f[r->n].key = strdup(k);
     if (!r->f[r->n].key)
         return -1;
@@ -254,14 +248,9 @@ static int load_rows(rctx *c, ms_err *e)
     size_t cap = 0;
     int rc = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (c->n == cap) {
-            cap = cap ? cap * 2 : 64;
-            rec *nr = realloc(c->recs, cap * sizeof *nr);
-            if (!nr) {
-                rc = ms_err_oom(e);
-                break;
-            }
-            c->recs = nr;
+        if (MS_GROW(c->recs, cap, c->n + 1, 64)) {
+            rc = ms_err_oom(e);
+            break;
         }
         rec *r = &c->recs[c->n];
         memset(r, 0, sizeof *r);
@@ -292,7 +281,7 @@ static int load_rows(rctx *c, ms_err *e)
 
 static int json_has(const json_t *list, const char *s)
 {
-    return rp_json_list_has(list, s);
+    return ru_list_has(list, s);
 }
 
 /* Is (Model, Scenario) shown for the suite? rules/report.json, else the round's tables. */
@@ -335,7 +324,7 @@ static int transform(rctx *c, ms_err *e)
         /* v6: canonical scenarios */
         field *sc = rec_get(r, "Scenario");
         if (sc && sc->v.t == V_STR) {
-            const char *can = rp_scenario_canonical(sc->v.s);
+            const char *can = ru_scenario_canon(NULL, sc->v.s);
             if (can && strcmp(can, sc->v.s))
                 rec_set(r, "Scenario", vstr(can));
         }
@@ -596,13 +585,8 @@ static int build_records(rctx *c, rec **out, size_t *nout, ms_err *e)
                         continue;
                     if (!scenario_allowed(c, suites[si], rec_str(r, "Model"), rec_str(r, "Scenario")))
                         continue;
-                    if (n == cap) {
-                        cap *= 2;
-                        rec *nv = realloc(v, cap * sizeof *v);
-                        if (!nv)
-                            goto oom;
-                        v = nv;
-                    }
+                    if (MS_GROW(v, cap, n + 1, 16))
+                        goto oom;
                     if (rec_clone(&v[n], r))
                         goto oom;
                     v[n++].order = order++;
@@ -1321,8 +1305,8 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
             name = strdup((const char *)sqlite3_column_text(q, 0));
         sqlite3_finalize(q);
-        rp_rules rules;
-        rc = rp_rules_load(&rules, o->data_dir, o->version ? o->version : name ? name : c.round, e);
+        ru_round rules;
+        rc = ru_round_load(&rules, o->data_dir, o->version ? o->version : name ? name : c.round, e);
         free(name);
         if (!rc) {
             c.unified = rules.unified;
@@ -1335,7 +1319,7 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             else if (!(c.report = rp_json_load(rp, e)))
                 rc = MS_EINPUT;
             free(rp);
-            rp_rules_free(&rules);
+            ru_round_free(&rules);
         }
     }
     if (!rc)
@@ -1364,8 +1348,10 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
             rc = ms_err_oom(e);
         else if (o->output)
             rc = ms_write_file_atomic(o->output, b.data, b.len, e);
-        else if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout))
-            rc = ms_err_set(e, MS_ERUNTIME, "cannot write the report to standard output");
+        else {
+            st->text_len = b.len;
+            st->text = ms_buf_steal(&b);
+        }
     }
     ms_buf_free(&b);
     for (size_t i = 0; i < n; i++)

@@ -164,7 +164,7 @@ typedef struct rp_report_opts {
     const char *version;
     const char *data_dir;
     rp_format format;
-    const char *output;         /* NULL = stdout */
+    const char *output;         /* NULL = the report comes back in rp_report_stats.text */
     const char *ids;            /* ids.json: Unique ID -> number (read and written back) */
     const char *report_version; /* ID prefix ("5.1"); NULL = from the round */
     const char *repository;     /* Details/Code URLs */
@@ -181,6 +181,9 @@ typedef struct rp_report_stats {
     size_t rows, records;
     int check_failed;           /* the tree's (or index's) check failed; written with force */
     char check_failure[1024];   /* what failed (rp_check_failure_text) */
+    char *text;                 /* without an output file: the report (malloc'd, the caller
+                                   writes and frees it) */
+    size_t text_len;
 } rp_report_stats;
 
 int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e);

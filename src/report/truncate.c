@@ -65,15 +65,9 @@ static trec *rec_put(tctx *c, const char *path, ms_err *e)
     trec *r = rec_find(c, path);
     if (r)
         return r;
-    if (c->nrec == c->cap) {
-        size_t nc = c->cap ? c->cap * 2 : 32;
-        trec *nr = realloc(c->recs, nc * sizeof *nr);
-        if (!nr) {
-            ms_err_oom(e);
-            return NULL;
-        }
-        c->recs = nr;
-        c->cap = nc;
+    if (MS_GROW(c->recs, c->cap, c->nrec + 1, 32)) {
+        ms_err_oom(e);
+        return NULL;
     }
     r = &c->recs[c->nrec];
     memset(r, 0, sizeof *r);
@@ -506,12 +500,12 @@ static int tctx_init(tctx *c, const rp_truncate_opts *o, rp_truncate_stats *st, 
 
 static int detect_unified(const rp_truncate_opts *o, const char *version, ms_err *e, int *unified)
 {
-    rp_rules r;
-    int rc = rp_rules_load(&r, NULL, version, e);
+    ru_round r;
+    int rc = ru_round_load(&r, NULL, version, e);
     if (rc)
         return rc;
     *unified = r.unified;
-    rp_rules_free(&r);
+    ru_round_free(&r);
     return 0;
 }
 

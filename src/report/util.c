@@ -59,90 +59,7 @@ json_t *rp_json_load(const char *path, ms_err *e)
     return j;
 }
 
-int rp_rules_load(rp_rules *r, const char *data_dir, const char *version, ms_err *e)
-{
-    memset(r, 0, sizeof *r);
-    r->data_dir = data_dir ? strdup(data_dir) : ck_find_data_dir(NULL, e);
-    if (!r->data_dir)
-        return data_dir ? ms_err_oom(e) : MS_EINPUT;
-    r->version = version ? strdup(version) : ck_newest_version(r->data_dir, e);
-    if (!r->version) {
-        rp_rules_free(r);
-        return version ? ms_err_oom(e) : MS_EINPUT;
-    }
-    char *path = rp_fmt("%s/rules/%s.json", r->data_dir, r->version);
-    if (!path) {
-        rp_rules_free(r);
-        return ms_err_oom(e);
-    }
-    if (!ms_is_regular_file(path)) {
-        int rc = ms_err_set(e, MS_EUSAGE, "unknown version '%s': no rules file %s", r->version, path);
-        free(path);
-        rp_rules_free(r);
-        return rc;
-    }
-    r->j = rp_json_load(path, e);
-    free(path);
-    if (!r->j) {
-        rp_rules_free(r);
-        return MS_EINPUT;
-    }
-    const char *prof = json_string_value(json_object_get(r->j, "profile"));
-    r->unified = prof && !strcmp(prof, "unified");
-    return 0;
-}
-
-void rp_rules_free(rp_rules *r)
-{
-    json_decref(r->j);
-    free(r->version);
-    free(r->data_dir);
-    memset(r, 0, sizeof *r);
-}
-
-int rp_json_list_has(const json_t *list, const char *s)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(list, i, v)
-        if (json_is_string(v) && !strcmp(json_string_value(v), s))
-            return 1;
-    return 0;
-}
-
-char *rp_map_model(const rp_rules *r, const char *dir, const json_t *mapping)
-{
-    const json_t *models = json_object_get(r->j, "models");
-    const json_t *alias = json_object_get(r->j, "model_mapping");
-    if (rp_json_list_has(models, dir))
-        return strdup(dir);
-    const char *a = json_string_value(json_object_get(alias, dir));
-    if (a)
-        return strdup(a);
-    if (mapping) {
-        const char *m = json_string_value(json_object_get(mapping, dir));
-        if (m)
-            return strdup(m);
-    }
-    size_t i;
-    json_t *g;
-    json_array_foreach(json_object_get(r->j, "model_guesses"), i, g) {
-        size_t k;
-        json_t *c;
-        json_array_foreach(json_object_get(g, "contains"), k, c) {
-            if (json_is_string(c) && strstr(dir, json_string_value(c))) {
-                const char *m = json_string_value(json_object_get(g, "model"));
-                if (!m)
-                    continue;
-                const char *a2 = json_string_value(json_object_get(alias, m));
-                return strdup(a2 ? a2 : m);
-            }
-        }
-    }
-    return strdup(dir);
-}
-
-const json_t *rp_scenarios(const rp_rules *r, const char *table, const char *system_type,
+const json_t *rp_scenarios(const ru_round *r, const char *table, const char *system_type,
                            const char *model)
 {
     const json_t *t = json_object_get(r->j, table);
@@ -150,30 +67,6 @@ const json_t *rp_scenarios(const rp_rules *r, const char *table, const char *sys
     if (!c && system_type && !strcmp(system_type, "edge,datacenter"))
         c = json_object_get(t, "datacenter,edge");
     return json_object_get(c, model);
-}
-
-const char *rp_scenario_canonical(const char *dir)
-{
-    static const char *const names[] = {"SingleStream", "MultiStream", "Server", "Offline",
-                                        "Interactive"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(dir, names[i]))
-            return names[i];
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        /* the lower-case scenario names preprocess_submission.py writes */
-        const char *n = names[i];
-        size_t k = 0;
-        for (; n[k] && dir[k]; k++) {
-            char c = n[k];
-            if (c >= 'A' && c <= 'Z')
-                c = (char)(c - 'A' + 'a');
-            if (dir[k] != c)
-                break;
-        }
-        if (!n[k] && !dir[k])
-            return names[i];
-    }
-    return NULL;
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -623,14 +623,8 @@ int ms_runs_export(ms_runs_db *d, const char *format, char **out, size_t *len, m
         int64_t *ids = NULL;
         size_t n = 0, cap = 0;
         while (sqlite3_step(st) == SQLITE_ROW) {
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                int64_t *ni = realloc(ids, nc * sizeof *ni);
-                if (!ni)
-                    break;
-                ids = ni;
-                cap = nc;
-            }
+            if (MS_GROW(ids, cap, n + 1, 64))
+                break;
             ids[n++] = sqlite3_column_int64(st, 0);
         }
         sqlite3_finalize(st);

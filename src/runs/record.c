@@ -15,6 +15,7 @@
 #include "common/hash.h"
 #include "common/mllog.h"
 #include "common/summary.h"
+#include "rules/rules.h"
 #include "runs/internal.h"
 
 #ifndef MLSUBMIT_VERSION
@@ -182,14 +183,8 @@ static void add_path(file_list *fl, const char *role, const char *path, int dept
     while ((de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nn = realloc(names, nc * sizeof *nn);
-            if (!nn)
-                break;
-            names = nn;
-            cap = nc;
-        }
+        if (MS_GROW(names, cap, n + 1, 16))
+            break;
         if (!(names[n] = strdup(de->d_name)))
             break;
         n++;
@@ -376,7 +371,7 @@ static void parse_detail(const char *dir, parsed_result *pr)
     if (ms_mllog_get_u64(&log, "result_query_count", &q) == 0) {
         char *scen = ms_mllog_get_str(&log, "effective_scenario");
         /* Offline's percentiles are over the samples of its one query */
-        if (scen && !strcmp(scen, "Offline"))
+        if (ru_scenario_parse(scen) == RU_OFFLINE)
             ms_mllog_get_u64(&log, "effective_samples_per_query", &spq);
         free(scen);
         pr->query_count = (int64_t)q;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the digits dataset and model are found (common/datafile.h ms_find_dataset_dir): --data
+# Where the digits dataset and model are found (rules/rules.h ru_dataset_dir): --data
 # DIR (a data folder holding digits/, or the digits folder itself) in every command, else
 # MLSUBMIT_DATA, else the data folder beside the rules (./data, the build tree's data/,
 # PREFIX/share/mlsubmit/data). Run from another working directory; the error lists every place
@@ -55,5 +55,22 @@ mkdir -p "$TMP/bin" "$TMP/empty"; cp "$M" "$TMP/bin/mlsubmit"
 expect_grep "no digits dataset \\(digits.csv.gz\\); tried $TMP/nodata/digits \\(MLSUBMIT_DATA\\), data/digits \\(working directory\\), $TMP/bin/../data/digits \\(build tree\\), $TMP/bin/../share/mlsubmit/data/digits \\(installation\\)" "$TMP/err"
 ( cd "$TMP/empty" && env -u MLSUBMIT_DATA "$TMP/bin/mlsubmit" accuracy digits "$TMP/lg1/mlperf_log_accuracy.json" --rules "$REPO/rules/digits.json" -o "$TMP/a.txt" ) > "$TMP/out" 2> "$TMP/err"
 expect_grep "tried data/digits \\(working directory\\), $TMP/bin/../data/digits \\(build tree\\), $TMP/bin/../share/mlsubmit/data/digits \\(installation\\)" "$TMP/err"
+
+# The data folder of rules/ and schemas/ (rules/rules.h ru_data_dir): MLSUBMIT_DATA_DIR (the only
+# place when set; MLSUBMIT_RULES, the rules/ folder itself, a deprecated alias), the working
+# directory, the build tree, the installation; the error names every place tried.
+mkdir -p "$TMP/wd/rules"; cp "$REPO/rules/v6.1.json" "$TMP/wd/rules/v9.9.json"
+( cd "$TMP/wd" && env -u MLSUBMIT_DATA_DIR -u MLSUBMIT_RULES "$M" rules list ) > "$TMP/out" 2>&1
+[ "$(cat "$TMP/out")" = "v9.9" ] && ok || fail "rules list: the working directory's rules/ first (got: $(head -c 200 "$TMP/out"))"
+( cd "$TMP/wd" && MLSUBMIT_DATA_DIR="$REPO" "$M" rules list ) > "$TMP/out" 2>&1
+grep -qx v6.1 "$TMP/out" && ! grep -q v9.9 "$TMP/out" && ok || fail "MLSUBMIT_DATA_DIR before the working directory"
+( cd "$TMP/wd" && env -u MLSUBMIT_DATA_DIR MLSUBMIT_RULES="$REPO/rules" "$M" rules list ) > "$TMP/out" 2>&1
+grep -qx v6.1 "$TMP/out" && ok || fail "MLSUBMIT_RULES (deprecated) names the rules folder"
+( cd "$TMP/empty" && env -u MLSUBMIT_DATA_DIR -u MLSUBMIT_RULES "$TMP/bin/mlsubmit" rules list ) > "$TMP/out" 2> "$TMP/err"
+[ $? = 3 ] && ok || fail "no data folder anywhere: exit 3 expected"
+expect_grep "tried \. \(working directory\), $TMP/bin/\.\. \(build tree\), $TMP/bin/\.\./share/mlsubmit \(installation\)" "$TMP/err"
+( cd "$TMP/empty" && MLSUBMIT_DATA_DIR="$TMP/nowhere" "$TMP/bin/mlsubmit" rules list ) > "$TMP/out" 2> "$TMP/err"
+[ $? = 3 ] && ok || fail "a MLSUBMIT_DATA_DIR without rules/: exit 3 expected"
+expect_grep "tried $TMP/nowhere \(MLSUBMIT_DATA_DIR\)\." "$TMP/err"
 cd "$REPO" || exit 1
 finish

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "loadgen/loadgen.h"
 #include "testutil.h"
@@ -177,6 +178,61 @@ START_TEST(user_sut_submission_run_with_tokens)
 }
 END_TEST
 
+/* The library prints nothing: what the reference LoadGen prints on stdout (print_timestamps,
+ * copy_*_to_stdout) goes to lg_run_options.console, from any thread. */
+typedef struct console_cap {
+    pthread_mutex_t mu;
+    ms_buf b;
+} console_cap;
+
+static void console_take(void *ctx, const char *text, size_t len)
+{
+    console_cap *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    ck_assert_int_eq(ms_buf_append(&c->b, text, len), 0);
+    pthread_mutex_unlock(&c->mu);
+}
+
+START_TEST(console_output_goes_to_the_callback)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    my_sut m;
+    start(&m, 0);
+    lg_sut sut = {&m, sut_name, issue, flush};
+    lg_qsl qsl = {&m, qsl_name, 200, 50, load, unload};
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_OFFLINE;
+    s.mode = LG_PERFORMANCE_ONLY;
+    s.min_duration_ms = 0;
+    s.min_query_count = 1;
+    s.offline_expected_qps = 100;
+    s.print_timestamps = 1;
+    lg_log_settings ls;
+    lg_run_options ro;
+    logs_in(dir, &ls, &ro);
+    ls.copy_summary_to_stdout = 1;
+    ls.copy_detail_to_stdout = 1;
+    console_cap cap = {.b = MS_BUF_INIT};
+    pthread_mutex_init(&cap.mu, NULL);
+    ro.console = console_take;
+    ro.console_ctx = &cap;
+    lg_run_result res;
+    ms_err e;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
+    stop(&m);
+    ck_assert_ptr_nonnull(cap.b.data);
+    ck_assert_ptr_nonnull(strstr(cap.b.data, "Loadgen :: Perf mode start. system_clock Timestamp = "));
+    ck_assert_ptr_nonnull(strstr(cap.b.data, "Loadgen :: PerfClock/system_clock ratio = "));
+    ck_assert_ptr_nonnull(strstr(cap.b.data, ":::MLLOG {\"key\": \"effective_scenario\""));
+    ck_assert_ptr_nonnull(strstr(cap.b.data, "Scenario : Offline"));
+    ck_assert_ptr_nonnull(strstr(cap.b.data, "No errors encountered during test."));
+    ms_buf_free(&cap.b);
+    pthread_mutex_destroy(&cap.mu);
+}
+END_TEST
+
 START_TEST(late_and_bogus_completions_are_harmless)
 {
     char dir[256];
@@ -340,6 +396,7 @@ static Suite *api_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, user_sut_submission_run_with_tokens);
     tcase_add_test(tc, late_and_bogus_completions_are_harmless);
+    tcase_add_test(tc, console_output_goes_to_the_callback);
     tcase_add_test(tc, cancel_leaves_logs_unnamed_and_keeps_the_test);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, sut_registry_and_specs);

@@ -76,9 +76,13 @@ START_TEST(names_parse)
     ck_assert_str_eq(au_test_name(AU_TEST08), "TEST08");
     ck_assert_int_eq(au_dtype_parse("float32"), AU_DT_FLOAT32);
     ck_assert_int_eq(au_dtype_parse("int16"), -1);
-    ck_assert_int_eq(au_layout_parse("v5.1"), AU_LAYOUT_V51);
-    ck_assert_int_eq(au_layout_parse("6.1"), AU_LAYOUT_V6);
-    ck_assert_int_eq(au_layout_parse("v4.1"), -1);
+    /* the rounds of each layout are data: "layouts" of rules/compliance.json */
+    au_rules *r = rules();
+    ck_assert_int_eq(au_layout_parse(r, "v5.1"), AU_LAYOUT_V51);
+    ck_assert_int_eq(au_layout_parse(r, "6.1"), AU_LAYOUT_V6);
+    ck_assert_int_eq(au_layout_parse(r, "v6"), AU_LAYOUT_V6);
+    ck_assert_int_eq(au_layout_parse(r, "v4.1"), -1);
+    au_rules_free(r);
     ck_assert_int_eq(au_version_is_606("6.0.6 @ abc"), 1);
     ck_assert_int_eq(au_version_is_606("6.0.5 @ abc"), 0);
     ck_assert_int_eq(au_version_is_606("5.1.0 @ abc"), 0);
@@ -131,6 +135,14 @@ START_TEST(rules_per_model_values)
     ck_assert_str_eq(au_rules_round_of(r, LG_COMPAT_5_1), "v5.1");
     ck_assert_str_eq(au_rules_round_of_version(r, "4.1.3 @ x"), "v4.1");
     ck_assert_str_eq(au_rules_round_of_version(r, "3.0.0"), "v3.0");
+    /* "loadgen_round": a major's highest minor at or below, else its lowest; above every
+     * major the newest; below, none */
+    ck_assert_str_eq(au_rules_round_of(r, LG_COMPAT_6_0), "v6.1");
+    ck_assert_str_eq(au_rules_round_of_version(r, "3.5.0"), "v3.1");
+    ck_assert_str_eq(au_rules_round_of_version(r, "5.0.2"), "v5.1");
+    ck_assert_str_eq(au_rules_round_of_version(r, "6.0.17"), "v6.1");
+    ck_assert_str_eq(au_rules_round_of_version(r, "7.2"), "v6.1");
+    ck_assert_ptr_null(au_rules_round_of_version(r, "2.1.0"));
     uint64_t s[3];
     ck_assert_int_eq(au_rules_test05_seeds(r, "v4.0", s), 0);
     ck_assert(s[1] == 11176391829184272374ULL);

@@ -1,6 +1,6 @@
 /* Checker internals: the streaming detail-log reader, rules lookups (model mapping, scenario
- * aliases, scenario-specific targets, thresholds as IEEE products), files_diff, data-directory
- * discovery. End-to-end behaviour is covered by tests/e2e/test_check_*.sh. */
+ * aliases, scenario-specific targets, thresholds as IEEE products), files_diff. The data
+ * folder lookup: test_rules.c. End-to-end behaviour is covered by tests/e2e/test_check_*.sh. */
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -211,21 +211,21 @@ START_TEST(rules_model_mapping_and_scenarios)
     ck_rules r;
     load_rules(&r, "v5.1");
     ck_assert(!r.unified);
-    ck_assert_str_eq(ck_map_model(&r, "resnet", NULL), "resnet");
-    ck_assert_str_eq(ck_map_model(&r, "resnet50", NULL), "resnet");
-    ck_assert_str_eq(ck_map_model(&r, "llama3_1-405b", NULL), "llama3.1-405b");
-    ck_assert_str_eq(ck_map_model(&r, "mobilenet-v2-precision_uint8-0.75-224", NULL), "resnet");
-    ck_assert_str_eq(ck_map_model(&r, "bert-99.9-large", NULL), "bert-99.9");
-    ck_assert_str_eq(ck_map_model(&r, "my-bert-99", NULL), "bert-99");
+    ck_assert_str_eq(ru_map_model(r.j, "resnet", NULL), "resnet");
+    ck_assert_str_eq(ru_map_model(r.j, "resnet50", NULL), "resnet");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b", NULL), "llama3.1-405b");
+    ck_assert_str_eq(ru_map_model(r.j, "mobilenet-v2-precision_uint8-0.75-224", NULL), "resnet");
+    ck_assert_str_eq(ru_map_model(r.j, "bert-99.9-large", NULL), "bert-99.9");
+    ck_assert_str_eq(ru_map_model(r.j, "my-bert-99", NULL), "bert-99");
     /* the legacy checker has no llama3_1-405b substring guess */
-    ck_assert_str_eq(ck_map_model(&r, "llama3_1-405b-fp4", NULL), "llama3_1-405b-fp4");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b-fp4", NULL), "llama3_1-405b-fp4");
     json_error_t je;
     json_t *map = json_loads("{\"llama3_1-70b-fp8_dyn\": \"llama2-70b-99.9\"}", 0, &je);
-    ck_assert_str_eq(ck_map_model(&r, "llama3_1-70b-fp8_dyn", map), "llama2-70b-99.9");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-70b-fp8_dyn", map), "llama2-70b-99.9");
     json_decref(map);
-    ck_assert_str_eq(ck_canon_scenario(&r, "offline"), "Offline");
-    ck_assert_str_eq(ck_canon_scenario(&r, "MultiStream"), "MultiStream");
-    ck_assert_ptr_null(ck_canon_scenario(&r, "OFFLINE"));
+    ck_assert_str_eq(ru_scenario_canon(r.j, "offline"), "Offline");
+    ck_assert_str_eq(ru_scenario_canon(r.j, "MultiStream"), "MultiStream");
+    ck_assert_ptr_null(ru_scenario_canon(r.j, "OFFLINE"));
     ck_assert_ptr_nonnull(ck_required(&r, "edge", "resnet"));
     ck_assert_ptr_null(ck_required(&r, "datacenter", "resnet"));
     ck_assert_ptr_nonnull(ck_required(&r, "edge,datacenter", "resnet"));
@@ -234,7 +234,7 @@ START_TEST(rules_model_mapping_and_scenarios)
 
     load_rules(&r, "v6.1");
     ck_assert(r.unified);
-    ck_assert_str_eq(ck_map_model(&r, "llama3_1-405b-fp4", NULL), "llama3.1-405b");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b-fp4", NULL), "llama3.1-405b");
     /* scenario-specific targets: dir name, then default, Offline, Server */
     const json_t *t = ck_targets(&r, "accuracy_targets", "qwen3-vl-235b-a22b", "Interactive");
     ck_assert(json_number_value(json_object_get(json_array_get(t, 0), "value")) == 0.7878 * 0.99);
@@ -401,68 +401,6 @@ START_TEST(files_diff_like_python)
 }
 END_TEST
 
-START_TEST(data_dir_and_newest_round)
-{
-    ms_err e;
-    setenv("MLSUBMIT_DATA_DIR", ".", 1);
-    char *d = ck_find_data_dir(NULL, &e);
-    ck_assert_ptr_nonnull(d);
-    char *v = ck_newest_version(d, &e);
-    ck_assert_str_eq(v, "v6.1");
-    free(v);
-    free(d);
-    setenv("MLSUBMIT_DATA_DIR", "/nonexistent", 1);
-    ck_assert_ptr_null(ck_find_data_dir(NULL, &e));
-    ck_assert_ptr_nonnull(strstr(e.msg, "MLSUBMIT_DATA_DIR"));
-    unsetenv("MLSUBMIT_DATA_DIR");
-    /* Next to the binary's parent (<repo>/build/x -> <repo>/rules) or in <prefix>/share/mlsubmit
-     * (<prefix>/bin/x): laid out in a temporary folder, so that the test needs no build tree
-     * (make asan builds into build-asan/ and a fresh clone has no build/). */
-    char t[256], p[512], real[PATH_MAX];
-    ms_test_tmpdir(t, sizeof t);
-    ck_assert_ptr_nonnull(realpath(t, real));
-    const char *dirs[] = {"build", "rules", "prefix", "prefix/bin", "prefix/share",
-                          "prefix/share/mlsubmit", "prefix/share/mlsubmit/rules", "bare", "bare/bin"};
-    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-        snprintf(p, sizeof p, "%s/%s", t, dirs[i]);
-        ck_assert_int_eq(mkdir(p, 0755), 0);
-    }
-    const char *exes[] = {"build/x", "prefix/bin/x", "bare/bin/x"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "%s/%s", t, exes[i]);
-        FILE *f = fopen(p, "w");
-        ck_assert_ptr_nonnull(f);
-        fclose(f);
-    }
-    snprintf(p, sizeof p, "%s/build/x", t);
-    d = ck_find_data_dir(p, &e);
-    ck_assert_ptr_nonnull(d);
-    char *want = ck_join(real, "build/..");
-    ck_assert_str_eq(d, want);
-    free(want);
-    free(d);
-    snprintf(p, sizeof p, "%s/prefix/bin/x", t);
-    d = ck_find_data_dir(p, &e);
-    ck_assert_ptr_nonnull(d);
-    want = ck_join(real, "prefix/bin/../share/mlsubmit");
-    ck_assert_str_eq(d, want);
-    free(want);
-    free(d);
-    snprintf(p, sizeof p, "%s/bare/bin/x", t);
-    ck_assert_ptr_null(ck_find_data_dir(p, &e));
-    ck_assert_ptr_nonnull(strstr(e.msg, "share/mlsubmit"));
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "%s/%s", t, exes[i]);
-        unlink(p);
-    }
-    for (size_t i = sizeof dirs / sizeof *dirs; i-- > 0;) {
-        snprintf(p, sizeof p, "%s/%s", t, dirs[i]);
-        rmdir(p);
-    }
-    rmdir(t);
-}
-END_TEST
-
 START_TEST(check_catalogue_complete)
 {
     const char *ids[] = {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11",
@@ -594,7 +532,6 @@ static Suite *suite(void)
     tcase_add_test(tc, files_diff_like_python);
     tcase_add_test(tc, listing_cache_answers_like_stat_and_ends_with_the_task);
     tcase_add_test(tc, dlog_line_ends_and_utf8_at_every_offset);
-    tcase_add_test(tc, data_dir_and_newest_round);
     tcase_add_test(tc, check_catalogue_complete);
     tcase_add_test(tc, check_skip_flags);
     tcase_add_test(tc, ptd_strptime_like_python);

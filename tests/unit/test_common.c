@@ -22,6 +22,33 @@ START_TEST(buf_grows_and_formats)
 }
 END_TEST
 
+/* MS_GROW: doubling from the first capacity, the array kept on overflow */
+START_TEST(array_growth_helper)
+{
+    int *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_int_eq(MS_GROW(v, cap, n + 1, 16), 0);
+        v[n++] = i;
+    }
+    ck_assert_uint_eq(cap, 1024);
+    ck_assert_int_eq(v[999], 999);
+    ck_assert_int_eq(MS_GROW(v, cap, 10, 16), 0); /* already large enough */
+    ck_assert_uint_eq(cap, 1024);
+    int *keep = v;
+    ck_assert_int_eq(MS_GROW(v, cap, (size_t)-1 / 2, 16), -1); /* elements of 4 bytes overflow */
+    ck_assert_int_eq(MS_GROW(v, cap, (size_t)-1, 16), -1);     /* no doubling reaches it */
+    ck_assert_ptr_eq(v, keep);
+    ck_assert_uint_eq(cap, 1024);
+    free(v);
+    char *c = NULL;
+    size_t cc = 0;
+    ck_assert_int_eq(MS_GROW(c, cc, 3, 0), 0);
+    ck_assert_uint_eq(cc, 4);
+    free(c);
+}
+END_TEST
+
 START_TEST(path_join_normalises_slashes)
 {
     char *p = ms_path_join("a/", "/b");
@@ -443,6 +470,7 @@ static Suite *common_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, buf_grows_and_formats);
+    tcase_add_test(tc, array_growth_helper);
     tcase_add_test(tc, path_join_normalises_slashes);
     tcase_add_test(tc, atomic_file_commit_and_abort);
     tcase_add_test(tc, read_file_names_missing_path);

@@ -76,11 +76,11 @@ END_TEST
 
 START_TEST(scenario_names)
 {
-    ck_assert_str_eq(rp_scenario_canonical("offline"), "Offline");
-    ck_assert_str_eq(rp_scenario_canonical("MultiStream"), "MultiStream");
-    ck_assert_str_eq(rp_scenario_canonical("singlestream"), "SingleStream");
-    ck_assert_ptr_null(rp_scenario_canonical("OFFLINE"));
-    ck_assert_ptr_null(rp_scenario_canonical("Offline2"));
+    ck_assert_str_eq(ru_scenario_canon(NULL, "offline"), "Offline");
+    ck_assert_str_eq(ru_scenario_canon(NULL, "MultiStream"), "MultiStream");
+    ck_assert_str_eq(ru_scenario_canon(NULL, "singlestream"), "SingleStream");
+    ck_assert_ptr_null(ru_scenario_canon(NULL, "OFFLINE"));
+    ck_assert_ptr_null(ru_scenario_canon(NULL, "Offline2"));
 }
 END_TEST
 

@@ -1,0 +1,216 @@
+/* The rules module (src/rules/rules.h): the data-folder lookup and its one order, the newest
+ * round, loading a round, model mapping (empty mappings as the official checker treats them),
+ * the scenario enum and its directory aliases. */
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "rules/rules.h"
+#include "testutil.h"
+
+static json_t *jparse(const char *text)
+{
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    ck_assert_msg(j != NULL, "%s", je.text);
+    return j;
+}
+
+START_TEST(data_dir_order)
+{
+    ms_err e;
+    unsetenv(RU_RULES_ENV_OLD);
+    setenv(RU_DATA_ENV, ".", 1);
+    char *d = ru_data_dir(NULL, NULL, &e);
+    ck_assert_ptr_nonnull(d);
+    char *v = ru_newest_round(d, &e);
+    ck_assert_str_eq(v, "v6.1");
+    free(v);
+    free(d);
+    /* set: the only place looked at */
+    setenv(RU_DATA_ENV, "/nonexistent", 1);
+    ck_assert_ptr_null(ru_data_dir(NULL, NULL, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent (" RU_DATA_ENV ")"));
+    /* a given folder comes first */
+    d = ru_data_dir(".", NULL, &e);
+    ck_assert_str_eq(d, ".");
+    free(d);
+    unsetenv(RU_DATA_ENV);
+    /* the deprecated MLSUBMIT_RULES names the rules folder itself */
+    setenv(RU_RULES_ENV_OLD, "rules", 1);
+    d = ru_data_dir(NULL, NULL, &e);
+    ck_assert_str_eq(d, "rules/..");
+    free(d);
+    unsetenv(RU_RULES_ENV_OLD);
+    /* the working directory, then beside the binary: <repo>/build/x -> <repo>, <prefix>/bin/x
+     * -> <prefix>/share/mlsubmit; laid out in a temporary folder (no build tree needed) */
+    char t[256], p[512], real[PATH_MAX], cwd[PATH_MAX];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ms_test_tmpdir(t, sizeof t);
+    ck_assert_ptr_nonnull(realpath(t, real));
+    const char *dirs[] = {"build", "rules", "prefix", "prefix/bin", "prefix/share", "prefix/share/mlsubmit",
+                          "prefix/share/mlsubmit/rules", "bare", "bare/bin", "wd", "wd/rules"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s/%s", t, dirs[i]);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+    }
+    const char *exes[] = {"build/x", "prefix/bin/x", "bare/bin/x"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", t, exes[i]);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/bare", t);
+    ck_assert_int_eq(chdir(p), 0);
+    char want[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/build/x", t);
+    d = ru_data_dir(NULL, p, &e);
+    snprintf(want, sizeof want, "%s/build/..", real);
+    ck_assert_str_eq(d, want);
+    free(d);
+    snprintf(p, sizeof p, "%s/prefix/bin/x", t);
+    d = ru_data_dir(NULL, p, &e);
+    snprintf(want, sizeof want, "%s/prefix/bin/../share/mlsubmit", real);
+    ck_assert_str_eq(d, want);
+    free(d);
+    snprintf(p, sizeof p, "%s/bare/bin/x", t);
+    ck_assert_ptr_null(ru_data_dir(NULL, p, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, ". (working directory), "));
+    ck_assert_ptr_nonnull(strstr(e.msg, "share/mlsubmit (installation)"));
+    /* the working directory before the binary's places */
+    snprintf(p, sizeof p, "%s/wd", t);
+    ck_assert_int_eq(chdir(p), 0);
+    snprintf(p, sizeof p, "%s/build/x", t);
+    d = ru_data_dir(NULL, p, &e);
+    ck_assert_str_eq(d, ".");
+    free(d);
+    char *f = ru_data_path(".", "rules", "v1.0.json");
+    ck_assert_str_eq(f, "rules/v1.0.json");
+    free(f);
+    ck_assert_int_eq(chdir(cwd), 0);
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", t, exes[i]);
+        unlink(p);
+    }
+    for (size_t i = sizeof dirs / sizeof *dirs; i-- > 0;) {
+        snprintf(p, sizeof p, "%s/%s", t, dirs[i]);
+        rmdir(p);
+    }
+    rmdir(t);
+}
+END_TEST
+
+START_TEST(round_load)
+{
+    ms_err e;
+    ru_round r;
+    ck_assert_int_eq(ru_round_load(&r, ".", "v5.1", &e), MS_OK);
+    ck_assert(!r.unified);
+    ck_assert_str_eq(r.path, "rules/v5.1.json");
+    ru_round_free(&r);
+    ck_assert_int_eq(ru_round_load(&r, ".", NULL, &e), MS_OK);
+    ck_assert_str_eq(r.version, "v6.1");
+    ck_assert(r.unified);
+    ru_round_free(&r);
+    ck_assert_int_eq(ru_round_load(&r, ".", "v0.1", &e), MS_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown version 'v0.1'"));
+}
+END_TEST
+
+/* validation against schemas/rules.schema.json: a round, the compliance definition, problems */
+START_TEST(validate_against_the_schema)
+{
+    ms_err e;
+    ru_round r;
+    ck_assert_int_eq(ru_round_load(&r, ".", "v5.1", &e), MS_OK);
+    ms_buf b = MS_BUF_INIT;
+    ck_assert_int_eq(ru_validate(r.j, ".", NULL, &b, &e), 0);
+    ru_round_free(&r);
+    json_error_t je;
+    json_t *c = json_load_file("rules/compliance.json", 0, &je);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(ru_validate(c, ".", "compliance_rules", &b, &e), 0);
+    ck_assert_ptr_null(b.data);
+    json_object_del(c, "tests");
+    ck_assert_int_ge(ru_validate(c, ".", "compliance_rules", &b, &e), 1);
+    ck_assert_ptr_nonnull(strstr(b.data, "tests"));
+    json_decref(c);
+    ms_buf_reset(&b);
+    json_t *bad = jparse("{\"version\": 5}");
+    ck_assert_int_ge(ru_validate(bad, ".", NULL, &b, &e), 1);
+    ck_assert_ptr_nonnull(strstr(b.data, "/version: "));
+    json_decref(bad);
+    ms_buf_free(&b);
+    ck_assert_int_eq(ru_validate(NULL, "/nonexistent", NULL, &b, &e), -1);
+}
+END_TEST
+
+/* submission_checker.py get_mlperf_model: "if mlperf_model:" skips an empty mapping (of the
+ * round or of the submitter), the final dict.get(model, model) returns it as it is */
+START_TEST(model_mapping_empty_entries)
+{
+    json_t *r = jparse("{\"models\": [\"resnet\", \"bert-99\"], \"model_mapping\": {\"resnet50\": \"resnet\","
+                       " \"empty\": \"\", \"bert-99\": \"x\"},"
+                       " \"model_guesses\": [{\"contains\": [\"mobilenet\", \"resnet50\"], \"model\": \"resnet\"},"
+                       " {\"contains\": [\"bert-99\"], \"model\": \"bert-99\"}, {\"contains\": [\"nomodel\"]}]}");
+    json_t *x = jparse("{\"mine\": \"bert-99\", \"blank\": \"\", \"empty\": \"resnet\"}");
+    ck_assert_str_eq(ru_map_model(r, "resnet", NULL), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "resnet50", x), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "mine", x), "bert-99");
+    /* the round's empty mapping is skipped: the submitter's mapping wins */
+    ck_assert_str_eq(ru_map_model(r, "empty", x), "resnet");
+    /* without one, the final lookup returns the empty mapping */
+    ck_assert_str_eq(ru_map_model(r, "empty", NULL), "");
+    /* an empty submitter mapping is skipped too: the name itself */
+    ck_assert_str_eq(ru_map_model(r, "blank", x), "blank");
+    ck_assert_str_eq(ru_map_model(r, "my-mobilenet-v2", NULL), "resnet");
+    /* a guess is mapped again */
+    ck_assert_str_eq(ru_map_model(r, "large-bert-99", NULL), "x");
+    /* a guess without a model is no guess */
+    ck_assert_str_eq(ru_map_model(r, "nomodel-1", NULL), "nomodel-1");
+    json_decref(x);
+    json_decref(r);
+}
+END_TEST
+
+START_TEST(scenarios)
+{
+    ck_assert_int_eq(RU_NSCENARIOS, 5);
+    ck_assert_str_eq(ru_scenario_name(RU_SERVER), "Server");
+    ck_assert_ptr_null(ru_scenario_name(RU_NSCENARIOS));
+    ck_assert_ptr_null(ru_scenario_name(-1));
+    for (int s = 0; s < RU_NSCENARIOS; s++)
+        ck_assert_int_eq(ru_scenario_parse(ru_scenario_name(s)), s);
+    ck_assert_int_eq(ru_scenario_parse("offline"), -1);
+    ck_assert_int_eq(ru_scenario_parse(NULL), -1);
+    /* without rules: the lower-case names preprocess_submission.py writes */
+    ck_assert_int_eq(ru_scenario_from_dir(NULL, "singlestream"), RU_SINGLE_STREAM);
+    ck_assert_int_eq(ru_scenario_from_dir(NULL, "interactive"), RU_INTERACTIVE);
+    ck_assert_int_eq(ru_scenario_from_dir(NULL, "OFFLINE"), -1);
+    ck_assert_int_eq(ru_scenario_from_dir(NULL, "Offline2"), -1);
+    /* with rules: the round's aliases only */
+    json_t *r = jparse("{\"scenario_dir_aliases\": {\"offline\": \"Offline\", \"bad\": \"Nope\"}}");
+    ck_assert_str_eq(ru_scenario_canon(r, "offline"), "Offline");
+    ck_assert_str_eq(ru_scenario_canon(r, "MultiStream"), "MultiStream");
+    ck_assert_ptr_null(ru_scenario_canon(r, "server"));
+    ck_assert_ptr_null(ru_scenario_canon(r, "bad"));
+    json_decref(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("rules");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, data_dir_order);
+    tcase_add_test(tc, round_load);
+    tcase_add_test(tc, validate_against_the_schema);
+    tcase_add_test(tc, model_mapping_empty_entries);
+    tcase_add_test(tc, scenarios);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+MS_TEST_MAIN(suite)
