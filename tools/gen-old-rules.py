@@ -103,7 +103,7 @@ ROUNDS = {
         "meaningful": None,
         "switches": {"calibration_doc_required": False, "csv_weight_data_types_column": False,
                      "emptiness_checks": False, "csv_accuracy_value_only": True,
-                     "summary_power_counts": False},
+                     "summary_power_counts": False, "power_wg_check_by_default": False},
         "guesses": [
             {"contains": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
              "model": "ssd-small"},
@@ -123,7 +123,7 @@ RESULT_FIELD_NEW_V1 = {"Offline": "result_samples_per_second",
                        "Server": "result_scheduled_samples_per_sec"}
 V3_HEAD = ROUNDS["v3.0"]["csv_header"]
 OLD_SWITCHES = {"calibration_doc_required": False, "csv_weight_data_types_column": False,
-                "csv_accuracy_value_only": True}
+                "csv_accuracy_value_only": True, "power_wg_check_by_default": False}
 LLM2 = ["llama2-70b-99", "llama2-70b-99.9"]
 GPTJ = ["gptj-99", "gptj-99.9"]
 NO_TEST04_V4 = ["rnnt", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
@@ -172,6 +172,7 @@ PRE_V21 = {  # switches shared by the checkers of v1.0 to v2.0
     "compliance_failure_rejects_result": False,  # "# results[name] = None" commented out
     "compliance_runs_perf_checked": False,       # check_compliance_perf_dir only reads verify_*
     "compliance_last_test_decides": True,        # compliance_perf_pass = ... (overwritten)
+    "csv_notes_always_joined": True,             # notes + ". " + sw_notes, even if notes == ""
 }
 ROUNDS["v2.1"] = {
     "compliance": (["TEST01", "TEST04", "TEST05"],
@@ -183,7 +184,9 @@ ROUNDS["v2.1"] = {
     "sysdesc": V1_SYSDESC,
     "sysdesc_power": "SYSTEM_DESC_REQUIED_FIELDS_POWER",
     "meaningful": None,
-    "switches": ROUNDS["v3.0"]["switches"],
+    "switches": dict(ROUNDS["v3.0"]["switches"], power_energy_scale=1, tree_walk_checks=False),
+    "power_units": {"SingleStream": "Joules", "MultiStream": "Joules", "Offline": "Watts",
+                    "Server": "Watts"},
     "guesses": V2_GUESSES,
 }
 ROUNDS["v2.0"] = dict(ROUNDS["v2.1"])
@@ -212,7 +215,7 @@ ROUNDS["v1.1"].update({
     # Config.uses_early_stopping / uses_legacy_multistream: False / True before v2.0; the
     # MultiStream result is effective_samples_per_query, only SingleStream is converted to ms
     "switches": dict(ROUNDS["v2.0"]["switches"], early_stopping=False,
-                     result_ns_to_ms_scenarios=["SingleStream"]),
+                     result_ns_to_ms_scenarios=["SingleStream"], detail_log_query_count=False),
     "multistream_field": "effective_samples_per_query",
 })
 ROUNDS["v1.0"] = dict(ROUNDS["v1.1"])

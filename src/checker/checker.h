@@ -32,6 +32,7 @@ typedef struct ck_options {
     int debug;
     int submission_exceptions;
     int skip_power_check;
+    int more_power_check;      /* --more-power-check (v1.0 to v4.1): run the Power WG checks */
     int skip_meaningful_fields_emptiness_check;
     int skip_check_power_measure_files;
     int skip_empty_files_check;

@@ -37,6 +37,18 @@ typedef struct ck_switches {
     int summary_power_counts;       /* "summary_power_counts" (1): power/division/system counts */
     int has_test05_seeds;           /* "test05_seeds" present: TEST05 runs use those seeds (P7) */
     uint64_t test05_seeds[3];
+    int compliance_rejects;         /* "compliance_failure_rejects_result" (1): C1/C2/C4 null it */
+    int compliance_perf_checked;    /* "compliance_runs_perf_checked" (1): C3 on compliance runs */
+    int compliance_last_decides;    /* "compliance_last_test_decides" (0): last test's verdict */
+    int early_stopping;             /* "early_stopping" (1): P9/P10, else P11 for every scenario */
+    int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
+    int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
+    int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */
+    int result_from_summary;        /* "result_from_summary" (0): v0.7.1's summary-file results */
+    int perf_constraints;           /* "perf_constraints_checked" (1): P10-P14 */
+    int server_runs;                /* "server_performance_runs" (1): run_1..run_N for Server */
+    int detail_log_query_count;     /* "detail_log_query_count" (1): result_query_count logged */
+    int tree_walk_checks;           /* "tree_walk_checks" (1): S4-S13 on each submitter tree */
 } ck_switches;
 
 typedef struct ck_rules {

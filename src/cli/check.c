@@ -36,7 +36,8 @@ static const char usage_text[] =
     "\n"
     "Options of the MLCommons checker (accepted so that scripts carry over):\n"
     "  --input DIR  --skip_compliance  --extra-model-benchmark-map FILE  --debug\n"
-    "  --submission-exceptions  --skip-power-check  --skip-meaningful-fields-emptiness-check\n"
+    "  --submission-exceptions  --skip-power-check  --more-power-check (v1.0-v4.1)\n"
+    "  --skip-meaningful-fields-emptiness-check\n"
     "  --skip-check-power-measure-files  --skip-empty-files-check\n"
     "  --skip-extra-files-in-root-check  --skip-extra-accuracy-files-check\n"
     "  --skip-all-systems-have-results-check  --skip-calibration-check\n"
@@ -60,6 +61,7 @@ static const flag flags[] = {
     F("--debug", debug),
     F("--submission-exceptions", submission_exceptions),
     F("--skip-power-check", skip_power_check),
+    F("--more-power-check", more_power_check),
     F("--skip-meaningful-fields-emptiness-check", skip_meaningful_fields_emptiness_check),
     F("--skip-check-power-measure-files", skip_check_power_measure_files),
     F("--skip-empty-files-check", skip_empty_files_check),
