@@ -172,6 +172,7 @@ PRE_V21 = {  # switches shared by the checkers of v1.0 to v2.0
     "compliance_failure_rejects_result": False,  # "# results[name] = None" commented out
     "compliance_runs_perf_checked": False,       # check_compliance_perf_dir only reads verify_*
     "compliance_last_test_decides": True,        # compliance_perf_pass = ... (overwritten)
+    "accuracy_file_mismatch_stops": False,       # files_diff is only logged
     "csv_notes_always_joined": True,             # notes + ". " + sw_notes, even if notes == ""
 }
 ROUNDS["v2.1"] = {
@@ -235,7 +236,10 @@ ROUNDS["v0.7"] = {
     "sysdesc_known": "SYSTEM_DESC_OPTIONAL_FIELDS",
     "meaningful": None,
     "switches": dict(ROUNDS["v1.0"]["switches"], result_from_summary=True,
-                     server_performance_runs=5),
+                     server_performance_runs=5, status_checked=False,
+                     system_desc_submitter_case_sensitive=True,
+                     system_desc_failure_keeps_models=True,
+                     measurement_failure_stops_scenario=False),
     # Config.get_mlperf_model of v0.7.1: prefixes, not substrings
     "guesses": [
         {"prefix": ["mobilenet"], "model": "mobilenet"},
@@ -352,7 +356,7 @@ def main():
     out["accuracy_dir_required_files"] = consts["REQUIRED_ACC_FILES"]
     out["system_desc_required_fields"] = [f for k in hand["sysdesc"] for f in consts[k]]
     out["system_desc_power_fields_known_not_enforced"] = consts[hand["sysdesc_power"]] \
-        if hand.get("sysdesc_power") else []
+        if hand.get("sysdesc_power") else consts.get(hand.get("sysdesc_known"), [])
     out["system_desc_network_fields"] = consts.get("SYSTEM_DESC_REQUIRED_FIELDS_NETWORK_MODE", [])
     if "TEST_DURATION_MS_PRE_1_0" in consts and version in ("v0.5", "v0.7"):
         out["min_test_duration_ms"] = consts["TEST_DURATION_MS_PRE_1_0"]
@@ -368,6 +372,10 @@ def main():
         out["compliance_skip_scenarios"] = hand["compliance_skip_scenarios"]
     out["model_guesses"] = hand["guesses"]
     out["csv_design_power"] = False
+    if "ignore_errors" in lit:
+        out["detail_log_ignored_errors"] = lit["ignore_errors"]
+    # S10 (systems and measurements without results) exists from the v5.1.1 checker on
+    out["unused_systems_checked"] = False
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

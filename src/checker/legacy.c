@@ -49,7 +49,7 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
                           const ck_dir *results)
 {
     ck_where w = {div, sub, NULL, NULL, NULL};
-    if (!ck_skipped(run, "S10")) {
+    if (!ck_skipped(run, "S10") && run->rules.sw.unused_systems_checked) {
         const char *names[2] = {"measurements", "systems"};
         for (int k = 0; k < 2; k++) {
             char *p = ck_join(ls->sub.abs, names[k]);
@@ -261,7 +261,7 @@ static int plan_tree(plan *pl, ms_err *e)
                 ck_check_system(run, &ly->sys, de->name, se->name, jabs);
                 free(jabs);
                 ly->first = pl->p.nmodels;
-                if (!ly->sys.ok)
+                if (!ly->sys.ok && !(r->sw.bad_system_keeps_models && ly->sys.walkable))
                     continue;
                 char *yabs = ck_join(rabs, ye->name);
                 ck_dir md;
@@ -445,7 +445,7 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     ms_buf b = MS_BUF_INIT;
     char status[128];
     snprintf(status, sizeof status, "%s", json_string_value(json_object_get(j, "status")) ?: "");
-    for (char *p = status; *p; p++)
+    for (char *p = status; *p && r->sw.status_checked; p++)
         *p = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
     const char *F = s->scen_fixed;
     const char *unit = json_string_value(ck_rget3(r, "units", "overrides", s->mlperf_model)
@@ -498,7 +498,7 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
         case COL_ORG: t = s->submitter; break;
         case COL_AVAIL: t = status; break;
         case COL_DIV: t = s->division; break;
-        case COL_SYSTYPE: t = json_string_value(json_object_get(j, "system_type")); break;
+        case COL_SYSTYPE: jv = json_object_get(j, "system_type"); is_json = 1; break;
         case COL_SYSNAME: t = json_string_value(json_object_get(j, "system_name")); break;
         case COL_PLATFORM: t = s->system; break;
         case COL_MODEL: t = s->model_dir; break;
@@ -597,7 +597,8 @@ static void bookkeeping(plan *pl)
                     if (k)
                         ck_key_set(run, k, NULL, 0);
                     free(k);
-                    continue;
+                    if (!(r->sw.bad_system_keeps_models && ly->sys.walkable))
+                        continue;
                 }
                 for (size_t mi = ly->first; mi < ly->first + ly->n; mi++) {
                     ck_pmodel *lm = &pl->p.models[mi];
@@ -654,6 +655,8 @@ static void bookkeeping(plan *pl)
                             errors += s->errors;
                             continue;
                         }
+                        if (s->meas_key) /* measurement_failure_stops_scenario false */
+                            ck_key_set(run, s->meas_key, NULL, 0);
                         if (s->perf_ok) {
                             char text[256];
                             if (s->has_power)

@@ -68,10 +68,15 @@ const char *ck_map_model(const ck_rules *r, const char *dir, const json_t *extra
     for (size_t i = 0; i < json_array_size(g); i++) {
         const json_t *item = json_array_get(g, i);
         const json_t *subs = json_object_get(item, "contains");
+        const json_t *pfx = json_object_get(item, "prefix");  /* v0.7.1: model.startswith */
         int hit = 0;
         for (size_t k = 0; k < json_array_size(subs) && !hit; k++) {
             const char *sub = json_string_value(json_array_get(subs, k));
             hit = sub && strstr(dir, sub) != NULL;
+        }
+        for (size_t k = 0; k < json_array_size(pfx) && !hit; k++) {
+            const char *pre = json_string_value(json_array_get(pfx, k));
+            hit = pre && !strncmp(dir, pre, strlen(pre));
         }
         if (hit) {
             guess = json_string_value(json_object_get(item, "model"));
@@ -198,6 +203,12 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("perf_constraints_checked", perf_constraints, 1),
         SW("detail_log_query_count", detail_log_query_count, 1),
         SW("tree_walk_checks", tree_walk_checks, 1),
+        SW("status_checked", status_checked, 1),
+        SW("system_desc_submitter_case_sensitive", submitter_case_sensitive, 0),
+        SW("system_desc_failure_keeps_models", bad_system_keeps_models, 0),
+        SW("unused_systems_checked", unused_systems_checked, 1),
+        SW("measurement_failure_stops_scenario", measurement_stops, 1),
+        SW("accuracy_file_mismatch_stops", accuracy_mismatch_stops, 1),
 #undef SW
     };
     for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {

@@ -24,7 +24,7 @@ PY
 }
 
 ran=0
-for v in v1.0 v2.0 v3.0; do
+for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
   T=$SHARED/rounds/$v
   [ -d "$T/tree" ] || { echo "SKIP $v: $T/tree is absent"; continue; }
   ran=$((ran + 1))

@@ -7,6 +7,7 @@
 #include "common/hash.h"
 #include "common/mllog.h"
 #include "common/strutil.h"
+#include "common/textlog.h"
 #include "testutil.h"
 
 START_TEST(buf_grows_and_formats)
@@ -176,6 +177,66 @@ START_TEST(mllog_values_of_every_kind)
 }
 END_TEST
 
+START_TEST(textlog_reads_loadgen_05_records)
+{
+    static const char log[] =
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : LoadgenVersionInfo:\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : version : .5a1 @ 413dbabcb3\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : build_date_utc   : 2019-10-10T19:48:25\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : git_log :\n"
+        "\n"
+        "413dbab Merge pull request #489\n"
+        "1682550 fix for 490\n"
+        "\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 61794ns : \n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 61794ns : Scenario : Single Stream\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 61794ns : target_latency (ns): 0\n"
+        "\"pid\": 1, \"tid\": 2, \"ts\": 18446744073709551615ns : ERROR : Ran out of queries\n"
+        "\"pid\": 1, \"tid\": 2, \"ts\": 99999999999999999999ns : broken\n"
+        "\"pid\": 1, \"tid\": 2, \"ts\": 5ns : WARNING : slow\r\n";
+    ck_assert_int_eq(ms_log_detect(log, sizeof log - 1), MS_LOGFMT_TEXT);
+    ck_assert_int_eq(ms_log_detect(":::MLLOG {}", 11), MS_LOGFMT_MLLOG);
+    ck_assert_int_eq(ms_log_detect("\n\nhello", 7), MS_LOGFMT_UNKNOWN);
+    ms_textlog t;
+    ms_err e;
+    ck_assert_int_eq(ms_textlog_parse(&t, log, sizeof log - 1, &e), MS_OK);
+    ck_assert_uint_eq(t.nrecs, 9);
+    ck_assert_uint_eq(t.nbad, 1);
+    ck_assert_uint_eq(t.first_bad_line, 13);
+    ck_assert_uint_eq(t.n_errors, 1);
+    ck_assert_uint_eq(t.n_warnings, 1);
+    const ms_textlog_rec *r = ms_textlog_find(&t, "version");
+    ck_assert_ptr_nonnull(r);
+    char *v = ms_textlog_value(r);
+    ck_assert_str_eq(v, ".5a1 @ 413dbabcb3");
+    free(v);
+    ck_assert_uint_eq(r->pid, 22353);
+    ck_assert_uint_eq(r->ts_ns, 8296);
+    ck_assert_uint_eq(r->line_no, 2);
+    v = ms_textlog_value(ms_textlog_find(&t, "build_date_utc"));
+    ck_assert_str_eq(v, "2019-10-10T19:48:25");
+    free(v);
+    /* a multi-line message: the value runs over its continuation lines */
+    v = ms_textlog_value(ms_textlog_find(&t, "git_log"));
+    ck_assert_str_eq(v, "413dbab Merge pull request #489\n1682550 fix for 490");
+    free(v);
+    v = ms_textlog_value(ms_textlog_find(&t, "Scenario"));
+    ck_assert_str_eq(v, "Single Stream");
+    free(v);
+    v = ms_textlog_value(ms_textlog_find(&t, "target_latency (ns)"));
+    ck_assert_str_eq(v, "0");
+    free(v);
+    r = ms_textlog_find(&t, "LoadgenVersionInfo");
+    ck_assert(r && r->has_value && r->value_len == 0);
+    r = ms_textlog_find(&t, "Ran out of queries");
+    ck_assert(r && r->is_error && !r->has_value && r->ts_ns == UINT64_MAX);
+    r = ms_textlog_find(&t, "slow");
+    ck_assert(r && r->is_warning);
+    ck_assert_ptr_null(ms_textlog_find(&t, "broken"));
+    ms_textlog_free(&t);
+}
+END_TEST
+
 START_TEST(mllog_rejects_deep_nesting)
 {
     size_t depth = 10000;
@@ -340,6 +401,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, mllog_line_keeps_u64_seed_exact);
     tcase_add_test(tc, mllog_values_of_every_kind);
     tcase_add_test(tc, mllog_rejects_deep_nesting);
+    tcase_add_test(tc, textlog_reads_loadgen_05_records);
     tcase_add_test(tc, json_scan_fast_paths_match_the_grammar);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
     suite_add_tcase(s, tc);
