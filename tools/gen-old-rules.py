@@ -259,6 +259,95 @@ ROUNDS["v0.5"].update({
     "switches": dict(ROUNDS["v0.7"]["switches"], perf_constraints_checked=False),
 })
 
+# round detection (detect.c): what a round's submissions look like. LoadGen versions as the
+# detail logs print them (loadgen_version / "version :"); the first is the round's own, the
+# others the older LoadGens its submitters still used (v3.0 has LoadGen 2.1 logs)
+DETECT = {
+    "v0.5": {
+        "log_format": "text",
+        "loadgen_versions": [
+            ".5a1",
+            "0.5"
+        ],
+        "compliance_dir": "audit",
+        "system_type_field": False
+    },
+    "v0.7": {
+        "log_format": "text",
+        "loadgen_versions": [
+            ".5a1",
+            "0.7"
+        ],
+        "compliance_dir": "compliance",
+        "system_type_field": True
+    },
+    "v1.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            ".5a1",
+            "1.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v1.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "1.1",
+            ".5a1",
+            "1.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v2.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "2.0",
+            "1.1"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v2.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "2.1",
+            "2.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v3.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "3.0",
+            "2.1"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v3.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "3.1",
+            "3.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v4.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "4.0",
+            "3.1"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v4.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "4.1",
+            "4.0"
+        ],
+        "compliance_dir": "compliance"
+    }
+}
+
 
 def main():
     checker, version, base_path, out_path = sys.argv[1:5]
@@ -376,6 +465,7 @@ def main():
         out["detail_log_ignored_errors"] = lit["ignore_errors"]
     # S10 (systems and measurements without results) exists from the v5.1.1 checker on
     out["unused_systems_checked"] = False
+    out["detect"] = DETECT[version]
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

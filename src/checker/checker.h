@@ -77,6 +77,13 @@ int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
  * Returns a malloc'd path or NULL (e explains where it looked). */
 char *ck_find_data_dir(const char *exe, ms_err *e);
 
+/* The round of a submission tree (detect.c): the LoadGen versions and format of a sample of its
+ * performance detail logs, its compliance layout and system JSONs against the "detect" block
+ * of each rules file. On success *version and *why (the evidence, for the caller to print) are
+ * malloc'd; a mixed or unknown tree is MS_EINPUT with a message naming what was seen. A tree
+ * whose LoadGen no detect block knows gets the newest round. */
+int ck_detect_round(const char *root, const char *data_dir, char **version, char **why, ms_err *e);
+
 /* The newest round (highest vX.Y) in <data_dir>/rules, malloc'd; NULL if none. */
 char *ck_newest_version(const char *data_dir, ms_err *e);
 

@@ -45,6 +45,36 @@ for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
 done
 [ $ran -gt 0 ] || echo "SKIP: no round excerpt under $SHARED/rounds"
 
+# round detection (no --version): each excerpt's round is found and printed; the rows equal
+for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
+  T=$SHARED/rounds/$v
+  [ -d "$T/tree" ] || continue
+  $TEST_WRAP "$MLSUBMIT" check "$T/tree" --csv "$TMP/d$v.csv" >"$TMP/d$v.out" 2>"$TMP/d$v.err"
+  grep -q "^mlsubmit check: round $v (detected: " "$TMP/d$v.err" ||
+    { echo "FAIL detect $v: not detected"; cat "$TMP/d$v.err"; fail=1; }
+  diff -q <(rows_sans_errors "$TMP/d$v.csv") <(rows_sans_errors "$T/expected_summary.csv") >/dev/null ||
+    { echo "FAIL detect $v: rows differ"; fail=1; }
+done
+# a tree mixing two rounds (text logs of v0.7 and :::MLLOG logs of v3.0) is refused clearly
+if [ -d "$SHARED/rounds/v0.7/tree/closed" ] && [ -d "$SHARED/rounds/v3.0/tree/open" ]; then
+  mkdir -p "$TMP/mixed/closed" "$TMP/mixed/open"
+  for d in "$SHARED"/rounds/v0.7/tree/closed/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed/closed/"; done
+  for d in "$SHARED"/rounds/v3.0/tree/open/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed/open/"; done
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/mixed" --no-csv >"$TMP/mixed.out" 2>&1
+  rc=$?
+  [ $rc = 3 ] && grep -q "mixes rounds" "$TMP/mixed.out" ||
+    { echo "FAIL mixed tree: exit $rc"; cat "$TMP/mixed.out"; fail=1; }
+  # v1.0's closed submitters (LoadGen .5a1) beside v3.0's open ones (LoadGen 3.0): no round
+  # fits both
+  mkdir -p "$TMP/mixed2/closed" "$TMP/mixed2/open"
+  for d in "$SHARED"/rounds/v1.0/tree/closed/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed2/closed/"; done
+  for d in "$SHARED"/rounds/v3.0/tree/open/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed2/open/"; done
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/mixed2" --no-csv >"$TMP/mixed2.out" 2>&1
+  rc=$?
+  [ $rc = 3 ] && grep -q "matches no known round" "$TMP/mixed2.out" ||
+    { echo "FAIL mixed tree 2: exit $rc"; cat "$TMP/mixed2.out"; fail=1; }
+fi
+
 # the test05_seeds switch: v3.0's TEST05 runs carry the TEST05 seeds, so checking them against the
 # round's main seeds (test05_seeds replaced by the main ones in a rules copy) fails them (C3)
 T=$SHARED/rounds/v3.0
