@@ -55,24 +55,23 @@ for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
   diff -q <(rows_sans_errors "$TMP/d$v.csv") <(rows_sans_errors "$T/expected_summary.csv") >/dev/null ||
     { echo "FAIL detect $v: rows differ"; fail=1; }
 done
-# a tree mixing two rounds (text logs of v0.7 and :::MLLOG logs of v3.0) is refused clearly
-if [ -d "$SHARED/rounds/v0.7/tree/closed" ] && [ -d "$SHARED/rounds/v3.0/tree/open" ]; then
-  mkdir -p "$TMP/mixed/closed" "$TMP/mixed/open"
-  for d in "$SHARED"/rounds/v0.7/tree/closed/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed/closed/"; done
-  for d in "$SHARED"/rounds/v3.0/tree/open/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed/open/"; done
-  $TEST_WRAP "$MLSUBMIT" check "$TMP/mixed" --no-csv >"$TMP/mixed.out" 2>&1
-  rc=$?
-  [ $rc = 3 ] && grep -q "mixes rounds" "$TMP/mixed.out" ||
-    { echo "FAIL mixed tree: exit $rc"; cat "$TMP/mixed.out"; fail=1; }
-  # v1.0's closed submitters (LoadGen .5a1) beside v3.0's open ones (LoadGen 3.0): no round
-  # fits both
-  mkdir -p "$TMP/mixed2/closed" "$TMP/mixed2/open"
-  for d in "$SHARED"/rounds/v1.0/tree/closed/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed2/closed/"; done
-  for d in "$SHARED"/rounds/v3.0/tree/open/*; do ln -s "$(cd "$d" && pwd)" "$TMP/mixed2/open/"; done
-  $TEST_WRAP "$MLSUBMIT" check "$TMP/mixed2" --no-csv >"$TMP/mixed2.out" 2>&1
-  rc=$?
-  [ $rc = 3 ] && grep -q "matches no known round" "$TMP/mixed2.out" ||
-    { echo "FAIL mixed tree 2: exit $rc"; cat "$TMP/mixed2.out"; fail=1; }
+# trees mixing two rounds are refused clearly (exit 3, message): mixed DIV1 from round A and
+# DIV2 from round B by symlinks
+mixed_tree() { # name roundA div1 roundB div2 expected-message
+  mkdir -p "$TMP/$1/$3" "$TMP/$1/$5"
+  for d in "$SHARED/rounds/$2/tree/$3"/*; do ln -s "$(cd "$d" && pwd)" "$TMP/$1/$3/"; done
+  for d in "$SHARED/rounds/$4/tree/$5"/*; do ln -s "$(cd "$d" && pwd)" "$TMP/$1/$5/"; done
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/$1" --no-csv >"$TMP/$1.out" 2>&1
+  local rc=$?
+  [ $rc = 3 ] && grep -q "$6" "$TMP/$1.out" ||
+    { echo "FAIL $1: exit $rc, expected 3 and '$6'"; tail -3 "$TMP/$1.out"; fail=1; }
+}
+if [ -d "$SHARED/rounds/v0.7/tree/closed" ] && [ -d "$SHARED/rounds/v3.0/tree/open" ] &&
+   [ -d "$SHARED/rounds/v1.0/tree/closed" ]; then
+  # text logs of v0.7 beside the :::MLLOG logs of v3.0
+  mixed_tree mixed v0.7 closed v3.0 open "mixes rounds"
+  # LoadGen .5a1 (v1.0) beside LoadGen 3.0 (v3.0): no round fits both
+  mixed_tree mixed2 v1.0 closed v3.0 open "matches no known round"
 fi
 
 # the test05_seeds switch: v3.0's TEST05 runs carry the TEST05 seeds, so checking them against the
