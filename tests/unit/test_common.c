@@ -387,6 +387,46 @@ START_TEST(mllog_parses_every_shared_detail_log)
 }
 END_TEST
 
+/* a LoadGen 0.5/0.7 text detail log of the published rounds: every "pid" line a record, the
+ * version, scenario and seeds readable */
+static void check_one_text_log(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    char *buf = malloc(64u << 20);
+    ck_assert(buf != NULL);
+    size_t n = fread(buf, 1, 64u << 20, f);
+    fclose(f);
+    if (n == 0) { /* v0.7 publishes one empty detail log (a compliance run) */
+        free(buf);
+        return;
+    }
+    ck_assert_int_eq(ms_log_detect(buf, n), MS_LOGFMT_TEXT);
+    ms_textlog t;
+    ms_err e;
+    ck_assert_int_eq(ms_textlog_parse(&t, buf, n, &e), MS_OK);
+    free(buf);
+    ck_assert_msg(t.nbad == 0, "%s:%zu: malformed record prefix", path, t.first_bad_line);
+    ck_assert_msg(t.nrecs > 20, "%s: only %zu records", path, t.nrecs);
+    ck_assert_msg(ms_textlog_find(&t, "version") != NULL, "%s: no version", path);
+    ck_assert_msg(ms_textlog_find(&t, "Scenario") != NULL, "%s: no Scenario", path);
+    ck_assert_msg(ms_textlog_find(&t, "qsl_rng_seed") != NULL, "%s: no qsl_rng_seed", path);
+    ms_textlog_free(&t);
+}
+
+START_TEST(textlog_parses_every_shared_text_log)
+{
+    MS_SKIP_IF_NO_SHARED();
+    char dir[512];
+    int count = 0;
+    walk_detail_logs(ms_test_shared_path(dir, sizeof dir, "rounds/v0.5/tree"), check_one_text_log,
+                     &count);
+    walk_detail_logs(ms_test_shared_path(dir, sizeof dir, "rounds/v0.7/tree"), check_one_text_log,
+                     &count);
+    ck_assert_int_gt(count, 50);
+}
+END_TEST
+
 static Suite *common_suite(void)
 {
     Suite *s = suite_create("common");
@@ -404,6 +444,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, textlog_reads_loadgen_05_records);
     tcase_add_test(tc, json_scan_fast_paths_match_the_grammar);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
+    tcase_add_test(tc, textlog_parses_every_shared_text_log);
     suite_add_tcase(s, tc);
     return s;
 }
