@@ -185,7 +185,8 @@ ROUNDS["v2.1"] = {
     "sysdesc": V1_SYSDESC,
     "sysdesc_power": "SYSTEM_DESC_REQUIED_FIELDS_POWER",
     "meaningful": None,
-    "switches": dict(ROUNDS["v3.0"]["switches"], power_energy_scale=1, tree_walk_checks=False),
+    "switches": dict(ROUNDS["v3.0"]["switches"], power_energy_scale=1, tree_walk_checks=False,
+                     extra_model_map_inline=True),
     "power_units": {"SingleStream": "Joules", "MultiStream": "Joules", "Offline": "Watts",
                     "Server": "Watts"},
     "guesses": V2_GUESSES,
@@ -235,6 +236,7 @@ ROUNDS["v0.7"] = {
     "sysdesc": ["SYSTEM_DESC_REQUIRED_FIELDS"],
     "sysdesc_known": "SYSTEM_DESC_OPTIONAL_FIELDS",
     "meaningful": None,
+    # v0.7.1 has no --extra-model-benchmark-map and reads no model_mapping.json
     "switches": dict(ROUNDS["v1.0"]["switches"], result_from_summary=True,
                      server_performance_runs=5, status_checked=False,
                      system_desc_submitter_case_sensitive=True,

@@ -56,6 +56,7 @@ typedef struct ck_switches {
     int unused_systems_checked;     /* "unused_systems_checked" (1): S10 */
     int measurement_stops;          /* "measurement_failure_stops_scenario" (1): E1-E5 end it */
     int accuracy_mismatch_stops;    /* "accuracy_file_mismatch_stops" (1): A2 ends the scenario */
+    int extra_model_map_inline;     /* "extra_model_map_inline" (0): the option is name:model;... */
 } ck_switches;
 
 typedef struct ck_rules {

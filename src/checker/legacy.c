@@ -104,8 +104,46 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
 }
 
 /* model_mapping.json (open division) */
+/* extra_model_map_inline (v1.0-v2.1): --extra-model-benchmark-map "name:model;name:model"
+ * (Config.set_extra_model_benchmark_map), for every submitter; no model_mapping.json */
+static int inline_mapping(ck_state *run, ck_psub *ls, const char *div, const char *sub)
+{
+    const char *m = run->o->extra_model_benchmark_map;
+    if (!m)
+        return 1;
+    json_t *j = json_object();
+    char *copy = strdup(m);
+    if (!j || !copy) {
+        json_decref(j);
+        free(copy);
+        run->oom = 1;
+        return 0;
+    }
+    int ok = 1;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+        char *colon = strchr(item, ':');
+        if (!colon || strchr(colon + 1, ':')) {
+            ck_where w = {div, sub, NULL, NULL, NULL};
+            if (ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_ERROR, NULL, 0, NULL,
+                                  "name:model pairs separated by ';'", item,
+                                  "--extra-model-benchmark-map: '%s' is not a name:model pair "
+                                  "(the MLCommons checker crashes)", item))
+                ok = 0;
+            continue;
+        }
+        *colon = '\0';
+        json_object_set_new(j, item, json_string(colon + 1));
+    }
+    free(copy);
+    ls->sub.mapping = j;
+    return ok;
+}
+
 static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char *sub)
 {
+    if (run->rules.sw.extra_model_map_inline)
+        return inline_mapping(run, ls, div, sub);
     const char *name = run->o->extra_model_benchmark_map ? run->o->extra_model_benchmark_map
                                                           : "model_mapping.json";
     char *abs = ck_join(ls->sub.abs, name);
@@ -236,7 +274,8 @@ static int plan_tree(plan *pl, ms_err *e)
                 free(rabs);
                 goto oom;
             }
-            if (!strcmp(de->name, "open") && !load_mapping(run, ls, de->name, se->name))
+            if ((!strcmp(de->name, "open") || run->rules.sw.extra_model_map_inline) &&
+                !load_mapping(run, ls, de->name, se->name))
                 ls->skip = 1;
             ck_dir rd;
             if (ck_dir_read(&rd, rabs)) {

@@ -55,7 +55,12 @@ const char *ck_map_model(const ck_rules *r, const char *dir, const json_t *extra
 {
     if (ck_rlist_has(r, "models", dir))
         return dir;
-    const char *m = json_string_value(ck_rget2(r, "model_mapping", dir));
+    /* extra_model_map_inline: the option's pairs were merged into model_mapping (they win) */
+    const char *m = extra && r->sw.extra_model_map_inline
+                        ? json_string_value(json_object_get(extra, dir)) : NULL;
+    if (m && *m)
+        return m;
+    m = json_string_value(ck_rget2(r, "model_mapping", dir));
     if (m && *m)
         return m;
     if (extra) {
@@ -209,6 +214,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("unused_systems_checked", unused_systems_checked, 1),
         SW("measurement_failure_stops_scenario", measurement_stops, 1),
         SW("accuracy_file_mismatch_stops", accuracy_mismatch_stops, 1),
+        SW("extra_model_map_inline", extra_model_map_inline, 0),
 #undef SW
     };
     for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {

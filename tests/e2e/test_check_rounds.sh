@@ -55,6 +55,20 @@ for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
   diff -q <(rows_sans_errors "$TMP/d$v.csv") <(rows_sans_errors "$T/expected_summary.csv") >/dev/null ||
     { echo "FAIL detect $v: rows differ"; fail=1; }
 done
+# v1.0-v2.1: --extra-model-benchmark-map is a list name:model;... (extra_model_map_inline)
+T=$SHARED/rounds/v2.0
+if [ -d "$T/tree" ]; then
+  $TEST_WRAP "$MLSUBMIT" check "$T/tree" --version v2.0 --csv "$TMP/map.csv" \
+    --extra-model-benchmark-map "ssd-mobilenet:ssd-large;other:resnet" >/dev/null 2>&1
+  # merged into model_mapping: it overrides ssd-mobilenet -> ssd-small, in the closed division too
+  grep -q ',ssd-mobilenet,ssd-large,MultiStream,' "$TMP/map.csv" ||
+    { echo "FAIL extra-model-benchmark-map: the mapping is not applied"; fail=1; }
+  $TEST_WRAP "$MLSUBMIT" check "$T/tree" --version v2.0 --no-csv --extra-model-benchmark-map nocolon \
+    >"$TMP/map.out" 2>&1
+  grep -q " M7 .*'nocolon' is not a name:model pair" "$TMP/map.out" ||
+    { echo "FAIL extra-model-benchmark-map: a malformed list is not reported"; fail=1; }
+fi
+
 # trees mixing two rounds are refused clearly (exit 3, message): mixed DIV1 from round A and
 # DIV2 from round B by symlinks
 mixed_tree() { # name roundA div1 roundB div2 expected-message
