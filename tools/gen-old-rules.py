@@ -103,7 +103,7 @@ ROUNDS = {
         "meaningful": None,
         "switches": {"calibration_doc_required": False, "csv_weight_data_types_column": False,
                      "emptiness_checks": False, "csv_accuracy_value_only": True,
-                     "summary_power_counts": False},
+                     "summary_power_counts": False, "power_wg_check_by_default": False},
         "guesses": [
             {"contains": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
              "model": "ssd-small"},
@@ -115,9 +115,15 @@ ROUNDS = {
         ],
     },
 }
+# RESULT_FIELD_NEW of the v1.0.1 checker (flat): the detail-log keys of a round checked from its
+# summary file, for the detail-log readers of this project (round detection, audits)
+RESULT_FIELD_NEW_V1 = {"Offline": "result_samples_per_second",
+                       "SingleStream": "result_90.00_percentile_latency_ns",
+                       "MultiStream": "effective_samples_per_query",
+                       "Server": "result_scheduled_samples_per_sec"}
 V3_HEAD = ROUNDS["v3.0"]["csv_header"]
 OLD_SWITCHES = {"calibration_doc_required": False, "csv_weight_data_types_column": False,
-                "csv_accuracy_value_only": True}
+                "csv_accuracy_value_only": True, "power_wg_check_by_default": False}
 LLM2 = ["llama2-70b-99", "llama2-70b-99.9"]
 GPTJ = ["gptj-99", "gptj-99.9"]
 NO_TEST04_V4 = ["rnnt", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
@@ -153,6 +159,197 @@ ROUNDS["v4.1"].update({
     "equal_issue": ["3d-unet-99", "llama2-70b-99.9", "mixtral-8x7b"],
 })
 
+# v1.0 to v2.1: the checkers of tags v1.0.1, r1.1, v2.0 and v2.1 (check_compliance_dir, the CSV
+# head of check_results_dir, log_result's unit dicts, Config.uses_* methods)
+V1_SYSDESC = ["SYSTEM_DESC_REQUIRED_FIELDS", "SYSTEM_DESC_REQUIED_FIELDS_SINCE_V1"]
+V2_GUESSES = ROUNDS["v3.0"]["guesses"][:5]
+OLD_CSV = ["Organization", "Availability", "Division", "SystemType", "SystemName", "Platform",
+           "Model", "MlperfModel", "Scenario", "Result", "Accuracy", "number_of_nodes",
+           "host_processor_model_name", "host_processors_per_node", "host_processor_core_count",
+           "accelerator_model_name", "accelerators_per_node", "Location", "framework",
+           "operating_system", "notes", "compilance", "errors", "version"]
+PRE_V21 = {  # switches shared by the checkers of v1.0 to v2.0
+    "compliance_failure_rejects_result": False,  # "# results[name] = None" commented out
+    "compliance_runs_perf_checked": False,       # check_compliance_perf_dir only reads verify_*
+    "compliance_last_test_decides": True,        # compliance_perf_pass = ... (overwritten)
+    "accuracy_file_mismatch_stops": False,       # files_diff is only logged
+    "csv_notes_always_joined": True,             # notes + ". " + sw_notes, even if notes == ""
+}
+ROUNDS["v2.1"] = {
+    "compliance": (["TEST01", "TEST04", "TEST05"],
+                   {"TEST04": ["rnnt", "bert-99", "bert-99.9", "dlrm-99", "dlrm-99.9",
+                               "3d-unet-99", "3d-unet-99.9", "retinanet"]}),
+    "csv_header": OLD_CSV + ["inferred", "has_power", "Units"],
+    "csv_quoted": ["SystemType", "SystemName", "host_processor_model_name",
+                   "accelerator_model_name", "framework", "operating_system", "notes"],
+    "sysdesc": V1_SYSDESC,
+    "sysdesc_power": "SYSTEM_DESC_REQUIED_FIELDS_POWER",
+    "meaningful": None,
+    "switches": dict(ROUNDS["v3.0"]["switches"], power_energy_scale=1, tree_walk_checks=False,
+                     extra_model_map_inline=True),
+    "power_units": {"SingleStream": "Joules", "MultiStream": "Joules", "Offline": "Watts",
+                    "Server": "Watts"},
+    "guesses": V2_GUESSES,
+}
+ROUNDS["v2.0"] = dict(ROUNDS["v2.1"])
+ROUNDS["v2.0"].update({
+    "compliance": (["TEST01", "TEST04-A", "TEST04-B", "TEST05"],
+                   {"TEST04-A": ["rnnt", "bert-99", "bert-99.9", "dlrm-99", "dlrm-99.9",
+                                 "3d-unet-99", "3d-unet-99.9"],
+                    "TEST04-B": ["rnnt", "bert-99", "bert-99.9", "dlrm-99", "dlrm-99.9",
+                                 "3d-unet-99", "3d-unet-99.9"]}),
+    "switches": dict(ROUNDS["v2.1"]["switches"], **PRE_V21),
+})
+ROUNDS["v1.1"] = dict(ROUNDS["v2.0"])
+ROUNDS["v1.1"].update({
+    # r1.1: TEST04-A/B also left out for every MultiStream result
+    "compliance": (["TEST01", "TEST04-A", "TEST04-B", "TEST05"],
+                   {"TEST04-A": ["rnnt", "bert-99", "bert-99.9", "dlrm-99", "dlrm-99.9"],
+                    "TEST04-B": ["rnnt", "bert-99", "bert-99.9", "dlrm-99", "dlrm-99.9"]}),
+    "compliance_skip_scenarios": {"TEST04-A": ["MultiStream"], "TEST04-B": ["MultiStream"]},
+    "csv_header": OLD_CSV + ["infered", "has_power", "Units"],
+    "csv_quoted": ["SystemName", "host_processor_model_name", "accelerator_model_name",
+                   "framework", "operating_system", "notes"],
+    "units": {"SingleStream": "Latency (ms)", "MultiStream": "Streams", "Offline": "Samples/s",
+              "Server": "Queries/s"},
+    "power_units": {"SingleStream": "Joules", "MultiStream": "Joules/Stream",
+                    "Offline": "Watts", "Server": "Watts"},
+    # Config.uses_early_stopping / uses_legacy_multistream: False / True before v2.0; the
+    # MultiStream result is effective_samples_per_query, only SingleStream is converted to ms
+    "switches": dict(ROUNDS["v2.0"]["switches"], early_stopping=False,
+                     result_ns_to_ms_scenarios=["SingleStream"], detail_log_query_count=False),
+    "multistream_field": "effective_samples_per_query",
+})
+ROUNDS["v1.0"] = dict(ROUNDS["v1.1"])
+ROUNDS["v1.0"].update({
+    # v1.0.1: one row per result, the power metric in a `power` column, no units
+    "csv_header": OLD_CSV + ["infered", "power"],
+    "switches": dict(ROUNDS["v1.1"]["switches"], csv_power_extra_row=False),
+})
+# v0.5 and v0.7: the checker of tag v0.7.1 (a much smaller script): results from the summary
+# file, the detail log only searched for ERROR lines, no compliance or power checks
+ROUNDS["v0.7"] = {
+    "compliance": ([], {}),
+    "csv_header": ["Organization", "Availability", "Division", "SystemType", "Platform", "Model",
+                   "MlperfModel", "Scenario", "Result", "Accuracy", "Location"],
+    "csv_quoted": [],
+    "sysdesc": ["SYSTEM_DESC_REQUIRED_FIELDS"],
+    "sysdesc_known": "SYSTEM_DESC_OPTIONAL_FIELDS",
+    "meaningful": None,
+    # v0.7.1 has no --extra-model-benchmark-map and reads no model_mapping.json
+    "switches": dict(ROUNDS["v1.0"]["switches"], result_from_summary=True,
+                     server_performance_runs=5, status_checked=False,
+                     system_desc_submitter_case_sensitive=True,
+                     system_desc_failure_keeps_models=True,
+                     measurement_failure_stops_scenario=False),
+    # Config.get_mlperf_model of v0.7.1: prefixes, not substrings
+    "guesses": [
+        {"prefix": ["mobilenet"], "model": "mobilenet"},
+        {"prefix": ["efficientnet"], "model": "resnet"},
+        {"prefix": ["rcnn"], "model": "ssd-small"},
+        {"prefix": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
+         "model": "ssd-small"},
+    ],
+    "valid_system_types": ["datacenter", "edge"],
+    "min_duration_ms": "TEST_DURATION_MS",
+}
+ROUNDS["v0.5"] = dict(ROUNDS["v0.7"])
+ROUNDS["v0.5"].update({
+    # v0.5: no system type (every scenario optional for every model), no latency or duration
+    # checks ("not supported for v0.5")
+    "valid_system_types": None,
+    "switches": dict(ROUNDS["v0.7"]["switches"], perf_constraints_checked=False),
+})
+
+# round detection (detect.c): what a round's submissions look like. LoadGen versions as the
+# detail logs print them (loadgen_version / "version :"); the first is the round's own, the
+# others the older LoadGens its submitters still used (v3.0 has LoadGen 2.1 logs)
+DETECT = {
+    "v0.5": {
+        "log_format": "text",
+        "loadgen_versions": [
+            ".5a1",
+            "0.5"
+        ],
+        "compliance_dir": "audit",
+        "system_type_field": False
+    },
+    "v0.7": {
+        "log_format": "text",
+        "loadgen_versions": [
+            ".5a1",
+            "0.7"
+        ],
+        "compliance_dir": "compliance",
+        "system_type_field": True
+    },
+    "v1.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            ".5a1",
+            "1.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v1.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "1.1",
+            ".5a1",
+            "1.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v2.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "2.0",
+            "1.1"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v2.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "2.1",
+            "2.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v3.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "3.0",
+            "2.1"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v3.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "3.1",
+            "3.0"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v4.0": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "4.0",
+            "3.1"
+        ],
+        "compliance_dir": "compliance"
+    },
+    "v4.1": {
+        "log_format": "mllog",
+        "loadgen_versions": [
+            "4.1",
+            "4.0"
+        ],
+        "compliance_dir": "compliance"
+    }
+}
+
 
 def main():
     checker, version, base_path, out_path = sys.argv[1:5]
@@ -169,8 +366,24 @@ def main():
     out["model_mapping"] = lit["model_mapping"]
     cats = {"datacenter": "datacenter", "edge": "edge", "datacenter,edge": "datacenter-edge",
             "edge,datacenter": "datacenter-edge"}
-    out["required_scenarios"] = {c: lit.get("required-scenarios-" + s, {}) for c, s in cats.items()}
-    out["optional_scenarios"] = {c: lit.get("optional-scenarios-" + s, {}) for c, s in cats.items()}
+    # set(self.required[model]): a dict's keys are the scenarios (v0.7's dlrm and 3d-unet entries)
+    def scen_table(t):
+        return {m: list(v) for m, v in t.items()}
+    out["required_scenarios"] = {c: scen_table(lit.get("required-scenarios-" + s, {}))
+                                 for c, s in cats.items()}
+    out["optional_scenarios"] = {c: scen_table(lit.get("optional-scenarios-" + s, {}))
+                                 for c, s in cats.items()}
+    if "valid_system_types" in hand:
+        vst = hand["valid_system_types"]
+        if vst is None:
+            # v0.5: no system type; Config.get_required / get_optional answer set() and every
+            # scenario for any model (the "any" category below)
+            out.pop("valid_system_types", None)
+            out["required_scenarios"] = {"any": {m: [] for m in models}}
+            out["optional_scenarios"] = {"any": {m: ["SingleStream", "MultiStream", "Server",
+                                                     "Offline"] for m in models}}
+        else:
+            out["valid_system_types"] = vst
     out["accuracy_targets"] = {ast.literal_eval(k): target(v) for k, v in
                                zip(cfg["accuracy-target"].keys, cfg["accuracy-target"].values)}
     ul = cfg.get("accuracy-upper-limit")
@@ -187,9 +400,20 @@ def main():
         else {m: consts["OFFLINE_MIN_SPQ"] for m in models}
     out["latency_constraint_ns"] = lit.get("latency-constraint", {})
     out["seeds"] = {k: str(v) for k, v in lit["seeds"].items()}
-    out["test05_seeds"] = {k: str(v) for k, v in lit["test05_seeds"].items()}
-    out["result_field"] = {k: v for k, v in consts["RESULT_FIELD_NEW"][version].items()
-                           if k != "MultiStreamLegacy"}
+    if "test05_seeds" in lit:
+        out["test05_seeds"] = {k: str(v) for k, v in lit["test05_seeds"].items()}
+    else:
+        out.pop("test05_seeds", None)
+    rf = consts.get("RESULT_FIELD_NEW", {})
+    rf = rf.get(version, rf) if any(k.startswith("v") for k in rf) else rf
+    if hand.get("switches", {}).get("result_from_summary"):
+        # the summary file's "Scenario : Single Stream" keys RESULT_FIELD (v0.7.1)
+        rf = consts["RESULT_FIELD"]
+        out["summary_result_field"] = rf
+        rf = RESULT_FIELD_NEW_V1
+    out["result_field"] = {k: v for k, v in rf.items() if k != "MultiStreamLegacy"}
+    if hand.get("multistream_field"):
+        out["result_field"]["MultiStream"] = hand["multistream_field"]
     ow = consts.get("RESULT_FIELD_BENCHMARK_OVERWRITE", {})
     ow = ow.get(version, {}) if any(k.startswith("v") for k in ow) else ow  # per round or flat
     out["result_field_overrides"] = {m: d for m, d in ow.items() if m in models}
@@ -208,28 +432,42 @@ def main():
                                [t for t, ms in add.items() if m in ms] for m in models}
     out["accuracy_extra_files"] = {}
     # log_result's unit_dict: one unit per scenario, no per-model (Tokens/s) units before v5.0
-    out["units"] = {"default": {k: v for k, v in base["units"]["default"].items()
-                                if k != "Interactive"}, "overrides": {}}
+    out["units"] = {"default": hand.get("units") or {
+        k: v for k, v in base["units"]["default"].items() if k != "Interactive"}, "overrides": {}}
+    if hand.get("power_units"):
+        out["power_units"] = hand["power_units"]
     out["valid_divisions"] = consts["VALID_DIVISIONS"]
-    out["valid_availabilities"] = consts["VALID_AVAILABILITIES"]
+    out["valid_availabilities"] = consts.get("VALID_AVAILABILITIES", [])
     out["scenario_dir_aliases"] = consts["SCENARIO_MAPPING"]
     out["measurements_required_files"] = consts["REQUIRED_MEASURE_FILES"]
     out["perf_dir_required_files"] = consts["REQUIRED_PERF_FILES"]
     out["perf_dir_optional_files"] = consts["OPTIONAL_PERF_FILES"]
-    out["power_run_extra_required_files"] = consts["REQUIRED_PERF_POWER_FILES"]
-    out["power_dir_required_files"] = consts["REQUIRED_POWER_FILES"]
+    out["power_run_extra_required_files"] = consts.get("REQUIRED_PERF_POWER_FILES", [])
+    out["power_dir_required_files"] = consts.get("REQUIRED_POWER_FILES", [])
     out["accuracy_dir_required_files"] = consts["REQUIRED_ACC_FILES"]
     out["system_desc_required_fields"] = [f for k in hand["sysdesc"] for f in consts[k]]
-    out["system_desc_power_fields_known_not_enforced"] = consts[hand["sysdesc_power"]]
-    out["system_desc_network_fields"] = consts["SYSTEM_DESC_REQUIRED_FIELDS_NETWORK_MODE"]
+    out["system_desc_power_fields_known_not_enforced"] = consts[hand["sysdesc_power"]] \
+        if hand.get("sysdesc_power") else consts.get(hand.get("sysdesc_known"), [])
+    out["system_desc_network_fields"] = consts.get("SYSTEM_DESC_REQUIRED_FIELDS_NETWORK_MODE", [])
+    if "TEST_DURATION_MS_PRE_1_0" in consts and version in ("v0.5", "v0.7"):
+        out["min_test_duration_ms"] = consts["TEST_DURATION_MS_PRE_1_0"]
+    elif "TEST_DURATION_MS" in consts:
+        out["min_test_duration_ms"] = consts["TEST_DURATION_MS"]
     out["system_desc_meaningful_fields"] = consts[hand["meaningful"]] if hand["meaningful"] else []
     out["power_measure_file_patterns"] = consts.get("REQUIRED_POWER_MEASURE_FILES", [])
     out["measurements_required_fields"] = consts["SYSTEM_IMP_REQUIRED_FILES"]
     out["csv_header_legacy"] = hand["csv_header"]
-    out["csv_quoted_columns_legacy"] = [c for c in base["csv_quoted_columns_legacy"]
-                                        if c in hand["csv_header"]]
+    out["csv_quoted_columns_legacy"] = hand["csv_quoted"] if "csv_quoted" in hand else \
+        [c for c in base["csv_quoted_columns_legacy"] if c in hand["csv_header"]]
+    if "compliance_skip_scenarios" in hand:
+        out["compliance_skip_scenarios"] = hand["compliance_skip_scenarios"]
     out["model_guesses"] = hand["guesses"]
     out["csv_design_power"] = False
+    if "ignore_errors" in lit:
+        out["detail_log_ignored_errors"] = lit["ignore_errors"]
+    # S10 (systems and measurements without results) exists from the v5.1.1 checker on
+    out["unused_systems_checked"] = False
+    out["detect"] = DETECT[version]
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

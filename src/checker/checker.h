@@ -35,6 +35,7 @@ typedef struct ck_options {
     int debug;
     int submission_exceptions;
     int skip_power_check;
+    int more_power_check;      /* --more-power-check (v1.0 to v4.1): run the Power WG checks */
     int skip_meaningful_fields_emptiness_check;
     int skip_check_power_measure_files;
     int skip_empty_files_check;
@@ -81,6 +82,13 @@ int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
  * gets from the official file, the legacy profile's unescaped quotes included. */
 json_t *ck_report_document(const ck_report *r, ms_err *e);
 int ck_report_rows(const ck_report *r, ms_csv *out, ms_err *e);
+
+/* The round of a submission tree (detect.c): the LoadGen versions and format of a sample of its
+ * performance detail logs, its compliance layout and system JSONs against the "detect" block
+ * of each rules file. On success *version and *why (the evidence, for the caller to print) are
+ * malloc'd; a mixed or unknown tree is MS_EINPUT with a message naming what was seen. A tree
+ * whose LoadGen no detect block knows gets the newest round. */
+int ck_detect_round(const char *root, const char *data_dir, char **version, char **why, ms_err *e);
 
 /* Lints a rules file: JSON Schema (schemas/rules.schema.json), then cross-references (every
  * model of a scenario table has targets, patterns for every metric, regexes compile, seeds fit

@@ -38,6 +38,26 @@ typedef struct ck_switches {
     int summary_power_counts;       /* "summary_power_counts" (1): power/division/system counts */
     int has_test05_seeds;           /* "test05_seeds" present: TEST05 runs use those seeds (P7) */
     uint64_t test05_seeds[3];
+    int compliance_rejects;         /* "compliance_failure_rejects_result" (1): C1/C2/C4 null it */
+    int compliance_perf_checked;    /* "compliance_runs_perf_checked" (1): C3 on compliance runs */
+    int compliance_last_decides;    /* "compliance_last_test_decides" (0): last test's verdict */
+    int early_stopping;             /* "early_stopping" (1): P9/P10, else P11 for every scenario */
+    int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
+    int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
+    int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */
+    int result_from_summary;        /* "result_from_summary" (0): v0.7.1's summary-file results */
+    int perf_constraints;           /* "perf_constraints_checked" (1): P10-P14 */
+    int server_runs;                /* "server_performance_runs" (1): run_1..run_N for Server */
+    int detail_log_query_count;     /* "detail_log_query_count" (1): result_query_count logged */
+    int tree_walk_checks;           /* "tree_walk_checks" (1): S4-S13 on each submitter tree */
+    int status_checked;             /* "status_checked" (1): Y2, and the CSV status lower-cased */
+    int submitter_case_sensitive;   /* "system_desc_submitter_case_sensitive" (0): Y6 exact */
+    int bad_system_keeps_models;    /* "system_desc_failure_keeps_models" (0): Y5-Y7 null the
+                                     * system key, its models are still checked (v0.7.1) */
+    int unused_systems_checked;     /* "unused_systems_checked" (1): S10 */
+    int measurement_stops;          /* "measurement_failure_stops_scenario" (1): E1-E5 end it */
+    int accuracy_mismatch_stops;    /* "accuracy_file_mismatch_stops" (1): A2 ends the scenario */
+    int extra_model_map_inline;     /* "extra_model_map_inline" (0): the option is name:model;... */
 } ck_switches;
 
 typedef struct ck_rules {
@@ -207,6 +227,10 @@ typedef struct ck_dlog {
  * message; malformed content is recorded in nbad / bad_utf8. */
 int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e);
 void ck_dlog_free(ck_dlog *d);
+/* The detail-log format detector's hook (dlog_text.c): when `path` is a LoadGen 0.5/0.7 text
+ * log (ms_log_detect), its ERROR records become d's error texts (n_error_recs, errors), as the
+ * v0.7.1 checker's scan for ERROR lines sees them; any other file leaves d unchanged. */
+int ck_dlog_text_errors(ck_dlog *d, const char *path, ms_err *e);
 const ck_dval *ck_dlog_get(const ck_dlog *d, const char *key);
 int ck_dlog_u64(const ck_dlog *d, const char *key, uint64_t *out);
 int ck_dlog_i64(const ck_dlog *d, const char *key, int64_t *out);
@@ -223,6 +247,7 @@ typedef struct ck_system {
     char *json_rel;            /* systems/<name>.json relative to ROOT */
     json_t *j;                 /* parsed system JSON or NULL */
     int ok;                    /* passed the system checks (legacy: system-level key) */
+    int walkable;              /* JSON read and system type valid: its models can be checked */
     const char *category;      /* system_type if valid, else NULL */
     int is_network;            /* legacy: string "true" (any case); unified: truthy */
     int np_done;               /* W6 evaluated (unified bookkeeping, sequential) */

@@ -49,7 +49,7 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
                           const ck_dir *results)
 {
     ck_where w = {div, sub, NULL, NULL, NULL};
-    if (!ck_skipped(run, "S10")) {
+    if (!ck_skipped(run, "S10") && run->rules.sw.unused_systems_checked) {
         const char *names[2] = {"measurements", "systems"};
         for (int k = 0; k < 2; k++) {
             char *p = ck_join(ls->sub.abs, names[k]);
@@ -104,8 +104,46 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
 }
 
 /* model_mapping.json (open division) */
+/* extra_model_map_inline (v1.0-v2.1): --extra-model-benchmark-map "name:model;name:model"
+ * (Config.set_extra_model_benchmark_map), for every submitter; no model_mapping.json */
+static int inline_mapping(ck_state *run, ck_psub *ls, const char *div, const char *sub)
+{
+    const char *m = run->o->extra_model_benchmark_map;
+    if (!m)
+        return 1;
+    json_t *j = json_object();
+    char *copy = strdup(m);
+    if (!j || !copy) {
+        json_decref(j);
+        free(copy);
+        run->oom = 1;
+        return 0;
+    }
+    int ok = 1;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+        char *colon = strchr(item, ':');
+        if (!colon || strchr(colon + 1, ':')) {
+            ck_where w = {div, sub, NULL, NULL, NULL};
+            if (ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_ERROR, NULL, 0, NULL,
+                                  "name:model pairs separated by ';'", item,
+                                  "--extra-model-benchmark-map: '%s' is not a name:model pair "
+                                  "(the MLCommons checker crashes)", item))
+                ok = 0;
+            continue;
+        }
+        *colon = '\0';
+        json_object_set_new(j, item, json_string(colon + 1));
+    }
+    free(copy);
+    ls->sub.mapping = j;
+    return ok;
+}
+
 static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char *sub)
 {
+    if (run->rules.sw.extra_model_map_inline)
+        return inline_mapping(run, ls, div, sub);
     const char *name = run->o->extra_model_benchmark_map ? run->o->extra_model_benchmark_map
                                                           : "model_mapping.json";
     char *abs = ck_join(ls->sub.abs, name);
@@ -236,7 +274,8 @@ static int plan_tree(plan *pl, ms_err *e)
                 free(rabs);
                 goto oom;
             }
-            if (!strcmp(de->name, "open") && !load_mapping(run, ls, de->name, se->name))
+            if ((!strcmp(de->name, "open") || run->rules.sw.extra_model_map_inline) &&
+                !load_mapping(run, ls, de->name, se->name))
                 ls->skip = 1;
             ck_dir rd;
             if (ck_dir_read(&rd, rabs)) {
@@ -261,7 +300,7 @@ static int plan_tree(plan *pl, ms_err *e)
                 ck_check_system(run, &ly->sys, de->name, se->name, jabs);
                 free(jabs);
                 ly->first = pl->p.nmodels;
-                if (!ly->sys.ok)
+                if (!ly->sys.ok && !(r->sw.bad_system_keeps_models && ly->sys.walkable))
                     continue;
                 char *yabs = ck_join(rabs, ye->name);
                 ck_dir md;
@@ -283,7 +322,7 @@ static int plan_tree(plan *pl, ms_err *e)
                         free(yabs);
                         goto oom_rd;
                     }
-                    lm->mlperf = ru_map_model(r->j, lm->dir, ls->sub.mapping);
+                    lm->mlperf = ru_map_model(r->j, lm->dir, ls->sub.mapping, r->sw.extra_model_map_inline);
                     lm->first = pl->p.nscens;
                     ck_where w = {de->name, se->name, ye->name, me->name, NULL};
                     char *mrel = ck_fmt("%s/%s/results/%s/%s", de->name, se->name, ye->name,
@@ -394,12 +433,6 @@ static int put_field(ms_buf *b, const char *text, int quoted, int first)
            ms_buf_puts(b, text ? text : "") || (quoted && ms_buf_putc(b, '"'));
 }
 
-static int put_json(ms_buf *b, const json_t *v, int quoted)
-{
-    return ms_buf_putc(b, ',') || (quoted && ms_buf_putc(b, '"')) || ms_py_str_json(b, v) ||
-           (quoted && ms_buf_putc(b, '"'));
-}
-
 static int truthy_power_only(const json_t *v)
 {
     if (json_is_string(v))
@@ -411,6 +444,38 @@ static int truthy_power_only(const json_t *v)
     return 0;
 }
 
+/* the columns of summary.csv by the names the rounds' checkers gave them (log_result of
+ * check_results_dir): csv_header_legacy lists a round's columns in order, csv_quoted_columns_legacy
+ * those the checker wrapped in double quotes */
+enum col_kind {
+    COL_ORG, COL_AVAIL, COL_DIV, COL_SYSTYPE, COL_SYSNAME, COL_PLATFORM, COL_MODEL, COL_MLMODEL,
+    COL_SCEN, COL_RESULT, COL_ACC, COL_NODES, COL_HOSTPROC, COL_HOSTPPN, COL_HOSTCORES, COL_ACCEL,
+    COL_ACCPN, COL_LOC, COL_FW, COL_OS, COL_NOTES, COL_COMPLIANCE, COL_ERRORS, COL_VERSION,
+    COL_INFERRED, COL_HAS_POWER, COL_POWER, COL_UNITS, COL_WDT, COL_UNKNOWN
+};
+
+static const struct { const char *name; enum col_kind k; } col_names[] = {
+    {"Organization", COL_ORG}, {"Availability", COL_AVAIL}, {"Division", COL_DIV},
+    {"SystemType", COL_SYSTYPE}, {"SystemName", COL_SYSNAME}, {"Platform", COL_PLATFORM},
+    {"Model", COL_MODEL}, {"MlperfModel", COL_MLMODEL}, {"Scenario", COL_SCEN},
+    {"Result", COL_RESULT}, {"Accuracy", COL_ACC}, {"number_of_nodes", COL_NODES},
+    {"host_processor_model_name", COL_HOSTPROC}, {"host_processors_per_node", COL_HOSTPPN},
+    {"host_processor_core_count", COL_HOSTCORES}, {"accelerator_model_name", COL_ACCEL},
+    {"accelerators_per_node", COL_ACCPN}, {"Location", COL_LOC}, {"framework", COL_FW},
+    {"operating_system", COL_OS}, {"notes", COL_NOTES}, {"compliance", COL_COMPLIANCE},
+    {"compilance", COL_COMPLIANCE}, {"errors", COL_ERRORS}, {"version", COL_VERSION},
+    {"inferred", COL_INFERRED}, {"infered", COL_INFERRED}, {"has_power", COL_HAS_POWER},
+    {"power", COL_POWER}, {"Units", COL_UNITS}, {"weight_data_types", COL_WDT},
+};
+
+static enum col_kind col_kind_of(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof col_names / sizeof col_names[0]; i++)
+        if (!strcmp(col_names[i].name, name))
+            return col_names[i].k;
+    return COL_UNKNOWN;
+}
+
 static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int compliance,
                         int power_row)
 {
@@ -419,7 +484,7 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     ms_buf b = MS_BUF_INIT;
     char status[128];
     snprintf(status, sizeof status, "%s", json_string_value(json_object_get(j, "status")) ?: "");
-    for (char *p = status; *p; p++)
+    for (char *p = status; *p && r->sw.status_checked; p++)
         *p = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
     const char *F = s->scen_fixed;
     const char *unit = json_string_value(ck_rget3(r, "units", "overrides", s->mlperf_model)
@@ -429,18 +494,23 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     if (!unit)
         unit = json_string_value(json_object_get(ck_rget2(r, "units", "default"), F));
     const char *punit = json_string_value(ck_rget2(r, "power_units", F));
-    char result[64];
+    char result[64], power[64];
     if (power_row)
         ms_py_float_repr(s->power_metric, result);
     else
         snprintf(result, sizeof result, "%s", s->value.text);
+    /* the `power` column (v1.0): log_result's power_metric, an int 0 or a float */
+    if (s->power_metric > 0)
+        ms_py_float_repr(s->power_metric, power);
+    else
+        snprintf(power, sizeof power, "0");
     /* notes */
     ms_buf notes = MS_BUF_INIT;
     const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");
     const char *hws = json_string_value(hw) ? json_string_value(hw) : "";
     ms_buf_puts(&notes, hws);
     if (ms_py_truthy(sw)) {
-        if (!*hws) {
+        if (!*hws && !r->sw.csv_notes_always_joined) {
             ms_buf_reset(&notes);
         } else {
             ms_buf_puts(&notes, ". ");
@@ -453,32 +523,54 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
         for (char *p = wdt.data; *p; p++)
             if (*p == '"')
                 *p = '\'';
+    const json_t *head = ck_rget(r, "csv_header_legacy");
+    const json_t *quoted = ck_rget(r, "csv_quoted_columns_legacy");
     char num[32];
-    int rc = put_field(&b, s->submitter, 0, 1) || put_field(&b, status, 0, 0) ||
-             put_field(&b, s->division, 0, 0) ||
-             put_field(&b, json_string_value(json_object_get(j, "system_type")), 1, 0) ||
-             put_field(&b, json_string_value(json_object_get(j, "system_name")), 1, 0) ||
-             put_field(&b, s->system, 0, 0) || put_field(&b, s->model_dir, 0, 0) ||
-             put_field(&b, s->mlperf_model, 0, 0) || put_field(&b, F, 0, 0) ||
-             put_field(&b, result, 0, 0) || put_field(&b, s->acc_str, 0, 0) ||
-             put_json(&b, json_object_get(j, "number_of_nodes"), 0) ||
-             put_field(&b, json_string_value(json_object_get(j, "host_processor_model_name")), 1, 0) ||
-             put_json(&b, json_object_get(j, "host_processors_per_node"), 0) ||
-             put_json(&b, json_object_get(j, "host_processor_core_count"), 0) ||
-             put_field(&b, json_string_value(json_object_get(j, "accelerator_model_name")), 1, 0) ||
-             put_json(&b, json_object_get(j, "accelerators_per_node"), 1) ||
-             put_field(&b, s->rel, 0, 0) ||
-             put_field(&b, json_string_value(json_object_get(j, "framework")), 1, 0) ||
-             put_field(&b, json_string_value(json_object_get(j, "operating_system")), 1, 0) ||
-             put_field(&b, notes.data, 1, 0);
-    snprintf(num, sizeof num, "%d", compliance);
-    rc = rc || put_field(&b, num, 0, 0);
-    snprintf(num, sizeof num, "%d", errors);
-    rc = rc || put_field(&b, num, 0, 0) || put_field(&b, r->version, 0, 0) ||
-         put_field(&b, s->inferred ? "1" : "0", 0, 0) ||
-         put_field(&b, s->power_metric > 0 ? "True" : "False", 0, 0) ||
-         put_field(&b, power_row ? punit : unit, 0, 0) ||
-         (r->sw.csv_weight_data_types && put_field(&b, wdt.data, 1, 0));
+    int rc = 0;
+    for (size_t i = 0; !rc && i < json_array_size(head); i++) {
+        const char *name = json_string_value(json_array_get(head, i));
+        int q = ck_jlist_has(quoted, name ? name : ""), first = i == 0;
+        const char *t = NULL;
+        const json_t *jv = NULL;
+        int is_json = 0;
+        switch (col_kind_of(name)) {
+        case COL_ORG: t = s->submitter; break;
+        case COL_AVAIL: t = status; break;
+        case COL_DIV: t = s->division; break;
+        case COL_SYSTYPE: jv = json_object_get(j, "system_type"); is_json = 1; break;
+        case COL_SYSNAME: t = json_string_value(json_object_get(j, "system_name")); break;
+        case COL_PLATFORM: t = s->system; break;
+        case COL_MODEL: t = s->model_dir; break;
+        case COL_MLMODEL: t = s->mlperf_model; break;
+        case COL_SCEN: t = F; break;
+        case COL_RESULT: t = result; break;
+        case COL_ACC: t = s->acc_str; break;
+        case COL_NODES: jv = json_object_get(j, "number_of_nodes"); is_json = 1; break;
+        case COL_HOSTPROC: t = json_string_value(json_object_get(j, "host_processor_model_name")); break;
+        case COL_HOSTPPN: jv = json_object_get(j, "host_processors_per_node"); is_json = 1; break;
+        case COL_HOSTCORES: jv = json_object_get(j, "host_processor_core_count"); is_json = 1; break;
+        case COL_ACCEL: t = json_string_value(json_object_get(j, "accelerator_model_name")); break;
+        case COL_ACCPN: jv = json_object_get(j, "accelerators_per_node"); is_json = 1; break;
+        case COL_LOC: t = s->rel; break;
+        case COL_FW: t = json_string_value(json_object_get(j, "framework")); break;
+        case COL_OS: t = json_string_value(json_object_get(j, "operating_system")); break;
+        case COL_NOTES: t = notes.data; break;
+        case COL_COMPLIANCE: snprintf(num, sizeof num, "%d", compliance); t = num; break;
+        case COL_ERRORS: snprintf(num, sizeof num, "%d", errors); t = num; break;
+        case COL_VERSION: t = r->version; break;
+        case COL_INFERRED: t = s->inferred ? "1" : "0"; break;
+        case COL_HAS_POWER: t = s->power_metric > 0 ? "True" : "False"; break;
+        case COL_POWER: t = power; break;
+        case COL_UNITS: t = power_row ? punit : unit; break;
+        case COL_WDT: t = wdt.data; break;
+        case COL_UNKNOWN: t = ""; break;
+        }
+        if (is_json)
+            rc = (!first && ms_buf_putc(&b, ',')) || (q && ms_buf_putc(&b, '"')) ||
+                 ms_py_str_json(&b, jv) || (q && ms_buf_putc(&b, '"'));
+        else
+            rc = put_field(&b, t, q, first);
+    }
     ms_buf_free(&notes);
     ms_buf_free(&wdt);
     if (rc) {
@@ -544,7 +636,8 @@ static void bookkeeping(plan *pl)
                     if (k)
                         ck_key_set(run, k, NULL, 0);
                     free(k);
-                    continue;
+                    if (!(r->sw.bad_system_keeps_models && ly->sys.walkable))
+                        continue;
                 }
                 for (size_t mi = ly->first; mi < ly->first + ly->n; mi++) {
                     ck_pmodel *lm = &pl->p.models[mi];
@@ -601,6 +694,8 @@ static void bookkeeping(plan *pl)
                             errors += s->errors;
                             continue;
                         }
+                        if (s->meas_key) /* measurement_failure_stops_scenario false */
+                            ck_key_set(run, s->meas_key, NULL, 0);
                         if (s->perf_ok) {
                             char text[256];
                             if (s->has_power)
@@ -634,7 +729,7 @@ static void bookkeeping(plan *pl)
                         }
                         int compliance = closed ? 0 : 1;
                         if (closed && !run->o->skip_compliance) {
-                            if (!s->comp_ok)
+                            if (!s->comp_ok && r->sw.compliance_rejects)
                                 ck_key_null(run, key);
                             else
                                 compliance = 1;
@@ -643,9 +738,9 @@ static void bookkeeping(plan *pl)
                             if (s->acc_ok) {
                                 const json_t *po = json_object_get(s->sys->j, "system_power_only");
                                 int power = s->power_metric > 0;
-                                if (!(power && truthy_power_only(po)))
+                                if (!(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row)
                                     ck_row_add(run, legacy_row(run, s, errors, compliance, 0), key);
-                                if (power)
+                                if (power && r->sw.csv_power_extra_row)
                                     ck_row_add(run, legacy_row(run, s, errors, compliance, 1), key);
                             } else {
                                 ck_key_null(run, key);

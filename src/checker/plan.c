@@ -31,7 +31,8 @@ static void task(void *ctx, size_t i)
 {
     ck_plan *pl = ctx;
     if (i < pl->nsubs) {
-        if (!pl->subs[i].skip)
+        /* submitter tree checks (S4-S13) exist from the v3.0 checker on (tree_walk_checks) */
+        if (!pl->subs[i].skip && pl->run->rules.sw.tree_walk_checks)
             ck_walk_submitter(pl->run, &pl->subs[i].sub);
         return;
     }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -127,16 +128,43 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
                               path, seed_names[i]);
         }
     }
-    /* the round's behaviour switches: read here and nowhere else */
-    const json_t *sw = ck_rget(r, "calibration_doc_required");
-    r->sw.calibration_doc_required = sw ? json_is_true(sw) : 1;
-    sw = ck_rget(r, "csv_weight_data_types_column");
-    r->sw.csv_weight_data_types = sw ? json_is_true(sw) : 1;
-    sw = ck_rget(r, "emptiness_checks");
-    r->sw.emptiness_checks = sw ? json_is_true(sw) : 1;
-    r->sw.csv_accuracy_value_only = json_is_true(ck_rget(r, "csv_accuracy_value_only"));
-    sw = ck_rget(r, "summary_power_counts");
-    r->sw.summary_power_counts = sw ? json_is_true(sw) : 1;
+    /* the round's behaviour switches: read here and nowhere else (key, field, default) */
+    static const struct { const char *key; size_t off; int dflt; } bools[] = {
+#define SW(k, f, d) {k, offsetof(ck_switches, f), d}
+        SW("calibration_doc_required", calibration_doc_required, 1),
+        SW("csv_weight_data_types_column", csv_weight_data_types, 1),
+        SW("emptiness_checks", emptiness_checks, 1),
+        SW("csv_accuracy_value_only", csv_accuracy_value_only, 0),
+        SW("summary_power_counts", summary_power_counts, 1),
+        SW("compliance_failure_rejects_result", compliance_rejects, 1),
+        SW("compliance_runs_perf_checked", compliance_perf_checked, 1),
+        SW("compliance_last_test_decides", compliance_last_decides, 0),
+        SW("early_stopping", early_stopping, 1),
+        SW("csv_power_extra_row", csv_power_extra_row, 1),
+        SW("csv_notes_always_joined", csv_notes_always_joined, 0),
+        SW("power_wg_check_by_default", power_wg_default, 1),
+        SW("result_from_summary", result_from_summary, 0),
+        SW("perf_constraints_checked", perf_constraints, 1),
+        SW("detail_log_query_count", detail_log_query_count, 1),
+        SW("tree_walk_checks", tree_walk_checks, 1),
+        SW("status_checked", status_checked, 1),
+        SW("system_desc_submitter_case_sensitive", submitter_case_sensitive, 0),
+        SW("system_desc_failure_keeps_models", bad_system_keeps_models, 0),
+        SW("unused_systems_checked", unused_systems_checked, 1),
+        SW("measurement_failure_stops_scenario", measurement_stops, 1),
+        SW("accuracy_file_mismatch_stops", accuracy_mismatch_stops, 1),
+        SW("extra_model_map_inline", extra_model_map_inline, 0),
+#undef SW
+    };
+    for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {
+        const json_t *sw = ck_rget(r, bools[i].key);
+        *(int *)((char *)&r->sw + bools[i].off) = sw ? json_is_true(sw) : bools[i].dflt;
+    }
+    const json_t *runs = ck_rget(r, "server_performance_runs");
+    r->sw.server_runs = json_is_integer(runs) && json_integer_value(runs) > 0 &&
+                                json_integer_value(runs) <= 9
+                            ? (int)json_integer_value(runs)
+                            : 1;
     if (ck_rget(r, "test05_seeds")) {
         r->sw.has_test05_seeds = 1;
         for (int i = 0; i < 3; i++) {

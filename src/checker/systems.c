@@ -60,14 +60,16 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         snprintf(low, sizeof low, "%s", json_string_value(status));
         for (char *p = low; *p; p++)
             *p = (char)tolower((unsigned char)*p);
-        if (!ck_rlist_has(r, "valid_availabilities", low))
+        if (r->sw.status_checked && !ck_rlist_has(r, "valid_availabilities", low))
             YF("Y2", CK_SEV_ERROR, "/status", "available, preview or rdi", json_string_value(status),
                "%s has invalid status (%s)", rel, low);
     }
     /* Y3 */
     const json_t *st = json_object_get(j, "system_type");
     const char *stype = json_string_value(st);
-    if (stype && ck_rlist_has(r, "valid_system_types", stype)) {
+    if (!ck_rget(r, "valid_system_types")) {
+        sys->category = "any";  /* a round without system types (v0.5) */
+    } else if (stype && ck_rlist_has(r, "valid_system_types", stype)) {
         sys->category = stype;
     } else {
         char *t = NULL;
@@ -79,6 +81,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         free(t);
         ms_buf_free(&b);
     }
+    sys->walkable = sys->category != NULL;
     /* Y4: network mode */
     const json_t *isn = json_object_get(j, "is_network");
     int net_str = 0, net_truthy = ms_py_truthy(isn);
@@ -137,7 +140,8 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     if (!json_is_string(sub))
         YF("Y9", CK_SEV_ERROR, "/submitter", "a string", sub ? "another JSON value" : "missing",
            "submitter must be a string (the MLCommons checker crashes otherwise)");
-    else if (!lower_eq(json_string_value(sub), submitter))
+    else if (r->sw.submitter_case_sensitive ? strcmp(json_string_value(sub), submitter) != 0
+                                            : !lower_eq(json_string_value(sub), submitter))
         YF("Y6", CK_SEV_ERROR, "/submitter", submitter, json_string_value(sub),
            "%s has submitter %s, directory has %s", rel, json_string_value(sub), submitter);
     /* Y7 */

@@ -220,7 +220,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                     um->first = pl->nscens;
                     if (!um->dir)
                         goto oom_all;
-                    um->mlperf = ru_map_model(r->j, um->dir, us->sub.mapping);
+                    um->mlperf = ru_map_model(r->j, um->dir, us->sub.mapping, r->sw.extra_model_map_inline);
                     char *mabs = ck_join(yabs, me->name);
                     ck_dir sd;
                     if (!mabs || ck_dir_read(&sd, mabs)) {

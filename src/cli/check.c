@@ -17,7 +17,10 @@ static const char usage_text[] =
     "unified for v6.x), with every finding identified by a check ID.\n"
     "\n"
     "Options:\n"
-    "  --version vX.Y        round (rules/<vX.Y>.json); default: the newest round available\n"
+    "  --version vX.Y        round (rules/<vX.Y>.json); default: detected from the tree (the\n"
+    "                        LoadGen versions and format of its detail logs, its compliance\n"
+    "                        layout, its system JSONs) and printed; a mixed or unknown tree is\n"
+    "                        an error; a LoadGen newer than every detect block: the newest round\n"
     "  --submitter NAME      only this submitter directory (exact name)\n"
     "  --csv FILE            write summary.csv here (default: summary.csv in the current\n"
     "                        directory, like the MLCommons checker)\n"
@@ -37,7 +40,8 @@ static const char usage_text[] =
     "\n"
     "Options of the MLCommons checker (accepted so that scripts carry over):\n"
     "  --input DIR  --skip_compliance  --extra-model-benchmark-map FILE  --debug\n"
-    "  --submission-exceptions  --skip-power-check  --skip-meaningful-fields-emptiness-check\n"
+    "  --submission-exceptions  --skip-power-check  --more-power-check (v1.0-v4.1)\n"
+    "  --skip-meaningful-fields-emptiness-check\n"
     "  --skip-check-power-measure-files  --skip-empty-files-check\n"
     "  --skip-extra-files-in-root-check  --skip-extra-accuracy-files-check\n"
     "  --skip-all-systems-have-results-check  --skip-calibration-check\n"
@@ -62,6 +66,7 @@ static const flag flags[] = {
     F("--debug", debug),
     F("--submission-exceptions", submission_exceptions),
     F("--skip-power-check", skip_power_check),
+    F("--more-power-check", more_power_check),
     F("--skip-meaningful-fields-emptiness-check", skip_meaningful_fields_emptiness_check),
     F("--skip-check-power-measure-files", skip_check_power_measure_files),
     F("--skip-empty-files-check", skip_empty_files_check),
@@ -132,6 +137,7 @@ int cmd_check(int argc, char **argv)
     char **skips = NULL, **scen_skip = NULL;
     size_t nskips = 0, nscen = 0;
     int rc = MS_OK;
+    char *detected = NULL; /* the round ck_detect_round found (no --version) */
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         const char *val = NULL;
@@ -257,6 +263,18 @@ int cmd_check(int argc, char **argv)
         goto done;
     }
     o.data_dir = data;
+    if (!o.version) {
+        /* without --version: the round the tree's logs and layout show (ck_detect_round) */
+        char *why = NULL;
+        if (ck_detect_round(o.root, data, &detected, &why, &e)) {
+            free(data);
+            rc = cli_fail("check", &e);
+            goto done;
+        }
+        fprintf(stderr, "mlsubmit check: round %s (detected: %s)\n", detected, why);
+        free(why);
+        o.version = detected;
+    }
     ck_report *rep;
     rc = ck_run(&o, &rep, &e);
     if (rc) {
@@ -281,6 +299,7 @@ int cmd_check(int argc, char **argv)
     ck_report_free(rep);
     free(data);
 done:
+    free(detected);
     free_list(skips, nskips);
     free_list(scen_skip, nscen);
     return rc;

@@ -268,7 +268,7 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
             break;
         }
         for (size_t m = 0; m < nmod && !rc; m++) {
-            const char *mlperf = ru_map_model(c->rules.j, models[m], mapping);
+            const char *mlperf = ru_map_model(c->rules.j, models[m], mapping, 0);
             const json_t *req = rp_scenarios(&c->rules, "required_scenarios", stype, mlperf);
             if (!req) {
                 note(c, "skip %s/%s/%s/%s/%s: model %s is not in the %s table of %s", div, sub, tree,

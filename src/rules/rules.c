@@ -354,12 +354,15 @@ int ru_list_has(const json_t *arr, const char *s)
     return 0;
 }
 
-const char *ru_map_model(const json_t *rules, const char *dir, const json_t *extra)
+const char *ru_map_model(const json_t *rules, const char *dir, const json_t *extra, int extra_first)
 {
     if (ru_list_has(json_object_get(rules, "models"), dir))
         return dir;
     const json_t *mapping = json_object_get(rules, "model_mapping");
-    const char *m = json_string_value(json_object_get(mapping, dir));
+    const char *m = extra_first ? json_string_value(json_object_get(extra, dir)) : NULL;
+    if (m && *m)
+        return m;
+    m = json_string_value(json_object_get(mapping, dir));
     if (m && *m)
         return m;
     m = json_string_value(json_object_get(extra, dir));
@@ -371,12 +374,16 @@ const char *ru_map_model(const json_t *rules, const char *dir, const json_t *ext
         const json_t *item = json_array_get(g, i);
         const char *model = json_string_value(json_object_get(item, "model"));
         const json_t *subs = json_object_get(item, "contains");
-        for (size_t k = 0; model && k < json_array_size(subs); k++) {
+        const json_t *pfx = json_object_get(item, "prefix");
+        for (size_t k = 0; model && k < json_array_size(subs) && guess == dir; k++) {
             const char *sub = json_string_value(json_array_get(subs, k));
-            if (sub && strstr(dir, sub)) {
+            if (sub && strstr(dir, sub))
                 guess = model;
-                break;
-            }
+        }
+        for (size_t k = 0; model && k < json_array_size(pfx) && guess == dir; k++) {
+            const char *pre = json_string_value(json_array_get(pfx, k));
+            if (pre && !strncmp(dir, pre, strlen(pre)))
+                guess = model;
         }
     }
     m = json_string_value(json_object_get(mapping, guess));

@@ -89,10 +89,13 @@ int ru_list_has(const json_t *arr, const char *s);
 /* The MLPerf model of a model directory (submission_checker.py get_mlperf_model): the name
  * itself when the round lists it in "models"; else a non-empty "model_mapping" entry; else a
  * non-empty entry of extra (the open division's model_mapping.json object, or NULL); else the
- * first "model_guesses" entry whose substrings the name contains (or the name itself), mapped
- * again through "model_mapping" (an empty mapping is returned as it is, as Python's
- * dict.get(model, model) does). rules is a round's JSON. Points into rules, extra or dir. */
-const char *ru_map_model(const json_t *rules, const char *dir, const json_t *extra);
+ * first "model_guesses" entry whose substrings the name contains ("contains") or that it starts
+ * with ("prefix": model.startswith of the v0.7.1 checker), or the name itself, mapped again
+ * through "model_mapping" (an empty mapping is returned as it is, as Python's
+ * dict.get(model, model) does). extra_first: extra's entry wins over "model_mapping" (the round
+ * switch extra_model_map_inline: the v1.0-v2.1 checkers merge --extra-model-benchmark-map into
+ * the mapping). rules is a round's JSON. Points into rules, extra or dir. */
+const char *ru_map_model(const json_t *rules, const char *dir, const json_t *extra, int extra_first);
 
 /* ---------------------------------------------------------------- scenarios ---- */
 

@@ -148,7 +148,7 @@ grep -q 'SingleStream.*"fp8","None","' "$TMP/p3.csv" || { echo "FAIL: results wi
 # --- an installed binary finds rules/ and schemas/ in <prefix>/share/mlsubmit ---
 if command -v make >/dev/null && make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1; then
   (unset MLSUBMIT_DATA_DIR; cd "$TMP" && "$TMP/prefix/bin/mlsubmit" rules list) >"$TMP/o.txt" 2>&1
-  [ "$(tr '\n' ' ' <"$TMP/o.txt")" = "v3.0 v3.1 v4.0 v4.1 v5.0 v5.1 v6.0 v6.1 " ] || { echo "FAIL: installed binary does not find its rules"; cat "$TMP/o.txt"; fail=1; }
+  [ "$(tr '\n' ' ' <"$TMP/o.txt")" = "v0.5 v0.7 v1.0 v1.1 v2.0 v2.1 v3.0 v3.1 v4.0 v4.1 v5.0 v5.1 v6.0 v6.1 " ] || { echo "FAIL: installed binary does not find its rules"; cat "$TMP/o.txt"; fail=1; }
   [ -f "$TMP/prefix/share/mlsubmit/schemas/rules.schema.json" ] || { echo "FAIL: schemas not installed"; fail=1; }
 fi
 exit $fail

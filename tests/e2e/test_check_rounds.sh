@@ -24,7 +24,7 @@ PY
 }
 
 ran=0
-for v in v3.0; do
+for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
   T=$SHARED/rounds/$v
   [ -d "$T/tree" ] || { echo "SKIP $v: $T/tree is absent"; continue; }
   ran=$((ran + 1))
@@ -44,6 +44,49 @@ for v in v3.0; do
   fi
 done
 [ $ran -gt 0 ] || echo "SKIP: no round excerpt under $SHARED/rounds"
+
+# round detection (no --version): each excerpt's round is found and printed; the rows equal
+for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
+  T=$SHARED/rounds/$v
+  [ -d "$T/tree" ] || continue
+  $TEST_WRAP "$MLSUBMIT" check "$T/tree" --csv "$TMP/d$v.csv" >"$TMP/d$v.out" 2>"$TMP/d$v.err"
+  grep -q "^mlsubmit check: round $v (detected: " "$TMP/d$v.err" ||
+    { echo "FAIL detect $v: not detected"; cat "$TMP/d$v.err"; fail=1; }
+  diff -q <(rows_sans_errors "$TMP/d$v.csv") <(rows_sans_errors "$T/expected_summary.csv") >/dev/null ||
+    { echo "FAIL detect $v: rows differ"; fail=1; }
+done
+# v1.0-v2.1: --extra-model-benchmark-map is a list name:model;... (extra_model_map_inline)
+T=$SHARED/rounds/v2.0
+if [ -d "$T/tree" ]; then
+  $TEST_WRAP "$MLSUBMIT" check "$T/tree" --version v2.0 --csv "$TMP/map.csv" \
+    --extra-model-benchmark-map "ssd-mobilenet:ssd-large;other:resnet" >/dev/null 2>&1
+  # merged into model_mapping: it overrides ssd-mobilenet -> ssd-small, in the closed division too
+  grep -q ',ssd-mobilenet,ssd-large,MultiStream,' "$TMP/map.csv" ||
+    { echo "FAIL extra-model-benchmark-map: the mapping is not applied"; fail=1; }
+  $TEST_WRAP "$MLSUBMIT" check "$T/tree" --version v2.0 --no-csv --extra-model-benchmark-map nocolon \
+    >"$TMP/map.out" 2>&1
+  grep -q " M7 .*'nocolon' is not a name:model pair" "$TMP/map.out" ||
+    { echo "FAIL extra-model-benchmark-map: a malformed list is not reported"; fail=1; }
+fi
+
+# trees mixing two rounds are refused clearly (exit 3, message): mixed DIV1 from round A and
+# DIV2 from round B by symlinks
+mixed_tree() { # name roundA div1 roundB div2 expected-message
+  mkdir -p "$TMP/$1/$3" "$TMP/$1/$5"
+  for d in "$SHARED/rounds/$2/tree/$3"/*; do ln -s "$(cd "$d" && pwd)" "$TMP/$1/$3/"; done
+  for d in "$SHARED/rounds/$4/tree/$5"/*; do ln -s "$(cd "$d" && pwd)" "$TMP/$1/$5/"; done
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/$1" --no-csv >"$TMP/$1.out" 2>&1
+  local rc=$?
+  [ $rc = 3 ] && grep -q "$6" "$TMP/$1.out" ||
+    { echo "FAIL $1: exit $rc, expected 3 and '$6'"; tail -3 "$TMP/$1.out"; fail=1; }
+}
+if [ -d "$SHARED/rounds/v0.7/tree/closed" ] && [ -d "$SHARED/rounds/v3.0/tree/open" ] &&
+   [ -d "$SHARED/rounds/v1.0/tree/closed" ]; then
+  # text logs of v0.7 beside the :::MLLOG logs of v3.0
+  mixed_tree mixed v0.7 closed v3.0 open "mixes rounds"
+  # LoadGen .5a1 (v1.0) beside LoadGen 3.0 (v3.0): no round fits both
+  mixed_tree mixed2 v1.0 closed v3.0 open "matches no known round"
+fi
 
 # the test05_seeds switch: v3.0's TEST05 runs carry the TEST05 seeds, so checking them against the
 # round's main seeds (test05_seeds replaced by the main ones in a rules copy) fails them (C3)

@@ -8,7 +8,7 @@ M() { $TEST_WRAP "$MLSUBMIT" "$@"; }
 
 M rules lint rules/v3.0.json rules/v3.1.json rules/v4.0.json rules/v4.1.json rules/v5.0.json rules/v5.1.json rules/v6.0.json rules/v6.1.json >"$TMP/o" 2>&1 ||
   { echo "FAIL: committed rules do not lint clean"; cat "$TMP/o"; fail=1; }
-[ "$(M rules list | tr '\n' ' ')" = "v3.0 v3.1 v4.0 v4.1 v5.0 v5.1 v6.0 v6.1 " ] || { echo "FAIL: rules list"; fail=1; }
+[ "$(M rules list | tr '\n' ' ')" = "v0.5 v0.7 v1.0 v1.1 v2.0 v2.1 v3.0 v3.1 v4.0 v4.1 v5.0 v5.1 v6.0 v6.1 " ] || { echo "FAIL: rules list"; fail=1; }
 
 lint_fails() { # lint_fails NAME REGEX SED-EXPRESSION
   sed "$3" rules/v6.1.json >"$TMP/$1.json"

@@ -211,17 +211,17 @@ START_TEST(rules_model_mapping_and_scenarios)
     ck_rules r;
     load_rules(&r, "v5.1");
     ck_assert(!r.unified);
-    ck_assert_str_eq(ru_map_model(r.j, "resnet", NULL), "resnet");
-    ck_assert_str_eq(ru_map_model(r.j, "resnet50", NULL), "resnet");
-    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b", NULL), "llama3.1-405b");
-    ck_assert_str_eq(ru_map_model(r.j, "mobilenet-v2-precision_uint8-0.75-224", NULL), "resnet");
-    ck_assert_str_eq(ru_map_model(r.j, "bert-99.9-large", NULL), "bert-99.9");
-    ck_assert_str_eq(ru_map_model(r.j, "my-bert-99", NULL), "bert-99");
+    ck_assert_str_eq(ru_map_model(r.j, "resnet", NULL, 0), "resnet");
+    ck_assert_str_eq(ru_map_model(r.j, "resnet50", NULL, 0), "resnet");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b", NULL, 0), "llama3.1-405b");
+    ck_assert_str_eq(ru_map_model(r.j, "mobilenet-v2-precision_uint8-0.75-224", NULL, 0), "resnet");
+    ck_assert_str_eq(ru_map_model(r.j, "bert-99.9-large", NULL, 0), "bert-99.9");
+    ck_assert_str_eq(ru_map_model(r.j, "my-bert-99", NULL, 0), "bert-99");
     /* the legacy checker has no llama3_1-405b substring guess */
-    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b-fp4", NULL), "llama3_1-405b-fp4");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b-fp4", NULL, 0), "llama3_1-405b-fp4");
     json_error_t je;
     json_t *map = json_loads("{\"llama3_1-70b-fp8_dyn\": \"llama2-70b-99.9\"}", 0, &je);
-    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-70b-fp8_dyn", map), "llama2-70b-99.9");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-70b-fp8_dyn", map, 0), "llama2-70b-99.9");
     json_decref(map);
     ck_assert_str_eq(ru_scenario_canon(r.j, "offline"), "Offline");
     ck_assert_str_eq(ru_scenario_canon(r.j, "MultiStream"), "MultiStream");
@@ -234,7 +234,7 @@ START_TEST(rules_model_mapping_and_scenarios)
 
     load_rules(&r, "v6.1");
     ck_assert(r.unified);
-    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b-fp4", NULL), "llama3.1-405b");
+    ck_assert_str_eq(ru_map_model(r.j, "llama3_1-405b-fp4", NULL, 0), "llama3.1-405b");
     /* scenario-specific targets: dir name, then default, Offline, Server */
     const json_t *t = ck_targets(&r, "accuracy_targets", "qwen3-vl-235b-a22b", "Interactive");
     ck_assert(json_number_value(json_object_get(json_array_get(t, 0), "value")) == 0.7878 * 0.99);

@@ -7,6 +7,7 @@
 #include "common/hash.h"
 #include "common/mllog.h"
 #include "common/strutil.h"
+#include "common/textlog.h"
 #include "testutil.h"
 
 START_TEST(buf_grows_and_formats)
@@ -200,6 +201,66 @@ START_TEST(mllog_values_of_every_kind)
     ck_assert_int_eq(ms_mllog_get_double(&log, "f", &d), 0);
     ck_assert(isinf(d) && d < 0);
     ms_mllog_free(&log);
+}
+END_TEST
+
+START_TEST(textlog_reads_loadgen_05_records)
+{
+    static const char log[] =
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : LoadgenVersionInfo:\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : version : .5a1 @ 413dbabcb3\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : build_date_utc   : 2019-10-10T19:48:25\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 8296ns : git_log :\n"
+        "\n"
+        "413dbab Merge pull request #489\n"
+        "1682550 fix for 490\n"
+        "\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 61794ns : \n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 61794ns : Scenario : Single Stream\n"
+        "\"pid\": 22353, \"tid\": 22353, \"ts\": 61794ns : target_latency (ns): 0\n"
+        "\"pid\": 1, \"tid\": 2, \"ts\": 18446744073709551615ns : ERROR : Ran out of queries\n"
+        "\"pid\": 1, \"tid\": 2, \"ts\": 99999999999999999999ns : broken\n"
+        "\"pid\": 1, \"tid\": 2, \"ts\": 5ns : WARNING : slow\r\n";
+    ck_assert_int_eq(ms_log_detect(log, sizeof log - 1), MS_LOGFMT_TEXT);
+    ck_assert_int_eq(ms_log_detect(":::MLLOG {}", 11), MS_LOGFMT_MLLOG);
+    ck_assert_int_eq(ms_log_detect("\n\nhello", 7), MS_LOGFMT_UNKNOWN);
+    ms_textlog t;
+    ms_err e;
+    ck_assert_int_eq(ms_textlog_parse(&t, log, sizeof log - 1, &e), MS_OK);
+    ck_assert_uint_eq(t.nrecs, 9);
+    ck_assert_uint_eq(t.nbad, 1);
+    ck_assert_uint_eq(t.first_bad_line, 13);
+    ck_assert_uint_eq(t.n_errors, 1);
+    ck_assert_uint_eq(t.n_warnings, 1);
+    const ms_textlog_rec *r = ms_textlog_find(&t, "version");
+    ck_assert_ptr_nonnull(r);
+    char *v = ms_textlog_value(r);
+    ck_assert_str_eq(v, ".5a1 @ 413dbabcb3");
+    free(v);
+    ck_assert_uint_eq(r->pid, 22353);
+    ck_assert_uint_eq(r->ts_ns, 8296);
+    ck_assert_uint_eq(r->line_no, 2);
+    v = ms_textlog_value(ms_textlog_find(&t, "build_date_utc"));
+    ck_assert_str_eq(v, "2019-10-10T19:48:25");
+    free(v);
+    /* a multi-line message: the value runs over its continuation lines */
+    v = ms_textlog_value(ms_textlog_find(&t, "git_log"));
+    ck_assert_str_eq(v, "413dbab Merge pull request #489\n1682550 fix for 490");
+    free(v);
+    v = ms_textlog_value(ms_textlog_find(&t, "Scenario"));
+    ck_assert_str_eq(v, "Single Stream");
+    free(v);
+    v = ms_textlog_value(ms_textlog_find(&t, "target_latency (ns)"));
+    ck_assert_str_eq(v, "0");
+    free(v);
+    r = ms_textlog_find(&t, "LoadgenVersionInfo");
+    ck_assert(r && r->has_value && r->value_len == 0);
+    r = ms_textlog_find(&t, "Ran out of queries");
+    ck_assert(r && r->is_error && !r->has_value && r->ts_ns == UINT64_MAX);
+    r = ms_textlog_find(&t, "slow");
+    ck_assert(r && r->is_warning);
+    ck_assert_ptr_null(ms_textlog_find(&t, "broken"));
+    ms_textlog_free(&t);
 }
 END_TEST
 
@@ -464,6 +525,46 @@ START_TEST(mllog_parses_every_shared_detail_log)
 }
 END_TEST
 
+/* a LoadGen 0.5/0.7 text detail log of the published rounds: every "pid" line a record, the
+ * version, scenario and seeds readable */
+static void check_one_text_log(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    char *buf = malloc(64u << 20);
+    ck_assert(buf != NULL);
+    size_t n = fread(buf, 1, 64u << 20, f);
+    fclose(f);
+    if (n == 0) { /* v0.7 publishes one empty detail log (a compliance run) */
+        free(buf);
+        return;
+    }
+    ck_assert_int_eq(ms_log_detect(buf, n), MS_LOGFMT_TEXT);
+    ms_textlog t;
+    ms_err e;
+    ck_assert_int_eq(ms_textlog_parse(&t, buf, n, &e), MS_OK);
+    free(buf);
+    ck_assert_msg(t.nbad == 0, "%s:%zu: malformed record prefix", path, t.first_bad_line);
+    ck_assert_msg(t.nrecs > 20, "%s: only %zu records", path, t.nrecs);
+    ck_assert_msg(ms_textlog_find(&t, "version") != NULL, "%s: no version", path);
+    ck_assert_msg(ms_textlog_find(&t, "Scenario") != NULL, "%s: no Scenario", path);
+    ck_assert_msg(ms_textlog_find(&t, "qsl_rng_seed") != NULL, "%s: no qsl_rng_seed", path);
+    ms_textlog_free(&t);
+}
+
+START_TEST(textlog_parses_every_shared_text_log)
+{
+    MS_SKIP_IF_NO_SHARED();
+    char dir[512];
+    int count = 0;
+    walk_detail_logs(ms_test_shared_path(dir, sizeof dir, "rounds/v0.5/tree"), check_one_text_log,
+                     &count);
+    walk_detail_logs(ms_test_shared_path(dir, sizeof dir, "rounds/v0.7/tree"), check_one_text_log,
+                     &count);
+    ck_assert_int_gt(count, 50);
+}
+END_TEST
+
 static Suite *common_suite(void)
 {
     Suite *s = suite_create("common");
@@ -479,10 +580,12 @@ static Suite *common_suite(void)
     tcase_add_test(tc, mllog_line_keeps_u64_seed_exact);
     tcase_add_test(tc, mllog_values_of_every_kind);
     tcase_add_test(tc, mllog_rejects_deep_nesting);
+    tcase_add_test(tc, textlog_reads_loadgen_05_records);
     tcase_add_test(tc, json_scan_fast_paths_match_the_grammar);
     tcase_add_test(tc, json_scan_long_int_lists_match_the_grammar);
     tcase_add_test(tc, mllog_memo_scan_matches_the_stateless_scan);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
+    tcase_add_test(tc, textlog_parses_every_shared_text_log);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -156,20 +156,36 @@ START_TEST(model_mapping_empty_entries)
                        " \"model_guesses\": [{\"contains\": [\"mobilenet\", \"resnet50\"], \"model\": \"resnet\"},"
                        " {\"contains\": [\"bert-99\"], \"model\": \"bert-99\"}, {\"contains\": [\"nomodel\"]}]}");
     json_t *x = jparse("{\"mine\": \"bert-99\", \"blank\": \"\", \"empty\": \"resnet\"}");
-    ck_assert_str_eq(ru_map_model(r, "resnet", NULL), "resnet");
-    ck_assert_str_eq(ru_map_model(r, "resnet50", x), "resnet");
-    ck_assert_str_eq(ru_map_model(r, "mine", x), "bert-99");
+    ck_assert_str_eq(ru_map_model(r, "resnet", NULL, 0), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "resnet50", x, 0), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "mine", x, 0), "bert-99");
     /* the round's empty mapping is skipped: the submitter's mapping wins */
-    ck_assert_str_eq(ru_map_model(r, "empty", x), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "empty", x, 0), "resnet");
     /* without one, the final lookup returns the empty mapping */
-    ck_assert_str_eq(ru_map_model(r, "empty", NULL), "");
+    ck_assert_str_eq(ru_map_model(r, "empty", NULL, 0), "");
     /* an empty submitter mapping is skipped too: the name itself */
-    ck_assert_str_eq(ru_map_model(r, "blank", x), "blank");
-    ck_assert_str_eq(ru_map_model(r, "my-mobilenet-v2", NULL), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "blank", x, 0), "blank");
+    ck_assert_str_eq(ru_map_model(r, "my-mobilenet-v2", NULL, 0), "resnet");
     /* a guess is mapped again */
-    ck_assert_str_eq(ru_map_model(r, "large-bert-99", NULL), "x");
+    ck_assert_str_eq(ru_map_model(r, "large-bert-99", NULL, 0), "x");
     /* a guess without a model is no guess */
-    ck_assert_str_eq(ru_map_model(r, "nomodel-1", NULL), "nomodel-1");
+    ck_assert_str_eq(ru_map_model(r, "nomodel-1", NULL, 0), "nomodel-1");
+    json_decref(x);
+    json_decref(r);
+}
+END_TEST
+
+/* v0.7.1 get_mlperf_model guesses by model.startswith ("prefix"); the v1.0-v2.1 checkers merge
+ * --extra-model-benchmark-map into the mapping, so the submitter's entry wins (extra_first) */
+START_TEST(model_mapping_prefix_and_extra_first)
+{
+    json_t *r = jparse("{\"models\": [\"resnet\", \"ssd-small\"], \"model_mapping\": {\"mine\": \"resnet\"},"
+                       " \"model_guesses\": [{\"prefix\": [\"ssd-mobilenet\"], \"model\": \"ssd-small\"}]}");
+    json_t *x = jparse("{\"mine\": \"ssd-small\"}");
+    ck_assert_str_eq(ru_map_model(r, "ssd-mobilenet-v1", NULL, 0), "ssd-small");
+    ck_assert_str_eq(ru_map_model(r, "my-ssd-mobilenet", NULL, 0), "my-ssd-mobilenet");
+    ck_assert_str_eq(ru_map_model(r, "mine", x, 0), "resnet");
+    ck_assert_str_eq(ru_map_model(r, "mine", x, 1), "ssd-small");
     json_decref(x);
     json_decref(r);
 }
@@ -208,6 +224,7 @@ static Suite *suite(void)
     tcase_add_test(tc, round_load);
     tcase_add_test(tc, validate_against_the_schema);
     tcase_add_test(tc, model_mapping_empty_entries);
+    tcase_add_test(tc, model_mapping_prefix_and_extra_first);
     tcase_add_test(tc, scenarios);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,318 @@
+/* Round detection for `mlsubmit check` without --version (checker.h ck_detect_round). The tree
+ * gives evidence: the LoadGen version and the format of a sample of performance detail logs,
+ * the compliance layout (audit/ or compliance/ beside results/), and whether system JSONs
+ * carry system_type. Each rules file's "detect" block says what its round's submissions look
+ * like; a round is a candidate when all the evidence fits it. Rules files without a "detect"
+ * block (the newest rounds) are the fallback: the newest round, as before. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checker/internal.h"
+#include "common/textlog.h"
+
+#define MAX_LOGS 64
+#define PER_SUB 8
+#define MAX_VERS 16
+
+typedef struct evidence {
+    int nlogs, fmt_text, fmt_mllog;
+    char vers[MAX_VERS][32];
+    int nvers;
+    int audit, compliance;          /* submitters with audit/ or compliance/ */
+    int sys_with_type, sys_without_type;
+} evidence;
+
+/* "3.0 @ c4a19872d9" -> "3.0"; ".5a1 @ 413d" -> ".5a1" */
+static void add_version(evidence *ev, const char *v, size_t n)
+{
+    const char *at = memchr(v, '@', n);
+    if (at)
+        n = (size_t)(at - v);
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '"'))
+        n--;
+    if (!n || n >= sizeof ev->vers[0])
+        return;
+    for (int i = 0; i < ev->nvers; i++)
+        if (strlen(ev->vers[i]) == n && !memcmp(ev->vers[i], v, n))
+            return;
+    if (ev->nvers < MAX_VERS) {
+        memcpy(ev->vers[ev->nvers], v, n);
+        ev->vers[ev->nvers++][n] = '\0';
+    }
+}
+
+static void read_log(evidence *ev, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    static const size_t cap = 64 * 1024;
+    char *buf = malloc(cap + 1);
+    size_t n = buf ? fread(buf, 1, cap, f) : 0;
+    fclose(f);
+    if (!buf)
+        return;
+    buf[n] = '\0';
+    ms_logfmt fmt = ms_log_detect(buf, n);
+    ev->nlogs++;
+    if (fmt == MS_LOGFMT_TEXT) {
+        ev->fmt_text++;
+        const char *p = strstr(buf, "ns : version : ");
+        if (p) {
+            p += strlen("ns : version : ");
+            add_version(ev, p, strcspn(p, "\n"));
+        }
+    } else if (fmt == MS_LOGFMT_MLLOG) {
+        ev->fmt_mllog++;
+        const char *k = "\"key\": \"loadgen_version\", \"value\": \"";
+        const char *p = strstr(buf, k);
+        if (p) {
+            p += strlen(k);
+            add_version(ev, p, strcspn(p, "\"\n"));
+        }
+    }
+    free(buf);
+}
+
+static void scan_submitter(evidence *ev, const char *sub_abs)
+{
+    char *a = ck_join(sub_abs, "audit"), *c = ck_join(sub_abs, "compliance");
+    ev->audit += a && ck_isdir(a);
+    ev->compliance += c && ck_isdir(c);
+    free(a);
+    free(c);
+    char *sys = ck_join(sub_abs, "systems");
+    ck_dir sd;
+    if (sys && ck_dir_read(&sd, sys) == 0) {
+        for (size_t i = 0; i < sd.n && i < 16; i++) {
+            size_t l = strlen(sd.v[i].name);
+            if (!sd.v[i].is_file || l < 5 || strcmp(sd.v[i].name + l - 5, ".json"))
+                continue;
+            char *p = ck_join(sys, sd.v[i].name);
+            json_t *j = p ? json_load_file(p, 0, NULL) : NULL;
+            if (json_is_object(j)) {
+                if (json_object_get(j, "system_type"))
+                    ev->sys_with_type++;
+                else
+                    ev->sys_without_type++;
+            }
+            json_decref(j);
+            free(p);
+        }
+        ck_dir_free(&sd);
+    }
+    free(sys);
+    /* results/<system>/<model>/<scenario>/performance/run_1/mlperf_log_detail.txt */
+    char *res = ck_join(sub_abs, "results");
+    int taken = 0;
+    ck_dir yd;
+    if (res && ck_dir_read(&yd, res) == 0) {
+        for (size_t y = 0; y < yd.n && taken < PER_SUB && ev->nlogs < MAX_LOGS; y++) {
+            char *ya = ck_join(res, yd.v[y].name);
+            ck_dir md;
+            if (ya && yd.v[y].is_dir && ck_dir_read(&md, ya) == 0) {
+                for (size_t m = 0; m < md.n && taken < PER_SUB; m++) {
+                    char *ma = ck_join(ya, md.v[m].name);
+                    ck_dir cd;
+                    if (ma && md.v[m].is_dir && ck_dir_read(&cd, ma) == 0) {
+                        for (size_t k = 0; k < cd.n && taken < PER_SUB; k++) {
+                            char *l = ck_fmt("%s/%s/performance/run_1/mlperf_log_detail.txt", ma,
+                                             cd.v[k].name);
+                            if (l && ck_isfile(l)) {
+                                read_log(ev, l);
+                                taken++;
+                            }
+                            free(l);
+                        }
+                        ck_dir_free(&cd);
+                    }
+                    free(ma);
+                }
+                ck_dir_free(&md);
+            }
+            free(ya);
+        }
+        ck_dir_free(&yd);
+    }
+    free(res);
+}
+
+/* LoadGen version as a number for ordering (".5a1" is 0.5) */
+static double vnum(const char *v)
+{
+    return atof(v);
+}
+
+/* observed version v fits the round's entry e: equal, or e followed by '.' ("5.1" ~ "5.1.0") */
+static int vfits(const char *v, const char *e)
+{
+    size_t n = strlen(e);
+    return !strncmp(v, e, n) && (v[n] == '\0' || v[n] == '.');
+}
+
+typedef struct cand {
+    char name[32];
+    int primary_fits;               /* loadgen_versions[0] fits the highest observed version */
+    int type_fit;                   /* system_type_field agrees with the system JSONs */
+} cand;
+
+static void evidence_text(const evidence *ev, char *out, size_t sz)
+{
+    size_t o = (size_t)snprintf(out, sz, "%d detail log(s)", ev->nlogs);
+    if (ev->fmt_text && o < sz)
+        o += (size_t)snprintf(out + o, sz - o, ", %d in the text format of LoadGen 0.5/0.7",
+                              ev->fmt_text);
+    if (ev->fmt_mllog && o < sz)
+        o += (size_t)snprintf(out + o, sz - o, ", %d :::MLLOG", ev->fmt_mllog);
+    for (int i = 0; i < ev->nvers && o < sz; i++)
+        o += (size_t)snprintf(out + o, sz - o, "%s%s", i ? ", " : "; LoadGen ", ev->vers[i]);
+    if ((ev->audit || ev->compliance) && o < sz)
+        o += (size_t)snprintf(out + o, sz - o, "; %s/ layout",
+                              ev->audit && ev->compliance ? "audit/ and compliance/"
+                              : ev->audit ? "audit" : "compliance");
+}
+
+int ck_detect_round(const char *root, const char *data_dir, char **version, char **why, ms_err *e)
+{
+    *version = NULL;
+    *why = NULL;
+    evidence ev;
+    memset(&ev, 0, sizeof ev);
+    ck_dir dd;
+    if (ck_dir_read(&dd, root))
+        return ms_err_set(e, MS_EINPUT, "%s: cannot list the submission root", root);
+    for (size_t d = 0; d < dd.n && ev.nlogs < MAX_LOGS; d++) {
+        if (!dd.v[d].is_dir || dd.v[d].name[0] == '.')
+            continue;
+        char *da = ck_join(root, dd.v[d].name);
+        ck_dir sd;
+        if (da && ck_dir_read(&sd, da) == 0) {
+            for (size_t s = 0; s < sd.n && ev.nlogs < MAX_LOGS; s++) {
+                char *sa = sd.v[s].is_dir ? ck_join(da, sd.v[s].name) : NULL;
+                if (sa)
+                    scan_submitter(&ev, sa);
+                free(sa);
+            }
+            ck_dir_free(&sd);
+        }
+        free(da);
+    }
+    ck_dir_free(&dd);
+    char text[600];
+    evidence_text(&ev, text, sizeof text);
+    double top = -1;
+    const char *topv = NULL;
+    for (int i = 0; i < ev.nvers; i++)
+        if (vnum(ev.vers[i]) > top) {
+            top = vnum(ev.vers[i]);
+            topv = ev.vers[i];
+        }
+    if (ev.fmt_text && ev.fmt_mllog)
+        return ms_err_set(e, MS_EINPUT,
+                          "%s mixes rounds (%s): the text detail logs of LoadGen 0.5/0.7 and the "
+                          ":::MLLOG logs of later rounds; check each round's tree on its own, "
+                          "with --version", root, text);
+    /* candidates among the rounds with a "detect" block */
+    char *rd = ck_join(data_dir, "rules");
+    DIR *dir = rd ? opendir(rd) : NULL;
+    cand cands[32];
+    int nc = 0, known[MAX_VERS] = {0};
+    for (struct dirent *de; dir && (de = readdir(dir));) {
+        size_t l = strlen(de->d_name);
+        if (de->d_name[0] != 'v' || l < 6 || l >= sizeof cands[0].name + 5 ||
+            strcmp(de->d_name + l - 5, ".json"))
+            continue;
+        char *p = ck_join(rd, de->d_name);
+        json_t *j = p ? json_load_file(p, 0, NULL) : NULL;
+        free(p);
+        const json_t *det = json_object_get(j, "detect");
+        if (!json_is_object(det)) {
+            json_decref(j);
+            continue;
+        }
+        const char *fmt = json_string_value(json_object_get(det, "log_format"));
+        const json_t *vl = json_object_get(det, "loadgen_versions");
+        const char *cdir = json_string_value(json_object_get(det, "compliance_dir"));
+        const json_t *stf = json_object_get(det, "system_type_field");
+        int ok = ev.nlogs > 0;
+        if (fmt && ev.fmt_text && strcmp(fmt, "text"))
+            ok = 0;
+        if (fmt && ev.fmt_mllog && strcmp(fmt, "mllog"))
+            ok = 0;
+        for (int i = 0; i < ev.nvers; i++) {
+            int fit = 0;
+            for (size_t k = 0; k < json_array_size(vl) && !fit; k++)
+                fit = vfits(ev.vers[i], json_string_value(json_array_get(vl, k)) ?: "\x01");
+            known[i] |= fit;
+            ok = ok && fit;
+        }
+        if (ok && cdir && ev.audit != ev.compliance && !(ev.audit && ev.compliance))
+            ok = !strcmp(cdir, ev.audit ? "audit" : "compliance");
+        if (ok && nc < 32) {
+            cand *c = &cands[nc++];
+            snprintf(c->name, sizeof c->name, "%.*s", (int)(l - 5), de->d_name);
+            const char *prim = json_string_value(json_array_get(vl, 0));
+            c->primary_fits = topv && prim && vfits(topv, prim);
+            c->type_fit = !json_is_boolean(stf) ||
+                          (json_is_true(stf) ? ev.sys_without_type == 0 : ev.sys_without_type > 0);
+        }
+        json_decref(j);
+    }
+    if (dir)
+        closedir(dir);
+    free(rd);
+    /* narrow: the round whose own LoadGen is the newest seen, then the system_type evidence */
+    for (int pass = 0; pass < 2 && nc > 1; pass++) {
+        int keep = 0;
+        for (int i = 0; i < nc; i++)
+            keep += pass ? cands[i].type_fit : cands[i].primary_fits;
+        if (!keep)
+            continue;
+        int w = 0;
+        for (int i = 0; i < nc; i++)
+            if (pass ? cands[i].type_fit : cands[i].primary_fits)
+                cands[w++] = cands[i];
+        nc = w;
+    }
+    if (nc == 1) {
+        *version = strdup(cands[0].name);
+        *why = strdup(text);
+        return *version && *why ? MS_OK : ms_err_oom(e);
+    }
+    if (nc > 1) {
+        char list[32 * 34] = "";
+        for (int i = 0; i < nc; i++) {
+            if (i)
+                strcat(list, ", ");
+            strcat(list, cands[i].name);
+        }
+        return ms_err_set(e, MS_EINPUT,
+                          "%s could be any of the rounds %s (%s): pass --version", root, list,
+                          text);
+    }
+    int any_known = 0;
+    for (int i = 0; i < ev.nvers; i++)
+        any_known |= known[i];
+    if (ev.nlogs == 0 || ev.fmt_text || any_known) {
+        if (ev.nlogs == 0) {
+            /* nothing to go by: the newest round, as before */
+            *version = ru_newest_round(data_dir, e);
+            if (!*version)
+                return MS_EINPUT;
+            *why = strdup("no performance detail log found: the newest round");
+            return *why ? MS_OK : ms_err_oom(e);
+        }
+        return ms_err_set(e, MS_EINPUT,
+                          "%s matches no known round (%s): a mixed tree (results of several "
+                          "rounds) or an unknown LoadGen; check each round on its own with "
+                          "--version", root, text);
+    }
+    /* a LoadGen no detect block knows (the newest rounds hold none): the newest round */
+    *version = ru_newest_round(data_dir, e);
+    if (!*version)
+        return MS_EINPUT;
+    *why = strdup(text);
+    return *why ? MS_OK : ms_err_oom(e);
+}
