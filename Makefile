@@ -160,8 +160,8 @@ unit: $(UNIT_BIN)
 	  echo "== $$t"; CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-120} $(TEST_WRAP) $$t || fail=1; done; \
 	exit $$fail
 
-# E2E_JOBS > 1 runs that many scripts at once (used under valgrind, where the timing checks
-# are skipped); each script's output is printed when it ends.
+# E2E_JOBS > 1 runs that many scripts at once (CI runs two: no test may depend on a quiet
+# machine; valgrind always does); each script's output is printed when it ends.
 E2E_JOBS ?= 1
 e2e: $(BIN)
 	@if [ "$(E2E_JOBS)" = 1 ]; then \
@@ -173,9 +173,11 @@ e2e: $(BIN)
 	else \
 	  logs=$(BUILD)/e2e-logs; rm -rf $$logs; mkdir -p $$logs; \
 	  printf '%s\n' $(E2E) | xargs -P $(E2E_JOBS) -I{} sh -c \
-	    'n=$$(basename {} .sh); MLSUBMIT=$(abspath $(BIN)) TEST_WRAP="$(E2E_WRAP)" bash {} > '$$logs'/$$n.log 2>&1; echo $$? > '$$logs'/$$n.rc'; \
+	    'n=$$(basename {} .sh); t0=$$(date +%s); MLSUBMIT=$(abspath $(BIN)) TEST_WRAP="$(E2E_WRAP)" bash {} > '$$logs'/$$n.log 2>&1; \
+	     echo $$? > '$$logs'/$$n.rc; echo $$(( $$(date +%s) - t0 )) > '$$logs'/$$n.time'; \
 	  fail=0; for t in $(E2E); do n=$$(basename $$t .sh); echo "== $$t"; cat $$logs/$$n.log; \
-	    [ "$$(cat $$logs/$$n.rc)" = 0 ] || { echo "FAILED: $$t"; fail=1; }; done; \
+	    [ "$$(cat $$logs/$$n.rc)" = 0 ] || { echo "FAILED: $$t"; fail=1; }; \
+	    echo "-- $$t: $$(cat $$logs/$$n.time) s"; done; \
 	  exit $$fail; \
 	fi
 
