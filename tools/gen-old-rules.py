@@ -103,7 +103,10 @@ ROUNDS = {
         "meaningful": None,
         "switches": {"calibration_doc_required": False, "csv_weight_data_types_column": False,
                      "emptiness_checks": False, "csv_accuracy_value_only": True,
-                     "summary_power_counts": False},
+                     "summary_power_counts": False,
+                     # check_results_dir of tag v3.0: neither a measurement failure nor a missing
+                     # accuracy.txt / file list mismatch ends the scenario (no `continue`)
+                     "measurements_failure_stops": False, "accuracy_failure_stops": False},
         "guesses": [
             {"contains": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
              "model": "ssd-small"},
@@ -136,7 +139,9 @@ for _v in ("v3.1", "v4.0"):
                     "SYSTEM_DESC_REQUIRED_FIELDS_SINCE_V3_1"],
         "sysdesc_power": "SYSTEM_DESC_REQUIRED_FIELDS_POWER",
         "meaningful": "SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS",
-        "switches": OLD_SWITCHES,
+        # check_results_dir of tag v4.0: a missing accuracy.txt or a file list mismatch of
+        # accuracy/ does not end the scenario (tag v4.1 added `continue`)
+        "switches": dict(OLD_SWITCHES, accuracy_failure_stops=False),
         "guesses": ROUNDS["v3.0"]["guesses"],
     }
 ROUNDS["v4.1"] = dict(ROUNDS["v4.0"])
@@ -151,6 +156,7 @@ ROUNDS["v4.1"].update({
     # Config.requires_equal_issue of tag v4.1, as Python reads its list: missing commas join
     # "3d-unet-99.9" "gptj-99" and "gptj-99.9" "llama2-70b-99" into names no model has
     "equal_issue": ["3d-unet-99", "llama2-70b-99.9", "mixtral-8x7b"],
+    "switches": OLD_SWITCHES,
 })
 
 

@@ -35,6 +35,10 @@ typedef struct ck_switches {
     int emptiness_checks;           /* "emptiness_checks" (1): E2/E3 empty files, E4 empty values */
     int csv_accuracy_value_only;    /* "csv_accuracy_value_only" (0): Accuracy column = value */
     int summary_power_counts;       /* "summary_power_counts" (1): power/division/system counts */
+    int measurements_failure_stops; /* "measurements_failure_stops" (1): legacy E failure ends the
+                                     * scenario; 0: only a missing dir nulls its key, checks go on */
+    int accuracy_failure_stops;     /* "accuracy_failure_stops" (1): legacy A1/A2 end the scenario;
+                                     * 0: A1 only fails accuracy, A2 is logged, checks go on */
     int has_test05_seeds;           /* "test05_seeds" present: TEST05 runs use those seeds (P7) */
     uint64_t test05_seeds[3];
 } ck_switches;

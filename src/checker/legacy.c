@@ -591,9 +591,9 @@ static void bookkeeping(plan *pl)
                             errors++;
                             continue;
                         }
+                        if (s->meas_key) /* E failure (a missing dir only, for some rounds) */
+                            ck_key_set(run, s->meas_key, NULL, 0);
                         if (s->stage == 1) {
-                            if (s->meas_key)
-                                ck_key_set(run, s->meas_key, NULL, 0);
                             errors += s->errors;
                             continue;
                         }

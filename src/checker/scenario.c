@@ -60,12 +60,15 @@ static void pct_f(char *buf, size_t n, double d)
 typedef struct textfile {
     char *text;
     size_t len;
-    int ok;        /* read and valid UTF-8 */
+    int ok;        /* read and valid UTF-8 (or, read with lenient_utf8, read) */
     int missing;
+    int bad_utf8;  /* lenient_utf8: not valid UTF-8 as a whole, bad_off the first invalid byte */
+    size_t bad_off;
 } textfile;
 
 /* Reads a text file; reports R1/ L-style problems under `id` when report is set. */
-static void read_textfile(sctx *c, const char *rel, const char *id, int report, textfile *t)
+static void read_textfile_ex(sctx *c, const char *rel, const char *id, int report,
+                             int lenient_utf8, textfile *t)
 {
     memset(t, 0, sizeof *t);
     char *abs = absof(c, rel);
@@ -88,6 +91,12 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
     free(abs);
     size_t off;
     if (!ms_utf8_valid(t->text, t->len, &off)) {
+        if (lenient_utf8) { /* the caller decides how far Python's reading gets */
+            t->bad_utf8 = 1;
+            t->bad_off = off;
+            t->ok = 1;
+            return;
+        }
         if (report)
             FIND(c, id, CK_SEV_ERROR, rel, 0, "UTF-8 text", "an invalid byte",
                  "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
@@ -95,6 +104,11 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
         return;
     }
     t->ok = 1;
+}
+
+static void read_textfile(sctx *c, const char *rel, const char *id, int report, textfile *t)
+{
+    read_textfile_ex(c, rel, id, report, 0, t);
 }
 
 /* 1 if some line of the text contains s (stripped = 0), or equals s after Python's strip()
@@ -904,8 +918,10 @@ static void accres_put(accres *a, const char *k, const char *v, size_t vlen)
 /* The A3/A4 algorithm (submission_checker.py check_accuracy_dir) over accuracy.txt. report: emit
  * A3/A4 findings. */
 static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const json_t *targets,
-                           const json_t *limits, accres *out, int report)
+                           const json_t *limits, accres *out, int report, size_t *stop)
 {
+    if (stop)
+        *stop = MS_PY_READ_TO_EOF;
     const ck_rules *r = c->r;
     size_t nt = json_array_size(targets), nl = json_array_size(limits);
     if (nt > 32)
@@ -994,8 +1010,11 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
         int all = 1;
         for (size_t i = 0; i < nt; i++)
             all &= seen[i];
-        if (all && hash)
+        if (all && hash) {
+            if (stop)
+                *stop = (size_t)(it.p - t->text);
             break;
+        }
     }
     free(scratch);
     if (report) {
@@ -1050,28 +1069,55 @@ static int group_accuracy(sctx *c, const char *scen_rel)
         goto out;
     }
     textfile t;
-    read_textfile(c, txt_rel, "A3", 1, &t);
+    /* check_accuracy_dir reads accuracy.txt line by line and stops at the line where every
+     * metric and the hash were seen: whether invalid UTF-8 raises depends on how far it reads */
+    read_textfile_ex(c, txt_rel, "A3", 1, 1, &t);
+    if (t.ok && t.bad_utf8) {
+        const json_t *tg = ck_targets(r, "accuracy_targets", s->mlperf_model, s->scen_dir);
+        const json_t *lm = ck_targets(r, "accuracy_upper_limits", s->mlperf_model, s->scen_dir);
+        accres dry = {0};
+        size_t stop = MS_PY_READ_TO_EOF;
+        if (tg)
+            parse_accuracy(c, txt_rel, &t, tg, lm, &dry, 0, &stop);
+        accres_free(&dry);
+        if (!tg || ms_py_utf8_read_raises(t.text, t.len, stop)) {
+            FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, "UTF-8 text", "an invalid byte",
+                 "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
+                 "decode it", t.bad_off);
+            t.ok = 0;
+        }
+    }
     if (!c->unified) {
+        /* with accuracy_failure_stops off (check_results_dir up to tag v4.0), a missing
+         * accuracy.txt only makes the accuracy invalid and a file list mismatch is only logged:
+         * the performance and compliance checks still run */
+        int stops = r->sw.accuracy_failure_stops;
         if (t.missing) {
             FIND(c, "A1", CK_SEV_ERROR, txt_rel, 0, NULL, NULL,
                  "%s has no accuracy.txt. Generate it with accuracy-imagenet.py or "
                  "accuracy-coco.py or process_accuracy.py", acc_rel);
-            s->stage = 2;
-            cont = 0;
             free(t.text);
+            s->acc_ok = 0;
+            if (stops) {
+                s->stage = 2;
+                cont = 0;
+            }
             goto out;
         }
         char *diff = NULL;
         if (ck_files_diff(r, acc_abs, ck_rget(r, "accuracy_dir_required_files"), NULL, NULL, &diff))
             c->run->oom = 1;
         if (diff) {
-            FIND(c, "A2", CK_SEV_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)",
-                 acc_rel, diff);
+            FIND(c, "A2", stops ? CK_SEV_ERROR : CK_SEV_WARNING, acc_rel, 0, NULL, diff,
+                 "%s has file list mismatch (%s)%s", acc_rel, diff,
+                 stops ? "" : " (this round's checker only logs this)");
             free(diff);
-            s->stage = 3;
-            cont = 0;
-            free(t.text);
-            goto out;
+            if (stops) {
+                s->stage = 3;
+                cont = 0;
+                free(t.text);
+                goto out;
+            }
         }
     }
     const json_t *targets = ck_targets(r, "accuracy_targets", s->mlperf_model, s->scen_dir);
@@ -1085,7 +1131,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
                  s->mlperf_model, "model %s has no accuracy target in %s rules (the MLCommons "
                  "checker raises)", s->mlperf_model, r->version);
         else
-            parse_accuracy(c, txt_rel, &t, targets, limits, &a, 1);
+            parse_accuracy(c, txt_rel, &t, targets, limits, &a, 1, NULL);
     }
     free(t.text);
     if (c->unified && s->open && !t.missing) {
@@ -1492,9 +1538,25 @@ static int group_measurements(sctx *c, const char *scen_rel)
     }
     free(impl_name);
 out:
+    if (!c->unified && !c->r->sw.measurements_failure_stops) {
+        /* check_results_dir up to tag v3.0: only a missing measurement dir nulls its key; the
+         * findings of check_measurement_dir are logged, the result still counts */
+        int missing = 0;
+        for (size_t i = start; i < s->f.n; i++) {
+            if (!strcmp(s->f.v[i].id, "E1"))
+                missing = 1;
+            else if (s->f.v[i].sev == CK_SEV_ERROR)
+                s->f.v[i].sev = CK_SEV_WARNING;
+        }
+        if (missing && split)
+            s->meas_key = mdir_rel ? strdup(mdir_rel) : NULL;
+        s->meas_ok = 1;
+        goto done;
+    }
     s->meas_ok = !any_counting(c->run, &s->f, start);
     if (!s->meas_ok && split)
         s->meas_key = mdir_rel ? strdup(mdir_rel) : NULL;
+done:
     free(sub_rel);
     free(mdir_rel);
     free(mdir_abs);
