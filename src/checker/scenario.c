@@ -22,6 +22,7 @@ typedef struct sctx {
     ck_where w;
     const ck_rules *r;
     int unified;
+    int raises; /* a check met input on which the MLCommons checker raises (no verdict) */
 } sctx;
 
 static int counting(const ck_state *run, const ck_finding *f)
@@ -1295,6 +1296,7 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
     if (!j) {
         FIND(c, "E4", CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,
              "cannot parse the implementation JSON: %s (the MLCommons checker raises)", je.text);
+        c->raises = 1;
         return;
     }
     if (!json_is_object(j)) {
@@ -1540,12 +1542,13 @@ static int group_measurements(sctx *c, const char *scen_rel)
 out:
     if (!c->unified && !c->r->sw.measurements_failure_stops) {
         /* check_results_dir up to tag v3.0: only a missing measurement dir nulls its key; the
-         * findings of check_measurement_dir are logged, the result still counts */
+         * findings of check_measurement_dir are logged, the result still counts (unless
+         * check_measurement_dir raised: then there is no verdict and the errors stay) */
         int missing = 0;
         for (size_t i = start; i < s->f.n; i++) {
             if (!strcmp(s->f.v[i].id, "E1"))
                 missing = 1;
-            else if (s->f.v[i].sev == CK_SEV_ERROR)
+            else if (s->f.v[i].sev == CK_SEV_ERROR && !c->raises)
                 s->f.v[i].sev = CK_SEV_WARNING;
         }
         if (missing && split)
