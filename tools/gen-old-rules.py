@@ -106,7 +106,9 @@ ROUNDS = {
                      "summary_power_counts": False,
                      # check_results_dir of tag v3.0: neither a measurement failure nor a missing
                      # accuracy.txt / file list mismatch ends the scenario (no `continue`)
-                     "measurements_failure_stops": False, "accuracy_failure_stops": False},
+                     "measurements_failure_stops": False, "accuracy_failure_stops": False,
+                     # ... nor a file list mismatch of performance/run_1
+                     "performance_file_list_stops": False},
         "guesses": [
             {"contains": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
              "model": "ssd-small"},

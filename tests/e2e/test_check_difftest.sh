@@ -73,6 +73,16 @@ if [ -d "$V30" ]; then
   else
     echo "FAIL: v3.0 measurement README.md missing (rc=$rc):"; grep -E "$MD|^Results=" "$TMP/meas.out"; fail=1
   fi
+  # seed 56: a performance run's mlperf_log_summary.txt deleted; v3.0 only logs the file list
+  # mismatch (performance_file_list_stops: false) and reads the detail log: the result counts
+  PR=closed/rebellions/results/ATOM/resnet50/MultiStream/performance/run_1
+  v30_case perf && rm "$TMP/perf/$PR/mlperf_log_summary.txt" && v30_check perf
+  if [ "$rc" = 0 ] && grep -q '^Results=21, NoResults=0$' "$TMP/perf.out" &&
+     grep -q "WARNING.*$PR.*file list mismatch" "$TMP/perf.out"; then
+    echo "ok: v3.0 performance summary deleted: a warning, the result counts (the official verdict)"
+  else
+    echo "FAIL: v3.0 performance summary deleted (rc=$rc):"; grep -E "$PR|^Results=" "$TMP/perf.out"; fail=1
+  fi
 fi
 
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
