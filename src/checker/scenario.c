@@ -268,6 +268,19 @@ static int pf(pctx *p, const char *pid, ck_sev sev, long line, const char *exp,
     return rc;
 }
 
+/* The severity of a performance check the round's checker may only log: a warning when the
+ * rules list its id in performance_findings_logged_only (check_performance_dir of tag v3.0
+ * logs wrong seeds, a missed latency bound, too few queries, samples per query or too short a
+ * run without making the run invalid), else an error. */
+static ck_sev logged_only_sev(const pctx *p, const char *pid)
+{
+    const json_t *l = ck_rget(p->c->r, "performance_findings_logged_only");
+    for (size_t i = 0; !p->c->unified && i < json_array_size(l); i++)
+        if (!strcmp(json_string_value(json_array_get(l, i)) ?: "", pid))
+            return CK_SEV_WARNING;
+    return CK_SEV_ERROR;
+}
+
 static long kline(const ck_dlog *d, const char *key)
 {
     const ck_dval *v = ck_dlog_get(d, key);
@@ -425,12 +438,13 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         snprintf(e1, sizeof e1, "%llu", (unsigned long long)seeds[i]);
         if (ck_dlog_u64(d, seed_keys[i], &v) != 0) {
             char *t = ck_dlog_text(d, seed_keys[i]);
-            pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, t ? t : "None",
+            pf(p, "P7", t ? logged_only_sev(p, "P7") : CK_SEV_ERROR, kline(d, seed_keys[i]), e1,
+               t ? t : "None",
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, t ? t : "None");
             free(t);
         } else if (v != seeds[i]) {
             snprintf(e2, sizeof e2, "%llu", (unsigned long long)v);
-            pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, e2,
+            pf(p, "P7", logged_only_sev(p, "P7"), kline(d, seed_keys[i]), e1, e2,
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, e2);
         }
     }
@@ -454,7 +468,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
             tl > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", tl);
-            pf(p, "P10", CK_SEV_ERROR, kline(d, "effective_target_latency_ns"), e1, e2,
+            pf(p, "P10", logged_only_sev(p, "P10"), kline(d, "effective_target_latency_ns"), e1, e2,
                "Latency constraint with early stopping not met, expected=%.0f, found=%.0f",
                json_number_value(lc), tl);
         }
@@ -487,7 +501,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                 mqc < need) {
                 snprintf(e1, sizeof e1, ">= %.0f", need);
                 snprintf(e2, sizeof e2, "%.0f", mqc);
-                pf(p, "P12", CK_SEV_ERROR, kline(d, "effective_min_query_count"), e1, e2,
+                pf(p, "P12", logged_only_sev(p, "P12"), kline(d, "effective_min_query_count"), e1, e2,
                    "Required minimum Query Count not met by user config, Expected=%.0f, Found=%.0f",
                    need, mqc);
             }
@@ -506,7 +520,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                    v < json_number_value(spq)) {
             snprintf(e1, sizeof e1, ">= %.0f", json_number_value(spq));
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P13", CK_SEV_ERROR, kline(d, "effective_samples_per_query"), e1, e2,
+            pf(p, "P13", logged_only_sev(p, "P13"), kline(d, "effective_samples_per_query"), e1, e2,
                "Required minimum samples per query not met by user config, Expected=%.0f, Found=%.0f",
                json_number_value(spq), v);
         }
@@ -520,7 +534,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         if (need_num(p, d, "P14", "effective_min_duration_ms", &v) && v < need) {
             snprintf(e1, sizeof e1, ">= %.0f", need);
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P14", CK_SEV_ERROR, kline(d, "effective_min_duration_ms"), e1, e2,
+            pf(p, "P14", logged_only_sev(p, "P14"), kline(d, "effective_min_duration_ms"), e1, e2,
                "Test duration less than 600s in user config. expected=%.0f, found=%.0f", need, v);
         }
     }

@@ -83,6 +83,17 @@ if [ -d "$V30" ]; then
   else
     echo "FAIL: v3.0 performance summary deleted (rc=$rc):"; grep -E "$PR|^Results=" "$TMP/perf.out"; fail=1
   fi
+  # seed 211: a wrong seed in a performance detail log; check_performance_dir of v3.0 logs it
+  # without making the run invalid (performance_findings_logged_only: P7 ...)
+  DL=network/HPE/results/dl385_q8_std-qaic-v1.8.3.7-aic100/bert-99.9/offline/performance/run_1/mlperf_log_detail.txt
+  v30_case seed && sed 's/"key": "effective_sample_index_rng_seed", "value": [0-9]*/"key": "effective_sample_index_rng_seed", "value": -1/' \
+    "$V30/$DL" >"$TMP/seed/$DL" && v30_check seed
+  if [ "$rc" = 0 ] && grep -q '^Results=21, NoResults=0$' "$TMP/seed.out" &&
+     grep -q "WARNING *P7.*sample_index_rng_seed is wrong" "$TMP/seed.out"; then
+    echo "ok: v3.0 wrong seed: a warning, the result counts (the official verdict)"
+  else
+    echo "FAIL: v3.0 wrong seed (rc=$rc):"; grep -E "P7|^Results=" "$TMP/seed.out"; fail=1
+  fi
 fi
 
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
