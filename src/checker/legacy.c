@@ -639,6 +639,19 @@ static void bookkeeping(plan *pl)
                             else
                                 compliance = 1;
                         }
+                        if (run->keys && key >= 0 && run->keys[key].truthy &&
+                            !ck_canon_scenario(&run->rules, s->scen_dir)) {
+                            /* an open result in a folder that names no scenario: log_result
+                             * raises a KeyError (unit_dict[scenario_fixed]), no verdict */
+                            ck_report_finding(run, &run->findings,
+                                              &(ck_where){s->division, s->submitter, s->system,
+                                                          s->model_dir, s->scen_dir},
+                                              "M4", CK_SEV_ERROR, s->rel, 0, NULL, "a scenario name",
+                                              s->scen_dir, "%s: '%s' is not a scenario (the MLCommons "
+                                              "checker raises writing its summary row)", s->rel,
+                                              s->scen_dir);
+                            ck_key_null(run, key);
+                        }
                         if (run->keys && key >= 0 && run->keys[key].truthy) {
                             if (s->acc_ok) {
                                 const json_t *po = json_object_get(s->sys->j, "system_power_only");
