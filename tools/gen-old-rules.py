@@ -110,7 +110,9 @@ ROUNDS = {
                      # ... nor a file list mismatch of performance/run_1
                      "performance_file_list_stops": False,
                      # check_performance_dir of tag v3.0 only logs these (no is_valid = False)
-                     "performance_findings_logged_only": ["P7", "P10", "P12", "P13", "P14"]},
+                     "performance_findings_logged_only": ["P7", "P10", "P12", "P13", "P14"],
+                     # the S10 check (systems without results) came in tag v5.1.1
+                     "systems_results_check": False},
         "guesses": [
             {"contains": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
              "model": "ssd-small"},
@@ -124,7 +126,7 @@ ROUNDS = {
 }
 V3_HEAD = ROUNDS["v3.0"]["csv_header"]
 OLD_SWITCHES = {"calibration_doc_required": False, "csv_weight_data_types_column": False,
-                "csv_accuracy_value_only": True}
+                "csv_accuracy_value_only": True, "systems_results_check": False}
 LLM2 = ["llama2-70b-99", "llama2-70b-99.9"]
 GPTJ = ["gptj-99", "gptj-99.9"]
 NO_TEST04_V4 = ["rnnt", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",

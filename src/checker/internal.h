@@ -39,6 +39,8 @@ typedef struct ck_switches {
                                      * scenario; 0: only a missing dir nulls its key, checks go on */
     int accuracy_failure_stops;     /* "accuracy_failure_stops" (1): legacy A1/A2 end the scenario;
                                      * 0: A1 only fails accuracy, A2 is logged, checks go on */
+    int systems_results_check;      /* "systems_results_check" (1): S10, measurements/ and
+                                     * systems/ entries need a results/ directory */
     int performance_file_list_stops; /* "performance_file_list_stops" (1): a performance/run_1
                                       * file list mismatch (P1) fails the run; 0: logged only */
     int has_test05_seeds;           /* "test05_seeds" present: TEST05 runs use those seeds (P7) */

@@ -192,6 +192,8 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
     r->sw.measurements_failure_stops = sw ? json_is_true(sw) : 1;
     sw = ck_rget(r, "accuracy_failure_stops");
     r->sw.accuracy_failure_stops = sw ? json_is_true(sw) : 1;
+    sw = ck_rget(r, "systems_results_check");
+    r->sw.systems_results_check = sw ? json_is_true(sw) : 1;
     sw = ck_rget(r, "performance_file_list_stops");
     r->sw.performance_file_list_stops = sw ? json_is_true(sw) : 1;
     if (ck_rget(r, "test05_seeds")) {

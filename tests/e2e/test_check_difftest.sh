@@ -94,6 +94,25 @@ if [ -d "$V30" ]; then
   else
     echo "FAIL: v3.0 wrong seed (rc=$rc):"; grep -E "P7|^Results=" "$TMP/seed.out"; fail=1
   fi
+  # seed 614: a measurements/<system> folder renamed (case): the two missing measurement dirs
+  # are NoResults; v3.0 has no check of systems without results (systems_results_check: false)
+  MS=closed/Quanta_Cloud_Technology/measurements
+  v30_case mcase && mv "$TMP/mcase/$MS/1-node-2S-SPR-PyTorch-MIX" "$TMP/mcase/$MS/1-NODE-2S-SPR-PYTORCH-MIX" &&
+    v30_check mcase
+  if [ "$rc" = 1 ] && grep -q '^Results=21, NoResults=2$' "$TMP/mcase.out" && ! grep -q ' S10 ' "$TMP/mcase.out"; then
+    echo "ok: v3.0 measurements folder renamed: NoResults=2, no S10 (the official verdict)"
+  else
+    echo "FAIL: v3.0 measurements folder renamed (rc=$rc):"; grep -E 'S10|^Results=' "$TMP/mcase.out"; fail=1
+  fi
+  # seed 482: an open scenario folder renamed to no scenario: the official checker raises
+  # (KeyError in log_result); mlsubmit exits 1 naming the folder (M4)
+  OS=open/H3C/results/H3C_Moffett_S30/resnet50
+  v30_case oscen && mv "$TMP/oscen/$OS/Offline" "$TMP/oscen/$OS/Offline_old" && v30_check oscen
+  if [ "$rc" = 1 ] && grep -q "M4 .*$OS/Offline_old.*is not a scenario" "$TMP/oscen.out"; then
+    echo "ok: v3.0 open scenario folder renamed: error naming it"
+  else
+    echo "FAIL: v3.0 open scenario folder renamed (rc=$rc):"; grep -E "$OS|^Results=" "$TMP/oscen.out"; fail=1
+  fi
 fi
 
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
