@@ -103,7 +103,16 @@ ROUNDS = {
         "meaningful": None,
         "switches": {"calibration_doc_required": False, "csv_weight_data_types_column": False,
                      "emptiness_checks": False, "csv_accuracy_value_only": True,
-                     "summary_power_counts": False, "power_wg_check_by_default": False},
+                     "summary_power_counts": False, "power_wg_check_by_default": False,
+                     # check_results_dir of tag v3.0: neither a measurement failure nor a missing
+                     # accuracy.txt / file list mismatch ends the scenario (no `continue`)
+                     "measurements_failure_stops": False, "accuracy_failure_stops": False,
+                     # ... nor a file list mismatch of performance/run_1
+                     "performance_file_list_stops": False,
+                     # check_performance_dir of tag v3.0 only logs these (no is_valid = False)
+                     "performance_findings_logged_only": ["P7", "P10", "P12", "P13", "P14"],
+                     # the S10 check (systems without results) came in tag v5.1.1
+                     "systems_results_check": False},
         "guesses": [
             {"contains": ["ssdlite", "ssd-inception", "yolo", "ssd-mobilenet", "ssd-resnet50"],
              "model": "ssd-small"},
@@ -123,7 +132,8 @@ RESULT_FIELD_NEW_V1 = {"Offline": "result_samples_per_second",
                        "Server": "result_scheduled_samples_per_sec"}
 V3_HEAD = ROUNDS["v3.0"]["csv_header"]
 OLD_SWITCHES = {"calibration_doc_required": False, "csv_weight_data_types_column": False,
-                "csv_accuracy_value_only": True, "power_wg_check_by_default": False}
+                "csv_accuracy_value_only": True, "power_wg_check_by_default": False,
+                "systems_results_check": False}
 LLM2 = ["llama2-70b-99", "llama2-70b-99.9"]
 GPTJ = ["gptj-99", "gptj-99.9"]
 NO_TEST04_V4 = ["rnnt", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
@@ -142,7 +152,9 @@ for _v in ("v3.1", "v4.0"):
                     "SYSTEM_DESC_REQUIRED_FIELDS_SINCE_V3_1"],
         "sysdesc_power": "SYSTEM_DESC_REQUIRED_FIELDS_POWER",
         "meaningful": "SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS",
-        "switches": OLD_SWITCHES,
+        # check_results_dir of tag v4.0: a missing accuracy.txt or a file list mismatch of
+        # accuracy/ does not end the scenario (tag v4.1 added `continue`)
+        "switches": dict(OLD_SWITCHES, accuracy_failure_stops=False),
         "guesses": ROUNDS["v3.0"]["guesses"],
     }
 ROUNDS["v4.1"] = dict(ROUNDS["v4.0"])
@@ -157,6 +169,7 @@ ROUNDS["v4.1"].update({
     # Config.requires_equal_issue of tag v4.1, as Python reads its list: missing commas join
     # "3d-unet-99.9" "gptj-99" and "gptj-99.9" "llama2-70b-99" into names no model has
     "equal_issue": ["3d-unet-99", "llama2-70b-99.9", "mixtral-8x7b"],
+    "switches": OLD_SWITCHES,
 })
 
 # v1.0 to v2.1: the checkers of tags v1.0.1, r1.1, v2.0 and v2.1 (check_compliance_dir, the CSV
@@ -172,7 +185,7 @@ PRE_V21 = {  # switches shared by the checkers of v1.0 to v2.0
     "compliance_failure_rejects_result": False,  # "# results[name] = None" commented out
     "compliance_runs_perf_checked": False,       # check_compliance_perf_dir only reads verify_*
     "compliance_last_test_decides": True,        # compliance_perf_pass = ... (overwritten)
-    "accuracy_file_mismatch_stops": False,       # files_diff is only logged
+    "accuracy_failure_stops": False,             # files_diff is only logged, no `continue`
     "csv_notes_always_joined": True,             # notes + ". " + sw_notes, even if notes == ""
 }
 ROUNDS["v2.1"] = {
@@ -466,7 +479,7 @@ def main():
     if "ignore_errors" in lit:
         out["detail_log_ignored_errors"] = lit["ignore_errors"]
     # S10 (systems and measurements without results) exists from the v5.1.1 checker on
-    out["unused_systems_checked"] = False
+    out["systems_results_check"] = False
     out["detect"] = DETECT[version]
     for k, v in hand.get("switches", {}).items():
         out[k] = v

@@ -36,6 +36,14 @@ typedef struct ck_switches {
     int emptiness_checks;           /* "emptiness_checks" (1): E2/E3 empty files, E4 empty values */
     int csv_accuracy_value_only;    /* "csv_accuracy_value_only" (0): Accuracy column = value */
     int summary_power_counts;       /* "summary_power_counts" (1): power/division/system counts */
+    int measurements_failure_stops; /* "measurements_failure_stops" (1): legacy E failure ends the
+                                     * scenario; 0: only a missing dir nulls its key, checks go on */
+    int accuracy_failure_stops;     /* "accuracy_failure_stops" (1): legacy A1/A2 end the scenario;
+                                     * 0: A1 only fails accuracy, A2 is logged, checks go on */
+    int systems_results_check;      /* "systems_results_check" (1): S10, measurements/ and
+                                     * systems/ entries need a results/ directory */
+    int performance_file_list_stops; /* "performance_file_list_stops" (1): a performance/run_1
+                                      * file list mismatch (P1) fails the run; 0: logged only */
     int has_test05_seeds;           /* "test05_seeds" present: TEST05 runs use those seeds (P7) */
     uint64_t test05_seeds[3];
     int compliance_rejects;         /* "compliance_failure_rejects_result" (1): C1/C2/C4 null it */
@@ -54,9 +62,7 @@ typedef struct ck_switches {
     int submitter_case_sensitive;   /* "system_desc_submitter_case_sensitive" (0): Y6 exact */
     int bad_system_keeps_models;    /* "system_desc_failure_keeps_models" (0): Y5-Y7 null the
                                      * system key, its models are still checked (v0.7.1) */
-    int unused_systems_checked;     /* "unused_systems_checked" (1): S10 */
     int measurement_stops;          /* "measurement_failure_stops_scenario" (1): E1-E5 end it */
-    int accuracy_mismatch_stops;    /* "accuracy_file_mismatch_stops" (1): A2 ends the scenario */
     int extra_model_map_inline;     /* "extra_model_map_inline" (0): the option is name:model;... */
 } ck_switches;
 

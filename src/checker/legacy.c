@@ -49,7 +49,7 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
                           const ck_dir *results)
 {
     ck_where w = {div, sub, NULL, NULL, NULL};
-    if (!ck_skipped(run, "S10") && run->rules.sw.unused_systems_checked) {
+    if (!ck_skipped(run, "S10") && run->rules.sw.systems_results_check) {
         const char *names[2] = {"measurements", "systems"};
         for (int k = 0; k < 2; k++) {
             char *p = ck_join(ls->sub.abs, names[k]);
@@ -684,9 +684,9 @@ static void bookkeeping(plan *pl)
                             errors++;
                             continue;
                         }
+                        if (s->meas_key) /* E failure (a missing dir only, for some rounds) */
+                            ck_key_set(run, s->meas_key, NULL, 0);
                         if (s->stage == 1) {
-                            if (s->meas_key)
-                                ck_key_set(run, s->meas_key, NULL, 0);
                             errors += s->errors;
                             continue;
                         }
@@ -733,6 +733,19 @@ static void bookkeeping(plan *pl)
                                 ck_key_null(run, key);
                             else
                                 compliance = 1;
+                        }
+                        if (run->keys && key >= 0 && run->keys[key].truthy &&
+                            !ru_scenario_canon(run->rules.j, s->scen_dir)) {
+                            /* an open result in a folder that names no scenario: log_result
+                             * raises a KeyError (unit_dict[scenario_fixed]), no verdict */
+                            ck_report_finding(run, &run->findings,
+                                              &(ck_where){s->division, s->submitter, s->system,
+                                                          s->model_dir, s->scen_dir},
+                                              "M4", CK_SEV_ERROR, s->rel, 0, NULL, "a scenario name",
+                                              s->scen_dir, "%s: '%s' is not a scenario (the MLCommons "
+                                              "checker raises writing its summary row)", s->rel,
+                                              s->scen_dir);
+                            ck_key_null(run, key);
                         }
                         if (run->keys && key >= 0 && run->keys[key].truthy) {
                             if (s->acc_ok) {

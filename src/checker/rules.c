@@ -150,9 +150,11 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("status_checked", status_checked, 1),
         SW("system_desc_submitter_case_sensitive", submitter_case_sensitive, 0),
         SW("system_desc_failure_keeps_models", bad_system_keeps_models, 0),
-        SW("unused_systems_checked", unused_systems_checked, 1),
+        SW("systems_results_check", systems_results_check, 1),
         SW("measurement_failure_stops_scenario", measurement_stops, 1),
-        SW("accuracy_file_mismatch_stops", accuracy_mismatch_stops, 1),
+        SW("accuracy_failure_stops", accuracy_failure_stops, 1),
+        SW("measurements_failure_stops", measurements_failure_stops, 1),
+        SW("performance_file_list_stops", performance_file_list_stops, 1),
         SW("extra_model_map_inline", extra_model_map_inline, 0),
 #undef SW
     };

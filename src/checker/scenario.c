@@ -23,6 +23,7 @@ typedef struct sctx {
     ck_where w;
     const ck_rules *r;
     int unified;
+    int raises; /* a check met input on which the MLCommons checker raises (no verdict) */
 } sctx;
 
 static int counting(const ck_state *run, const ck_finding *f)
@@ -61,12 +62,15 @@ static void pct_f(char *buf, size_t n, double d)
 typedef struct textfile {
     char *text;
     size_t len;
-    int ok;        /* read and valid UTF-8 */
+    int ok;        /* read and valid UTF-8 (or, read with lenient_utf8, read) */
     int missing;
+    int bad_utf8;  /* lenient_utf8: not valid UTF-8 as a whole, bad_off the first invalid byte */
+    size_t bad_off;
 } textfile;
 
 /* Reads a text file; reports R1/ L-style problems under `id` when report is set. */
-static void read_textfile(sctx *c, const char *rel, const char *id, int report, textfile *t)
+static void read_textfile_ex(sctx *c, const char *rel, const char *id, int report,
+                             int lenient_utf8, textfile *t)
 {
     memset(t, 0, sizeof *t);
     char *abs = absof(c, rel);
@@ -89,6 +93,12 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
     free(abs);
     size_t off;
     if (!ms_utf8_valid(t->text, t->len, &off)) {
+        if (lenient_utf8) { /* the caller decides how far Python's reading gets */
+            t->bad_utf8 = 1;
+            t->bad_off = off;
+            t->ok = 1;
+            return;
+        }
         if (report)
             FIND(c, id, CK_SEV_ERROR, rel, 0, "UTF-8 text", "an invalid byte",
                  "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
@@ -96,6 +106,11 @@ static void read_textfile(sctx *c, const char *rel, const char *id, int report, 
         return;
     }
     t->ok = 1;
+}
+
+static void read_textfile(sctx *c, const char *rel, const char *id, int report, textfile *t)
+{
+    read_textfile_ex(c, rel, id, report, 0, t);
 }
 
 /* 1 if some line of the text contains s (stripped = 0), or equals s after Python's strip()
@@ -254,6 +269,19 @@ static int pf(pctx *p, const char *pid, ck_sev sev, long line, const char *exp,
                                exp, found, "%s%s", prefix, msg ? msg : "");
     free(msg);
     return rc;
+}
+
+/* The severity of a performance check the round's checker may only log: a warning when the
+ * rules list its id in performance_findings_logged_only (check_performance_dir of tag v3.0
+ * logs wrong seeds, a missed latency bound, too few queries, samples per query or too short a
+ * run without making the run invalid), else an error. */
+static ck_sev logged_only_sev(const pctx *p, const char *pid)
+{
+    const json_t *l = ck_rget(p->c->r, "performance_findings_logged_only");
+    for (size_t i = 0; !p->c->unified && i < json_array_size(l); i++)
+        if (!strcmp(json_string_value(json_array_get(l, i)) ?: "", pid))
+            return CK_SEV_WARNING;
+    return CK_SEV_ERROR;
 }
 
 static long kline(const ck_dlog *d, const char *key)
@@ -415,12 +443,13 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         snprintf(e1, sizeof e1, "%llu", (unsigned long long)seeds[i]);
         if (ck_dlog_u64(d, seed_keys[i], &v) != 0) {
             char *t = ck_dlog_text(d, seed_keys[i]);
-            pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, t ? t : "None",
+            pf(p, "P7", t ? logged_only_sev(p, "P7") : CK_SEV_ERROR, kline(d, seed_keys[i]), e1,
+               t ? t : "None",
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, t ? t : "None");
             free(t);
         } else if (v != seeds[i]) {
             snprintf(e2, sizeof e2, "%llu", (unsigned long long)v);
-            pf(p, "P7", CK_SEV_ERROR, kline(d, seed_keys[i]), e1, e2,
+            pf(p, "P7", logged_only_sev(p, "P7"), kline(d, seed_keys[i]), e1, e2,
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, e2);
         }
     }
@@ -445,7 +474,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
             tl > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", tl);
-            pf(p, "P10", CK_SEV_ERROR, kline(d, "effective_target_latency_ns"), e1, e2,
+            pf(p, "P10", logged_only_sev(p, "P10"), kline(d, "effective_target_latency_ns"), e1, e2,
                "Latency constraint with early stopping not met, expected=%.0f, found=%.0f",
                json_number_value(lc), tl);
         }
@@ -478,7 +507,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                 mqc < need) {
                 snprintf(e1, sizeof e1, ">= %.0f", need);
                 snprintf(e2, sizeof e2, "%.0f", mqc);
-                pf(p, "P12", CK_SEV_ERROR, kline(d, "effective_min_query_count"), e1, e2,
+                pf(p, "P12", logged_only_sev(p, "P12"), kline(d, "effective_min_query_count"), e1, e2,
                    "Required minimum Query Count not met by user config, Expected=%.0f, Found=%.0f",
                    need, mqc);
             }
@@ -497,7 +526,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
                    v < json_number_value(spq)) {
             snprintf(e1, sizeof e1, ">= %.0f", json_number_value(spq));
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P13", CK_SEV_ERROR, kline(d, "effective_samples_per_query"), e1, e2,
+            pf(p, "P13", logged_only_sev(p, "P13"), kline(d, "effective_samples_per_query"), e1, e2,
                "Required minimum samples per query not met by user config, Expected=%.0f, Found=%.0f",
                json_number_value(spq), v);
         }
@@ -511,7 +540,7 @@ static int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferre
         if (need_num(p, d, "P14", "effective_min_duration_ms", &v) && v < need) {
             snprintf(e1, sizeof e1, ">= %.0f", need);
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P14", CK_SEV_ERROR, kline(d, "effective_min_duration_ms"), e1, e2,
+            pf(p, "P14", logged_only_sev(p, "P14"), kline(d, "effective_min_duration_ms"), e1, e2,
                "Test duration less than 600s in user config. expected=%.0f, found=%.0f", need, v);
         }
     }
@@ -649,10 +678,16 @@ static void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, i
                           ck_rget(r, "perf_dir_optional_files"), extra, &diff))
             c->run->oom = 1;
         if (diff) {
-            FIND(c, s->has_power && strstr(diff, "spl.txt") ? "W1" : "P1", CK_SEV_ERROR, run_rel, 0,
-                 NULL, diff, "%s has file list mismatch (%s)", run_rel, diff);
+            /* with performance_file_list_stops off (check_results_dir of tag v3.0) the mismatch
+             * is only logged and check_performance_dir still reads the detail log */
+            int stops = r->sw.performance_file_list_stops;
+            FIND(c, s->has_power && strstr(diff, "spl.txt") ? "W1" : "P1",
+                 stops ? CK_SEV_ERROR : CK_SEV_WARNING, run_rel, 0, NULL, diff,
+                 "%s has file list mismatch (%s)%s", run_rel, diff,
+                 stops ? "" : " (this round's checker only logs this)");
             free(diff);
-            goto out;
+            if (stops)
+                goto out;
         }
     }
     s->perf_ran = 1;
@@ -1216,8 +1251,10 @@ static void accres_put(accres *a, const char *k, const char *v, size_t vlen)
 /* The A3/A4 algorithm (submission_checker.py check_accuracy_dir) over accuracy.txt. report: emit
  * A3/A4 findings. */
 static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const json_t *targets,
-                           const json_t *limits, accres *out, int report)
+                           const json_t *limits, accres *out, int report, size_t *stop)
 {
+    if (stop)
+        *stop = MS_PY_READ_TO_EOF;
     const ck_rules *r = c->r;
     size_t nt = json_array_size(targets), nl = json_array_size(limits);
     if (nt > 32)
@@ -1306,8 +1343,11 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
         int all = 1;
         for (size_t i = 0; i < nt; i++)
             all &= seen[i];
-        if (all && hash)
+        if (all && hash) {
+            if (stop)
+                *stop = (size_t)(it.p - t->text);
             break;
+        }
     }
     free(scratch);
     if (report) {
@@ -1362,25 +1402,50 @@ static int group_accuracy(sctx *c, const char *scen_rel)
         goto out;
     }
     textfile t;
-    read_textfile(c, txt_rel, "A3", 1, &t);
+    /* check_accuracy_dir reads accuracy.txt line by line and stops at the line where every
+     * metric and the hash were seen: whether invalid UTF-8 raises depends on how far it reads */
+    read_textfile_ex(c, txt_rel, "A3", 1, 1, &t);
+    if (t.ok && t.bad_utf8) {
+        const json_t *tg = ck_targets(r, "accuracy_targets", s->mlperf_model, s->scen_dir);
+        const json_t *lm = ck_targets(r, "accuracy_upper_limits", s->mlperf_model, s->scen_dir);
+        accres dry = {0};
+        size_t stop = MS_PY_READ_TO_EOF;
+        if (tg)
+            parse_accuracy(c, txt_rel, &t, tg, lm, &dry, 0, &stop);
+        accres_free(&dry);
+        if (!tg || ms_py_utf8_read_raises(t.text, t.len, stop)) {
+            FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, "UTF-8 text", "an invalid byte",
+                 "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
+                 "decode it", t.bad_off);
+            t.ok = 0;
+        }
+    }
     if (!c->unified) {
+        /* with accuracy_failure_stops off (check_results_dir up to tag v4.0), a missing
+         * accuracy.txt only makes the accuracy invalid and a file list mismatch is only logged:
+         * the performance and compliance checks still run */
+        int stops = r->sw.accuracy_failure_stops;
         if (t.missing) {
             FIND(c, "A1", CK_SEV_ERROR, txt_rel, 0, NULL, NULL,
                  "%s has no accuracy.txt. Generate it with accuracy-imagenet.py or "
                  "accuracy-coco.py or process_accuracy.py", acc_rel);
-            s->stage = 2;
-            cont = 0;
             free(t.text);
+            s->acc_ok = 0;
+            if (stops) {
+                s->stage = 2;
+                cont = 0;
+            }
             goto out;
         }
         char *diff = NULL;
         if (ck_files_diff(r, acc_abs, ck_rget(r, "accuracy_dir_required_files"), NULL, NULL, &diff))
             c->run->oom = 1;
         if (diff) {
-            FIND(c, "A2", r->sw.accuracy_mismatch_stops ? CK_SEV_ERROR : CK_SEV_WARNING, acc_rel,
-                 0, NULL, diff, "%s has file list mismatch (%s)", acc_rel, diff);
+            FIND(c, "A2", stops ? CK_SEV_ERROR : CK_SEV_WARNING, acc_rel, 0, NULL, diff,
+                 "%s has file list mismatch (%s)%s", acc_rel, diff,
+                 stops ? "" : " (this round's checker only logs this)");
             free(diff);
-            if (r->sw.accuracy_mismatch_stops) {
+            if (stops) {
                 s->stage = 3;
                 cont = 0;
                 free(t.text);
@@ -1399,7 +1464,7 @@ static int group_accuracy(sctx *c, const char *scen_rel)
                  s->mlperf_model, "model %s has no accuracy target in %s rules (the MLCommons "
                  "checker raises)", s->mlperf_model, r->version);
         else
-            parse_accuracy(c, txt_rel, &t, targets, limits, &a, 1);
+            parse_accuracy(c, txt_rel, &t, targets, limits, &a, 1, NULL);
     }
     free(t.text);
     if (c->unified && s->open && !t.missing) {
@@ -1563,6 +1628,7 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
     if (!j) {
         FIND(c, "E4", CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,
              "cannot parse the implementation JSON: %s (the MLCommons checker raises)", je.text);
+        c->raises = 1;
         return;
     }
     if (!json_is_object(j)) {
@@ -1806,9 +1872,26 @@ static int group_measurements(sctx *c, const char *scen_rel)
     }
     free(impl_name);
 out:
+    if (!c->unified && !c->r->sw.measurements_failure_stops) {
+        /* check_results_dir up to tag v3.0: only a missing measurement dir nulls its key; the
+         * findings of check_measurement_dir are logged, the result still counts (unless
+         * check_measurement_dir raised: then there is no verdict and the errors stay) */
+        int missing = 0;
+        for (size_t i = start; i < s->f.n; i++) {
+            if (!strcmp(s->f.v[i].id, "E1"))
+                missing = 1;
+            else if (s->f.v[i].sev == CK_SEV_ERROR && !c->raises)
+                s->f.v[i].sev = CK_SEV_WARNING;
+        }
+        if (missing && split)
+            s->meas_key = mdir_rel ? strdup(mdir_rel) : NULL;
+        s->meas_ok = 1;
+        goto done;
+    }
     s->meas_ok = !any_counting(c->run, &s->f, start);
     if (!s->meas_ok && split)
         s->meas_key = mdir_rel ? strdup(mdir_rel) : NULL;
+done:
     free(sub_rel);
     free(mdir_rel);
     free(mdir_abs);

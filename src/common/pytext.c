@@ -85,6 +85,86 @@ int ms_utf8_valid(const char *s, size_t n, size_t *bad_off)
     return 1;
 }
 
+/* Where CPython's UTF-8 decoder (PyUnicode_DecodeUTF8Stateful, incremental) detects the first
+ * error: the offset of the byte that makes a sequence invalid (*truncated = 0), or n when the
+ * text ends inside a sequence that it keeps pending (*truncated = 1): one valid so far, or a
+ * surrogate's first two bytes (ED A0..BF), which it only rejects once a third byte comes. n
+ * when there is none. */
+static size_t utf8_first_error(const unsigned char *p, size_t n, int *truncated)
+{
+    *truncated = 0;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        unsigned lo = 0x80, hi = 0xBF; /* range of the second byte */
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c >= 0xE0 && c <= 0xEF)
+            len = 3;
+        else if (c >= 0xF0 && c <= 0xF4)
+            len = 4;
+        else
+            return i;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+        for (size_t k = 1; k < len; k++) {
+            if (i + k >= n) {
+                *truncated = 1;
+                return n;
+            }
+            unsigned b = p[i + k];
+            if (k == 1 && c == 0xED && b >= 0xA0 && b <= 0xBF) { /* a surrogate */
+                if (i + 2 >= n) {
+                    *truncated = 1;
+                    return n;
+                }
+                return i + 2;
+            }
+            if (k == 1 ? (b < lo || b > hi) : (b & 0xC0) != 0x80)
+                return i + k;
+        }
+        i += len;
+    }
+    return n;
+}
+
+/* Length of the UTF-8 sequence that the lead byte c starts (1 for ASCII and invalid bytes). */
+static size_t utf8_seq_len(unsigned c)
+{
+    return c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 1;
+}
+
+int ms_py_utf8_read_raises(const char *s, size_t n, size_t upto)
+{
+    int truncated;
+    size_t bad = utf8_first_error((const unsigned char *)s, n, &truncated);
+    if (bad >= n && !truncated)
+        return 0;
+    if (upto == MS_PY_READ_TO_EOF || upto > n)
+        return 1; /* the final decode at the end of the file raises on any error */
+    /* the bytes the reader must have decoded to hand out the line ending at upto: a line
+     * ending with '\r' also needs the next character (is it "\r\n"?), a last line without
+     * terminator the end of the file */
+    size_t need = upto;
+    if (upto == 0 || s[upto - 1] == '\r' || (upto == n && s[n - 1] != '\n'))
+        need = upto < n ? upto + utf8_seq_len((unsigned char)s[upto]) : n + 1;
+    if (need > n)
+        return 1; /* it reads on to the end of the file: the final decode */
+    if (truncated)
+        return 0; /* kept pending, never decoded with final set */
+    size_t chunks = (need + MS_PY_TEXT_CHUNK - 1) / MS_PY_TEXT_CHUNK;
+    return bad < chunks * MS_PY_TEXT_CHUNK;
+}
+
 static int py_ws(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||

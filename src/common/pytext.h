@@ -26,6 +26,18 @@ int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl);
  * the offset of the first invalid byte. */
 int ms_utf8_valid(const char *s, size_t n, size_t *bad_off);
 
+/* Python's text mode (open(path, encoding="utf-8") iterated line by line, TextIOWrapper)
+ * decodes MS_PY_TEXT_CHUNK bytes at a time with the incremental UTF-8 decoder: an invalid
+ * byte raises UnicodeDecodeError when the chunk holding it is decoded, even before the line
+ * that holds it is reached; a valid but incomplete sequence at the very end of the file is kept
+ * pending and raises only at the final decode, when the reader goes on to the end of the file.
+ * A reader that stops early (a `break` after the line ending at byte `upto`) never sees an
+ * error beyond the chunks it read. `upto` is the offset just past the last line the reader
+ * took, or MS_PY_READ_TO_EOF when its loop ran to the end. Returns 1 if Python raises. */
+#define MS_PY_TEXT_CHUNK 8192
+#define MS_PY_READ_TO_EOF ((size_t)-1)
+int ms_py_utf8_read_raises(const char *s, size_t n, size_t upto);
+
 /* Python str.strip() of ASCII whitespace: returns the start, *n updated. */
 const char *ms_py_strip(const char *s, size_t *n);
 

@@ -103,6 +103,11 @@ typedef struct ms_ds_tree {
  * are recorded in skipped (MS_DS_SKIP_UNREADABLE), not errors; root itself must be a readable
  * directory (MS_EINPUT otherwise). A directory reached twice through bind mounts is skipped. */
 int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e);
+/* The same, calling cb for each regular file as the walk finds it (before the final sort; the
+ * file's path string stays valid until ms_ds_tree_free). A non-zero return stops the walk as an
+ * allocation failure. */
+typedef int (*ms_ds_file_cb)(void *ctx, const ms_ds_file *f);
+int ms_ds_walk_cb(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ctx, ms_err *e);
 void ms_ds_tree_free(ms_ds_tree *t);
 
 /* Removes the file with this device and inode from the walk (the manifest itself, or the

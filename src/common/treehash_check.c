@@ -26,11 +26,19 @@ int ms_ds_build(const char *root, const char *algo, const ms_ds_hash_opts *o, ui
     memset(out, 0, sizeof *out);
     if (!ms_hash_known(algo))
         return ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected sha256, sha1 or md5)", algo);
-    int rc = ms_ds_walk(root, t, e);
+    /* the walk and the hashing overlap: the workers start on the first files found */
+    ms_ds_jobset js;
+    int rc = ms_ds_walk_hash(root, algo, o, t, &js, e);
     if (rc)
         return rc;
-    if (exclude_dev || exclude_ino)
-        ms_ds_tree_exclude(t, exclude_dev, exclude_ino);
+    if ((exclude_dev || exclude_ino) && ms_ds_tree_exclude(t, exclude_dev, exclude_ino)) {
+        for (size_t i = 0; i < js.n; i++)
+            if (js.v[i]->dev == exclude_dev && js.v[i]->ino == exclude_ino) {
+                memmove(&js.v[i], &js.v[i + 1], (js.n - i - 1) * sizeof *js.v);
+                js.n--;
+                break;
+            }
+    }
     ms_buf msg = MS_BUF_INIT;
     size_t nbad = 0;
     for (size_t i = 0; i < t->nskipped; i++)
@@ -40,47 +48,42 @@ int ms_ds_build(const char *root, const char *algo, const ms_ds_hash_opts *o, ui
         rc = ms_err_set(e, MS_EINPUT, "%s: %zu unreadable entr%s, no manifest written: %s%s", root, nbad,
                         nbad == 1 ? "y" : "ies", msg.data ? msg.data : "", nbad > 3 ? "; ..." : "");
         ms_buf_free(&msg);
+        ms_ds_jobset_free(&js);
         return rc;
     }
-    ms_ds_job *jobs = calloc(t->nfiles ? t->nfiles : 1, sizeof *jobs);
-    if (!jobs)
-        return ms_err_oom(e);
-    for (size_t i = 0; i < t->nfiles; i++) {
-        jobs[i].path = t->files[i].path;
-        jobs[i].size = t->files[i].size;
-        jobs[i].dev = t->files[i].dev;
-        jobs[i].ino = t->files[i].ino;
+    if (js.n != t->nfiles) { /* cannot happen: one job per file found */
+        ms_ds_jobset_free(&js);
+        return ms_err_set(e, MS_ERUNTIME, "%s: %zu files walked but %zu hashed", root, t->nfiles, js.n);
     }
-    rc = ms_ds_hash_jobs(root, algo, jobs, t->nfiles, o, e);
-    for (size_t i = 0; rc == MS_OK && i < t->nfiles; i++)
-        if (jobs[i].failed)
-            list_problem(&msg, &nbad, 3, jobs[i].path, jobs[i].err);
-    if (rc == MS_OK && nbad)
+    for (size_t i = 0; i < js.n; i++)
+        if (js.v[i]->failed)
+            list_problem(&msg, &nbad, 3, js.v[i]->path, js.v[i]->err);
+    if (nbad)
         rc = ms_err_set(e, MS_EINPUT, "%s: %zu file%s could not be read, no manifest written: %s%s", root,
                         nbad, nbad == 1 ? "" : "s", msg.data ? msg.data : "", nbad > 3 ? "; ..." : "");
     ms_buf_free(&msg);
     if (rc == MS_OK) {
         snprintf(out->algo, sizeof out->algo, "%s", algo);
-        out->entries = calloc(t->nfiles ? t->nfiles : 1, sizeof *out->entries);
+        out->entries = calloc(js.n ? js.n : 1, sizeof *out->entries);
         if (!out->entries)
             rc = ms_err_oom(e);
-        for (size_t i = 0; rc == MS_OK && i < t->nfiles; i++) {
+        for (size_t i = 0; rc == MS_OK && i < js.n; i++) {
             ms_ds_entry *en = &out->entries[i];
-            en->path = strdup(jobs[i].path);
+            en->path = strdup(js.v[i]->path);
             if (!en->path) {
                 rc = ms_err_oom(e);
                 break;
             }
-            en->size = (int64_t)jobs[i].bytes;
+            en->size = (int64_t)js.v[i]->bytes;
             en->index = i;
-            memcpy(en->digest, jobs[i].digest, sizeof en->digest);
+            memcpy(en->digest, js.v[i]->digest, sizeof en->digest);
             out->n = i + 1;
         }
-        out->cap = t->nfiles;
+        out->cap = js.n;
         if (rc)
             ms_ds_manifest_free(out);
     }
-    free(jobs);
+    ms_ds_jobset_free(&js);
     return rc;
 }
 

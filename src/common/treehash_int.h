@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "common/buf.h"
+#include "common/treehash.h"
 
 /* Sets obj["path"] to path when it is valid UTF-8, obj["path_hex"] (its bytes in hex) otherwise.
  * 0, or -1 on allocation failure. */
@@ -18,5 +19,20 @@ int ms_ds_escape_name(ms_buf *b, const char *name, size_t len);
 /* Makes room for item n of an array of cap items of `size` bytes (doubling, from 32). Returns the
  * array (moved or not), or NULL on allocation failure with the old array untouched. */
 void *ms_ds_grow(void *items, size_t *cap, size_t n, size_t size);
+
+/* The jobs of ms_ds_walk_hash: v[0..n) in the order of the walk's t->files (by path). */
+typedef struct ms_ds_jobset {
+    ms_ds_job **v;
+    size_t n;
+    struct job_block *blocks; /* the storage */
+} ms_ds_jobset;
+void ms_ds_jobset_free(ms_ds_jobset *js);
+
+/* Walks root (as ms_ds_walk, into t) and hashes its regular files while it walks: files up to
+ * 1 MiB as they are found, larger ones after the walk, largest first. If the walk leaves an
+ * unreadable entry in t->skipped, hashing stops early and js stays empty (the caller reports
+ * the entry). On success js holds one job per file of t, in t's order. */
+int ms_ds_walk_hash(const char *root, const char *algo, const ms_ds_hash_opts *o, ms_ds_tree *t,
+                    ms_ds_jobset *js, ms_err *e);
 
 #endif

@@ -36,6 +36,8 @@ struct dir_id {
 
 struct walk {
     ms_ds_tree *t;
+    ms_ds_file_cb cb;     /* called for each regular file as it is found (may be NULL) */
+    void *cb_ctx;
     ms_buf path;          /* relative path of the current entry */
     struct dir_id *stack; /* directories on the current path (loop detection) */
     size_t depth, cap;
@@ -151,6 +153,8 @@ static int walk_dir(struct walk *w, int dfd)
         int bad = 0;
         if (S_ISREG(st.st_mode)) {
             bad = add_file(t, w->path.data, &st);
+            if (!bad && w->cb)
+                bad = w->cb(w->cb_ctx, &t->files[t->nfiles - 1]);
         } else if (S_ISLNK(st.st_mode)) {
             bad = add_skipped(t, w->path.data, MS_DS_SKIP_SYMLINK, "symbolic link (not followed)");
         } else if (!S_ISDIR(st.st_mode)) {
@@ -209,6 +213,12 @@ static int cmp_skipped(const void *a, const void *b)
 
 int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e)
 {
+    return ms_ds_walk_cb(root, t, NULL, NULL, e);
+}
+
+/* The walk without its end (walk_end): t is left as it is on failure, unsorted. */
+static int walk_core(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ctx, ms_err *e)
+{
     memset(t, 0, sizeof *t);
     /* the root itself may be a symlink to a directory: the user named it */
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -220,7 +230,7 @@ int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e)
         close(fd);
         return ms_err_errno(e, MS_EINPUT, er, "%s: cannot stat", root);
     }
-    struct walk w = {.t = t, .path = MS_BUF_INIT, .e = e};
+    struct walk w = {.t = t, .cb = cb, .cb_ctx = ctx, .path = MS_BUF_INIT, .e = e};
     w.stack = ms_ds_grow(NULL, &w.cap, 0, sizeof *w.stack);
     if (!w.stack || ms_buf_reserve(&w.path, 256)) {
         free(w.stack);
@@ -236,6 +246,12 @@ int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e)
         t->skipped[0].kind == MS_DS_SKIP_UNREADABLE) {
         rc = ms_err_set(e, MS_EINPUT, "%s: %s", root, t->skipped[0].reason);
     }
+    return rc;
+}
+
+/* Frees t after a failed walk (returning rc), or sorts it. */
+static int walk_end(ms_ds_tree *t, int rc)
+{
     if (rc != MS_OK) {
         ms_ds_tree_free(t);
         return rc;
@@ -245,6 +261,11 @@ int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e)
     if (t->nskipped > 1)
         qsort(t->skipped, t->nskipped, sizeof *t->skipped, cmp_skipped);
     return MS_OK;
+}
+
+int ms_ds_walk_cb(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ctx, ms_err *e)
+{
+    return walk_end(t, walk_core(root, t, cb, ctx, e));
 }
 
 void ms_ds_tree_free(ms_ds_tree *t)
@@ -294,17 +315,21 @@ int ms_ds_cpu_count(void)
 
 struct pool {
     int rootfd;
-    const EVP_MD *md;
-    ms_ds_job *jobs;
-    size_t *order; /* job indexes, largest first */
-    size_t n;
-    atomic_size_t next;
+    EVP_MD *md;
+    pthread_mutex_t mu;
+    pthread_cond_t work;  /* a job was queued, or the queue was closed */
+    pthread_cond_t done;  /* a worker exited */
+    ms_ds_job **q;        /* the queue: jobs in the order they are taken (under mu) */
+    size_t qn, qcap, qnext;
+    int closed;           /* no more jobs will be queued (under mu) */
+    uint64_t total;       /* bytes queued, for the progress line (under mu) */
     atomic_uint_fast64_t bytes_done;
     atomic_int stop;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int finished; /* workers that have exited (under mu) */
-    int fatal;    /* a worker could not allocate its buffers (under mu) */
+    int waiting;          /* workers waiting for a job (under mu) */
+    int finished;         /* workers that have exited (under mu) */
+    int fatal;            /* a worker could not allocate its buffers (under mu) */
+    int started;
+    pthread_t *tids;
 };
 
 static void job_fail(ms_ds_job *j, int er, const char *what)
@@ -401,11 +426,20 @@ static void *worker(void *arg)
     int fatal = !buf || !ctx;
     if (fatal)
         atomic_store(&p->stop, 1);
-    while (!fatal && !atomic_load_explicit(&p->stop, memory_order_relaxed)) {
-        size_t k = atomic_fetch_add(&p->next, 1);
-        if (k >= p->n)
+    while (!fatal) {
+        pthread_mutex_lock(&p->mu);
+        while (p->qnext == p->qn && !p->closed && !atomic_load(&p->stop)) {
+            p->waiting++;
+            pthread_cond_wait(&p->work, &p->mu);
+            p->waiting--;
+        }
+        ms_ds_job *j = NULL;
+        if (!atomic_load(&p->stop) && p->qnext < p->qn)
+            j = p->q[p->qnext++];
+        pthread_mutex_unlock(&p->mu);
+        if (!j)
             break;
-        hash_one(p, &p->jobs[p->order[k]], buf, ctx);
+        hash_one(p, j, buf, ctx);
     }
     free(buf);
     EVP_MD_CTX_free(ctx);
@@ -413,7 +447,8 @@ static void *worker(void *arg)
     p->finished++;
     if (fatal)
         p->fatal = 1;
-    pthread_cond_signal(&p->cv);
+    pthread_cond_broadcast(&p->work); /* a failed start stops the others */
+    pthread_cond_signal(&p->done);
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
@@ -442,99 +477,294 @@ static const char *ossl_name(const char *algo)
     return NULL;
 }
 
+/* Starts nthreads workers waiting for jobs (pool_push), hashing with algo. */
+static int pool_start(struct pool *p, const char *root, const char *algo, int nthreads, ms_err *e)
+{
+    memset(p, 0, sizeof *p);
+    const char *oname = ossl_name(algo);
+    if (!oname)
+        return ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected sha256, sha1 or md5)", algo);
+    p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (p->rootfd < 0)
+        return ms_err_errno(e, MS_EINPUT, errno, "%s: cannot open the dataset directory", root);
+    /* fetched once: an implicit fetch on every EVP_DigestInit would take the provider lock */
+    p->md = EVP_MD_fetch(NULL, oname, NULL);
+    p->tids = malloc((size_t)nthreads * sizeof *p->tids);
+    if (!p->md || !p->tids) {
+        int rc = p->md ? ms_err_oom(e) : ms_err_set(e, MS_ERUNTIME, "OpenSSL has no %s digest", oname);
+        EVP_MD_free(p->md);
+        free(p->tids);
+        close(p->rootfd);
+        return rc;
+    }
+    atomic_init(&p->bytes_done, 0);
+    atomic_init(&p->stop, 0);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    int create_err = 0;
+    for (; p->started < nthreads; p->started++) {
+        create_err = pthread_create(&p->tids[p->started], NULL, worker, p);
+        if (create_err)
+            break; /* run with the workers we have */
+    }
+    if (p->started == 0) {
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->done);
+        pthread_mutex_destroy(&p->mu);
+        EVP_MD_free(p->md);
+        free(p->tids);
+        close(p->rootfd);
+        return ms_err_errno(e, MS_ERUNTIME, create_err, "cannot start hashing threads");
+    }
+    return MS_OK;
+}
+
+/* Queues n jobs (taken in this order). -1 on allocation failure. */
+static int pool_push(struct pool *p, ms_ds_job *const *jobs, size_t n)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->qn + n > p->qcap) {
+        size_t cap = p->qcap ? p->qcap : 1024;
+        while (cap < p->qn + n)
+            cap *= 2;
+        ms_ds_job **nq = realloc(p->q, cap * sizeof *nq);
+        if (!nq) {
+            pthread_mutex_unlock(&p->mu);
+            return -1;
+        }
+        p->q = nq;
+        p->qcap = cap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->q[p->qn++] = jobs[i];
+        p->total += jobs[i]->size;
+    }
+    if (p->waiting == 1 || (p->waiting && n == 1))
+        pthread_cond_signal(&p->work);
+    else if (p->waiting)
+        pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+/* Closes the queue (abort: drops what is not started), waits for the workers with the progress
+ * line, frees the pool. Returns MS_OK or an allocation failure of a worker. */
+static int pool_finish(struct pool *p, int abort, ms_progress *prog, ms_err *e)
+{
+    pthread_mutex_lock(&p->mu);
+    p->closed = 1;
+    if (abort)
+        atomic_store(&p->stop, 1);
+    pthread_cond_broadcast(&p->work);
+    while (p->finished < p->started) {
+        if (prog && prog->enabled && !abort) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 200000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&p->done, &p->mu, &ts);
+            uint64_t done = atomic_load_explicit(&p->bytes_done, memory_order_relaxed);
+            uint64_t total = p->total;
+            pthread_mutex_unlock(&p->mu);
+            ms_progress_update(prog, done >> 20, total >> 20, "MiB");
+            pthread_mutex_lock(&p->mu);
+        } else {
+            pthread_cond_wait(&p->done, &p->mu);
+        }
+    }
+    int fatal = p->fatal;
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->started; i++)
+        pthread_join(p->tids[i], NULL);
+    if (prog)
+        ms_progress_end(prog);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mu);
+    EVP_MD_free(p->md);
+    free(p->q);
+    free(p->tids);
+    close(p->rootfd);
+    return fatal ? ms_err_oom(e) : MS_OK;
+}
+
 int ms_ds_hash_jobs(const char *root, const char *algo, ms_ds_job *jobs, size_t n,
                     const ms_ds_hash_opts *o, ms_err *e)
 {
-    const char *oname = ossl_name(algo);
-    if (!oname)
+    if (!ossl_name(algo))
         return ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected sha256, sha1 or md5)", algo);
     if (n == 0)
         return MS_OK;
     int nthreads = o && o->jobs > 0 ? o->jobs : ms_ds_cpu_count();
     if ((size_t)nthreads > n)
         nthreads = (int)n;
-    ms_progress *prog = o ? o->progress : NULL;
-
-    struct pool p;
-    memset(&p, 0, sizeof p);
-    p.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (p.rootfd < 0)
-        return ms_err_errno(e, MS_EINPUT, errno, "%s: cannot open the dataset directory", root);
-    /* fetched once: an implicit fetch on every EVP_DigestInit would take the provider lock */
-    EVP_MD *md = EVP_MD_fetch(NULL, oname, NULL);
     struct order_key *keys = malloc(n * sizeof *keys);
-    p.order = malloc(n * sizeof *p.order);
-    pthread_t *tids = malloc((size_t)nthreads * sizeof *tids);
-    if (!md || !keys || !p.order || !tids) {
-        int rc = md ? ms_err_oom(e) : ms_err_set(e, MS_ERUNTIME, "OpenSSL has no %s digest", oname);
-        EVP_MD_free(md);
+    ms_ds_job **order = malloc(n * sizeof *order);
+    if (!keys || !order) {
         free(keys);
-        free(p.order);
-        free(tids);
-        close(p.rootfd);
-        return rc;
+        free(order);
+        return ms_err_oom(e);
     }
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         keys[i] = (struct order_key){jobs[i].size, i};
-        total += jobs[i].size;
-    }
     qsort(keys, n, sizeof *keys, cmp_order);
     for (size_t i = 0; i < n; i++)
-        p.order[i] = keys[i].idx;
+        order[i] = &jobs[keys[i].idx];
     free(keys);
-    p.md = md;
-    p.jobs = jobs;
-    p.n = n;
-    atomic_init(&p.next, 0);
-    atomic_init(&p.bytes_done, 0);
-    atomic_init(&p.stop, 0);
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.cv, NULL);
+    struct pool p;
+    int rc = pool_start(&p, root, algo, nthreads, e);
+    if (rc) {
+        free(order);
+        return rc;
+    }
+    int oom = pool_push(&p, order, n);
+    free(order);
+    rc = pool_finish(&p, oom, o ? o->progress : NULL, e);
+    return oom ? ms_err_oom(e) : rc;
+}
 
-    int started = 0, create_err = 0;
-    for (; started < nthreads; started++) {
-        create_err = pthread_create(&tids[started], NULL, worker, &p);
-        if (create_err)
-            break; /* run with the workers we have */
+/* ---- walking and hashing at once ---------------------------------------------------------- */
+
+/* Files up to this size are queued as the walk finds them; larger ones wait for the end of the
+ * walk and go largest first, so that one big file does not finish alone at the end. */
+#define DS_STREAM_MAX (4u * DS_BLOCK)
+#define JOBS_PER_BLOCK 1024
+
+struct job_block {
+    struct job_block *next;
+    size_t n;
+    ms_ds_job v[JOBS_PER_BLOCK];
+};
+
+/* Small files are queued in batches: one lock and one wake-up per batch, not per file. */
+#define STREAM_BATCH 64
+
+struct stream {
+    struct pool *p;
+    ms_ds_job *batch[STREAM_BATCH];
+    size_t nbatch;
+    struct job_block *blocks; /* newest first */
+    ms_ds_job **big;          /* deferred jobs */
+    size_t nbig, capbig;
+    size_t njobs;
+};
+
+static ms_ds_job *stream_new_job(struct stream *s, const ms_ds_file *f)
+{
+    if (!s->blocks || s->blocks->n == JOBS_PER_BLOCK) {
+        struct job_block *b = malloc(sizeof *b);
+        if (!b)
+            return NULL;
+        b->next = s->blocks;
+        b->n = 0;
+        s->blocks = b;
     }
-    int rc = MS_OK;
-    if (started > 0) {
-        pthread_mutex_lock(&p.mu);
-        while (p.finished < started) {
-            if (prog && prog->enabled) {
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 200000000L;
-                if (ts.tv_nsec >= 1000000000L) {
-                    ts.tv_sec++;
-                    ts.tv_nsec -= 1000000000L;
-                }
-                pthread_cond_timedwait(&p.cv, &p.mu, &ts);
-                uint64_t done = atomic_load_explicit(&p.bytes_done, memory_order_relaxed);
-                pthread_mutex_unlock(&p.mu);
-                ms_progress_update(prog, done >> 20, total >> 20, "MiB");
-                pthread_mutex_lock(&p.mu);
-            } else {
-                pthread_cond_wait(&p.cv, &p.mu);
-            }
-        }
-        int fatal = p.fatal;
-        pthread_mutex_unlock(&p.mu);
-        for (int i = 0; i < started; i++)
-            pthread_join(tids[i], NULL);
-        if (fatal)
+    ms_ds_job *j = &s->blocks->v[s->blocks->n++];
+    j->path = f->path;
+    j->size = f->size;
+    j->dev = f->dev;
+    j->ino = f->ino;
+    j->digest[0] = '\0';
+    j->bytes = 0;
+    j->failed = 0;
+    j->err[0] = '\0';
+    s->njobs++;
+    return j;
+}
+
+static int stream_file(void *ctx, const ms_ds_file *f)
+{
+    struct stream *s = ctx;
+    ms_ds_job *j = stream_new_job(s, f);
+    if (!j)
+        return -1;
+    if (f->size <= DS_STREAM_MAX) {
+        s->batch[s->nbatch++] = j;
+        if (s->nbatch < STREAM_BATCH)
+            return 0;
+        s->nbatch = 0;
+        return pool_push(s->p, s->batch, STREAM_BATCH);
+    }
+    ms_ds_job **nb = ms_ds_grow(s->big, &s->capbig, s->nbig, sizeof *nb);
+    if (!nb)
+        return -1;
+    s->big = nb;
+    s->big[s->nbig++] = j;
+    return 0;
+}
+
+static int cmp_job_size(const void *a, const void *b)
+{
+    const ms_ds_job *x = *(ms_ds_job *const *)a, *y = *(ms_ds_job *const *)b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+static int cmp_job_path(const void *a, const void *b)
+{
+    return strcmp((*(ms_ds_job *const *)a)->path, (*(ms_ds_job *const *)b)->path);
+}
+
+void ms_ds_jobset_free(ms_ds_jobset *js)
+{
+    struct job_block *b = js->blocks;
+    while (b) {
+        struct job_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    free(js->v);
+    memset(js, 0, sizeof *js);
+}
+
+int ms_ds_walk_hash(const char *root, const char *algo, const ms_ds_hash_opts *o, ms_ds_tree *t,
+                    ms_ds_jobset *js, ms_err *e)
+{
+    memset(js, 0, sizeof *js);
+    memset(t, 0, sizeof *t);
+    int nthreads = o && o->jobs > 0 ? o->jobs : ms_ds_cpu_count();
+    struct pool p;
+    int rc = pool_start(&p, root, algo, nthreads, e);
+    if (rc)
+        return rc;
+    struct stream s = {.p = &p};
+    rc = walk_core(root, t, stream_file, &s, e);
+    int unreadable = 0;
+    for (size_t i = 0; rc == MS_OK && i < t->nskipped; i++)
+        unreadable |= t->skipped[i].kind == MS_DS_SKIP_UNREADABLE;
+    int oom = 0;
+    if (rc == MS_OK && !unreadable && s.nbatch)
+        oom = pool_push(&p, s.batch, s.nbatch);
+    if (rc == MS_OK && !unreadable && !oom && s.nbig) {
+        qsort(s.big, s.nbig, sizeof *s.big, cmp_job_size);
+        oom = pool_push(&p, s.big, s.nbig);
+    }
+    free(s.big);
+    /* a failed walk or an unreadable entry means no manifest: what is queued is dropped */
+    int frc = pool_finish(&p, rc != MS_OK || unreadable || oom, o ? o->progress : NULL, e);
+    js->blocks = s.blocks;
+    if (rc == MS_OK && (oom || frc))
+        rc = oom ? ms_err_oom(e) : frc;
+    if (rc == MS_OK && !unreadable) {
+        js->v = malloc((s.njobs ? s.njobs : 1) * sizeof *js->v);
+        if (!js->v) {
             rc = ms_err_oom(e);
-    } else {
-        rc = ms_err_errno(e, MS_ERUNTIME, create_err, "cannot start hashing threads");
+        } else {
+            for (struct job_block *b = s.blocks; b; b = b->next)
+                for (size_t i = 0; i < b->n; i++)
+                    js->v[js->n++] = &b->v[i];
+            /* the order of t->files: the same strings, the same comparison */
+            qsort(js->v, js->n, sizeof *js->v, cmp_job_path);
+        }
     }
-    if (prog)
-        ms_progress_end(prog);
-    pthread_cond_destroy(&p.cv);
-    pthread_mutex_destroy(&p.mu);
-    EVP_MD_free(md);
-    free(p.order);
-    free(tids);
-    close(p.rootfd);
+    /* the workers are done with the paths: the tree can be freed (failure) or sorted */
+    rc = walk_end(t, rc);
+    if (rc != MS_OK)
+        ms_ds_jobset_free(js);
     return rc;
 }

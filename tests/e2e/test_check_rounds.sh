@@ -89,7 +89,9 @@ if [ -d "$SHARED/rounds/v0.7/tree/closed" ] && [ -d "$SHARED/rounds/v3.0/tree/op
 fi
 
 # the test05_seeds switch: v3.0's TEST05 runs carry the TEST05 seeds, so checking them against the
-# round's main seeds (test05_seeds replaced by the main ones in a rules copy) fails them (C3)
+# round's main seeds (test05_seeds replaced by the main ones in a rules copy) fails them (C3;
+# v3.0's checker only logs wrong seeds, so the copy also makes them errors: P7 taken out of
+# performance_findings_logged_only)
 T=$SHARED/rounds/v3.0
 if [ -d "$T/tree" ]; then
   DATA=$(cd "$HERE/../.." && pwd)
@@ -98,6 +100,7 @@ if [ -d "$T/tree" ]; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["test05_seeds"] = dict(d["seeds"])
+d["performance_findings_logged_only"] = [x for x in d.get("performance_findings_logged_only", []) if x != "P7"]
 json.dump(d, open(sys.argv[1], "w"))
 PY
   MLSUBMIT_DATA_DIR=$TMP/data $TEST_WRAP "$MLSUBMIT" check "$T/tree" --version v3.0 --no-csv >"$TMP/s5.out" 2>&1

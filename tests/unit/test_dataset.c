@@ -557,6 +557,52 @@ START_TEST(parallel_digests_match_single_file_hashing)
 }
 END_TEST
 
+/* The walk and the hashing overlap (small files queued in batches as they are found, files over
+ * 1 MiB after the walk, largest first): every file gets its own digest, in path order, with
+ * more files than a batch, in several directories, and sizes on both sides of the 1 MiB line */
+START_TEST(streamed_hashing_matches_single_file_hashing)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    static unsigned char data[(1u << 20) + 2];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (unsigned char)(i * 2654435761u >> 11);
+    char name[64];
+    size_t nfiles = 0;
+    for (int d = 0; d < 3; d++) {
+        snprintf(name, sizeof name, "d%d", d);
+        sub_dir(dir, name);
+        for (int i = 0; i < 70; i++, nfiles++) {
+            snprintf(name, sizeof name, "d%d/f%03d", d, i);
+            put_file(dir, name, data + i, (size_t)(i * 37 + d));
+        }
+    }
+    size_t big[] = {(1u << 20) - 1, 1u << 20, (1u << 20) + 1};
+    for (size_t i = 0; i < 3; i++, nfiles++) {
+        snprintf(name, sizeof name, "big%zu", i);
+        put_file(dir, name, data, big[i]);
+    }
+    for (int jobs = 1; jobs <= 3; jobs++) {
+        ms_ds_manifest m;
+        build(dir, "sha256", jobs, &m);
+        ck_assert_uint_eq(m.n, nfiles);
+        for (size_t i = 0; i < m.n; i++) {
+            char path[512], want[MS_HASH_HEX_MAX];
+            unsigned long long bytes = 0;
+            snprintf(path, sizeof path, "%s/%s", dir, m.entries[i].path);
+            ms_err e = {0};
+            ck_assert_int_eq(ms_hash_file("sha256", path, want, &bytes, &e), MS_OK);
+            ck_assert_str_eq(m.entries[i].digest, want);
+            ck_assert_int_eq(m.entries[i].size, (int64_t)bytes);
+            if (i)
+                ck_assert_int_lt(strcmp(m.entries[i - 1].path, m.entries[i].path), 0);
+        }
+        ms_ds_manifest_free(&m);
+    }
+    rm_tree(dir);
+}
+END_TEST
+
 START_TEST(manifest_file_inside_the_tree_is_excluded)
 {
     char dir[256], mpath[512];
@@ -725,6 +771,7 @@ static Suite *suite(void)
     tcase_add_test(tc, verify_coreutils_manifest_with_relative_prefixes);
     tcase_add_test(tc, symlinks_are_never_followed);
     tcase_add_test(tc, parallel_digests_match_single_file_hashing);
+    tcase_add_test(tc, streamed_hashing_matches_single_file_hashing);
     tcase_add_test(tc, manifest_file_inside_the_tree_is_excluded);
     tcase_add_test(tc, unreadable_files_fail_the_build);
     tcase_add_test(tc, missing_root_is_an_input_error);

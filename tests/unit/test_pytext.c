@@ -246,6 +246,49 @@ START_TEST(re_match_semantics)
 }
 END_TEST
 
+/* Python's chunked incremental decoding of a text file read line by line (cases checked
+ * against python3: open(path, encoding="utf-8"), `for line in f`, a break after the line ending
+ * at `upto`) */
+static int raises(const char *s, size_t n, size_t upto)
+{
+    return ms_py_utf8_read_raises(s, n, upto);
+}
+
+START_TEST(utf8_reading_like_python)
+{
+    /* a lead byte at the end: pending, raises only when the reader goes on to the end */
+    ck_assert_int_eq(raises("acc\nhash=x\n\xe9", 12, 11), 0);
+    ck_assert_int_eq(raises("acc\nhash=x\n\xe9", 12, MS_PY_READ_TO_EOF), 1);
+    /* a byte that no sequence starts with raises as soon as its chunk is decoded */
+    ck_assert_int_eq(raises("acc\nhash=x\n\xff", 12, 11), 1);
+    ck_assert_int_eq(raises("acc\n\xffhash=x\n", 12, 4), 1);
+    /* a surrogate's first two bytes at the end stay pending too */
+    ck_assert_int_eq(raises("acc\nhash=x\n\xed\xa0", 13, 11), 0);
+    /* a line ending with \r needs the next character: the end of the file */
+    ck_assert_int_eq(raises("acc\nhash=x\r\xe9", 12, 11), 1);
+    /* a last line without terminator needs the end of the file */
+    ck_assert_int_eq(raises("hash=x\xe9", 7, 7), 1);
+    ck_assert_int_eq(raises("hash=x", 6, 6), 0);
+    ck_assert_int_eq(raises("hash=x\n", 7, 7), 0);
+    /* chunks of 8192 bytes: an error in a chunk never read does not raise */
+    size_t n = 7 + 9000 + 2;
+    char *big = malloc(n);
+    ck_assert_ptr_nonnull(big);
+    memcpy(big, "hash=x\n", 7);
+    memset(big + 7, 'a', 9000);
+    memcpy(big + 7 + 9000, "\xff\n", 2);
+    ck_assert_int_eq(raises(big, n, 7), 0);
+    ck_assert_int_eq(raises(big, n, MS_PY_READ_TO_EOF), 1);
+    /* a lead byte ending the first chunk, proven invalid by the next chunk's first byte */
+    n = 7 + (8192 - 8) + 3;
+    memset(big + 7, 'a', 8192 - 8);
+    memcpy(big + 8191, "\xe9" "b\n", 3);
+    ck_assert_int_eq(raises(big, n, 7), 0);
+    ck_assert_int_eq(raises(big, n, n), 1);
+    free(big);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("pytext");
@@ -258,6 +301,7 @@ static Suite *suite(void)
     tcase_add_test(tc, float_parse_like_python);
     tcase_add_test(tc, universal_newlines);
     tcase_add_test(tc, re_match_semantics);
+    tcase_add_test(tc, utf8_reading_like_python);
     suite_add_tcase(s, tc);
     return s;
 }
