@@ -474,8 +474,11 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
             *(c == 'n' ? &o.total_samples : &o.performance_samples) = (size_t)u;
             break;
         case 'v':
-            if ((k = lg_compat_parse(optarg)) < 0)
-                rc = cli_usage_error(cmd, "--loadgen-compat: expected 5.1 or 6.0, got '%s'", optarg);
+            if ((k = lg_compat_parse(optarg)) < 0) {
+                char names[256];
+                rc = cli_usage_error(cmd, "--loadgen-compat: expected one of %s, got '%s'",
+                                     lg_compat_names(names, sizeof names), optarg);
+            }
             o.compat = (lg_compat)k;
             break;
         case 'T':
