@@ -42,9 +42,9 @@ for d in keep slow; do
   [ "$bad" = 0 ] && ok || fail "$d: $bad detail-log lines are not in the text format"
   expect_no_grep ':::MLLOG' "$TMP/$d/mlperf_log_detail.txt"
 done
-# round trip (a small reader here; the checker's reader of old text logs comes with the rounds
-# work, issue 10: when it lands, read "$TMP/slow/mlperf_log_detail.txt" with it too): the values
-# read back agree with the summary and the requested settings
+# round trip (a small reader here; the checker's reader of old text logs, common/textlog.c, reads
+# a 0.5 log of the LoadGen in tests/unit/test_api.c text_detail_log_round_trips_through_the_reader):
+# the values read back agree with the summary and the requested settings
 kv() { sed -nE "s/^\"pid\": [0-9]+, \"tid\": [0-9]+, \"ts\": [0-9]+ns : ((ERROR|WARNING) : )?$2 : (.*)\$/\\3/p" "$1" | tail -1; }
 D="$TMP/slow/mlperf_log_detail.txt"
 [ "$(kv "$D" loadgen_version)" = "0.5a0 @ NA" ] && ok || fail "text log: loadgen_version '$(kv "$D" loadgen_version)'"

@@ -6,6 +6,7 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/textlog.h"
 #include "loadgen/loadgen.h"
 #include "testutil.h"
 
@@ -233,6 +234,69 @@ START_TEST(console_output_goes_to_the_callback)
 }
 END_TEST
 
+/* The text detail log the LoadGen writes for 0.5 (AsyncLog::LogDetail of the r0.5 LoadGen)
+ * read back by the checker's reader of old logs (common/textlog.h): every line is a record,
+ * the format is detected, the settings and the result come back as written. */
+static char *text_value(const ms_textlog *log, const char *key)
+{
+    const ms_textlog_rec *r = ms_textlog_find(log, key);
+    return r ? ms_textlog_value(r) : NULL;
+}
+
+START_TEST(text_detail_log_round_trips_through_the_reader)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    my_sut m;
+    start(&m, 0);
+    lg_sut sut = {&m, sut_name, issue, flush};
+    lg_qsl qsl = {&m, qsl_name, 200, 50, load, unload};
+    lg_test_settings s;
+    lg_settings_default(&s);
+    s.scenario = LG_OFFLINE;
+    s.mode = LG_PERFORMANCE_ONLY;
+    s.min_duration_ms = 0;
+    s.min_query_count = 1;
+    s.offline_expected_qps = 100;
+    lg_log_settings ls;
+    lg_run_options ro;
+    logs_in(dir, &ls, &ro);
+    ro.compat = lg_compat_parse("0.5");
+    ck_assert_int_ge(ro.compat, 0);
+    lg_run_result res;
+    ms_err e;
+    ck_assert_int_eq(lg_start_test(&sut, &qsl, &s, &ls, &ro, &res, &e), MS_OK);
+    stop(&m);
+    char path[512], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/mlperf_log_detail.txt", dir);
+    ck_assert_int_eq(ms_read_file(path, 1 << 26, &text, &len, &e), MS_OK);
+    ck_assert_int_eq(ms_log_detect(text, len), MS_LOGFMT_TEXT);
+    ms_textlog log;
+    ck_assert_int_eq(ms_textlog_parse(&log, text, len, &e), MS_OK);
+    ck_assert_uint_gt(log.nrecs, 10);
+    ck_assert_uint_eq(log.nbad, 0);
+    ck_assert_uint_eq(log.n_errors, 0);
+    char *v = text_value(&log, "loadgen_version");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_ptr_nonnull(strstr(v, lg_compat_version(ro.compat)));
+    free(v);
+    v = text_value(&log, "requested_scenario");
+    ck_assert_str_eq(v, "Offline");
+    free(v);
+    v = text_value(&log, "requested_offline_expected_qps");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_double_eq_tol(strtod(v, NULL), 100.0, 1e-9);
+    free(v);
+    v = text_value(&log, "result_validity");
+    ck_assert_ptr_nonnull(v);
+    ck_assert(!strcmp(v, "VALID") || !strcmp(v, "INVALID"));
+    free(v);
+    ms_textlog_free(&log);
+    free(text);
+}
+END_TEST
+
 START_TEST(late_and_bogus_completions_are_harmless)
 {
     char dir[256];
@@ -397,6 +461,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, user_sut_submission_run_with_tokens);
     tcase_add_test(tc, late_and_bogus_completions_are_harmless);
     tcase_add_test(tc, console_output_goes_to_the_callback);
+    tcase_add_test(tc, text_detail_log_round_trips_through_the_reader);
     tcase_add_test(tc, cancel_leaves_logs_unnamed_and_keeps_the_test);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, sut_registry_and_specs);
