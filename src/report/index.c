@@ -1036,7 +1036,8 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     char *optkey = rc ? NULL : options_key(o, round);
     if (!rc && !optkey)
         rc = ms_err_oom(e);
-    if (!rc && have_db && !o->full) {
+    /* the previous index: its hashes (unless --full) and the other rounds' rows */
+    if (!rc && have_db) {
         if (sqlite3_open_v2(o->db, &old, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
             inote(&c, "note: %s is not readable as an index (%s); re-indexing everything", o->db, sqlite3_errmsg(old));
             sqlite3_close(old);
@@ -1065,7 +1066,7 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
                   o->db, old_schema, SCHEMA_VERSION, old_round ? old_round : "?");
     }
     if (!rc) {
-        diff = reuse_old(&c, old, old_schema, old_round && !strcmp(old_round, round));
+        diff = reuse_old(&c, o->full ? NULL : old, old_schema, old_round && !strcmp(old_round, round));
         /* this round's options and verdict, as recorded (schema 2: the rounds table) */
         sqlite3_stmt *q = NULL;
         if (old && old_schema >= 2 &&
@@ -1080,7 +1081,7 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
         }
         sqlite3_finalize(q);
     }
-    if (!rc && old && diff == 0 && same_opts) {
+    if (!rc && old && !o->full && diff == 0 && same_opts) {
         sqlite3_close(old);
         st->files = c.n;
         st->reused = c.n - st->symlinks;
@@ -1106,7 +1107,7 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     if (!rc)
         rc = configure(db, e);
     int attached = 0;
-    if (!rc && have_db && !o->full) {
+    if (!rc && old_schema) {
         sqlite3_stmt *a = NULL;
         if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS old", -1, &a, NULL) == SQLITE_OK) {
             sqlite3_bind_text(a, 1, o->db, -1, SQLITE_TRANSIENT);

@@ -1292,7 +1292,17 @@ static int failed_check(rctx *c, rp_report_stats *st, ms_err *e)
         }
     sqlite3_finalize(q);
     st->check_failed = 1;
-    rp_check_failure_text(fs, c->unified, st->check_failure, sizeof st->check_failure);
+    /* several rounds: name the round (the failures of each are kept, in order) */
+    size_t at = 0;
+    if (c->only) {
+        at = strlen(st->check_failure);
+        if (at + 1 < sizeof st->check_failure)
+            at += (size_t)snprintf(st->check_failure + at, sizeof st->check_failure - at, "%sround %s: ", at ? "; " : "",
+                                   c->only);
+        if (at >= sizeof st->check_failure)
+            at = sizeof st->check_failure - 1;
+    }
+    rp_check_failure_text(fs, c->unified, st->check_failure + at, sizeof st->check_failure - at);
     json_decref(fs);
     if (c->o->force)
         return 0;
@@ -1334,9 +1344,13 @@ static int pick_rounds(rctx *c, char ***out, size_t *nout, ms_err *e)
     size_t ns = 0;
     char *save = NULL;
     for (char *t = list && !rc ? strtok_r(list, ",", &save) : NULL; t && !rc; t = strtok_r(NULL, ",", &save)) {
-        size_t k = 0;
-        while (k < nh && strcmp(have[k], t))
+        size_t k = 0, dup = 0;
+        while (k < nh && (!have[k] || strcmp(have[k], t)))
             k++;
+        for (size_t j = 0; j < ns; j++)
+            dup |= !strcmp(sel[j], t);
+        if (dup)
+            continue;
         if (k == nh) {
             ms_buf hv = MS_BUF_INIT;
             for (size_t j = 0; j < nh; j++)
@@ -1344,7 +1358,7 @@ static int pick_rounds(rctx *c, char ***out, size_t *nout, ms_err *e)
             rc = ms_err_set(e, MS_EUSAGE, "--round: %s holds no round '%s' (it holds: %s)", c->o->db, t,
                             hv.data ? hv.data : "none");
             ms_buf_free(&hv);
-        } else if (have[k]) {
+        } else {
             sel[ns++] = have[k];
             have[k] = NULL; /* once, in --round's order */
         }
