@@ -1120,7 +1120,9 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
     ms_buf_puts(b, "</h1>\n<p class=\"muted\">Round ");
     h(b, c->round);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='verdict'", -1, &st, NULL) == SQLITE_OK &&
+    /* several rounds: meta's verdict is the last indexed tree's, not the page's */
+    if (!c->multi &&
+        sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='verdict'", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
         ms_buf_puts(b, " · checker: ");
         h(b, (const char *)sqlite3_column_text(st, 0));
@@ -1355,8 +1357,12 @@ static int pick_rounds(rctx *c, char ***out, size_t *nout, ms_err *e)
             ms_buf hv = MS_BUF_INIT;
             for (size_t j = 0; j < nh; j++)
                 ms_buf_printf(&hv, "%s%s", j ? ", " : "", have[j]);
-            rc = ms_err_set(e, MS_EUSAGE, "--round: %s holds no round '%s' (it holds: %s)", c->o->db, t,
-                            hv.data ? hv.data : "none");
+            if (!nh)
+                rc = ms_err_set(e, MS_EUSAGE, "--round: %s has no rounds table (an index of schema 1, one tree): "
+                                              "'mlsubmit index ROOT --db %s' upgrades it", c->o->db, c->o->db);
+            else
+                rc = ms_err_set(e, MS_EUSAGE, "--round: %s holds no round '%s' (it holds: %s)", c->o->db, t,
+                                hv.data ? hv.data : "none");
             ms_buf_free(&hv);
         } else {
             sel[ns++] = have[k];

@@ -93,6 +93,7 @@ expect_grep "^Round v1.0, v3.0; " "$TMP/out"
 expect_grep "^\\| Round \\| ID \\|" "$TMP/out"
 expect_exit 0 M report --db "$TMP/a.db" --format html --round v1.0,v3.0 -o "$TMP/r.html"
 expect_grep "<th>Round</th><th>ID</th>" "$TMP/r.html"
+expect_no_grep "checker: submission" "$TMP/r.html"   # one verdict per round, not meta's last one
 expect_exit 0 M report --db "$TMP/a.db" --format json --round v3.0
 expect_grep '^    "Round": "v3.0",' "$TMP/out"
 expect_exit 0 M report --db "$TMP/a.db" --format csv --force           # every round
@@ -118,6 +119,11 @@ db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
 db.execute("PRAGMA user_version = 1")
 db.commit()
 PY
+  cp "$TMP/old.db" "$TMP/old1.db"
+  expect_exit 0 M report --db "$TMP/old1.db" --format csv                # schema 1 still reports
+  head -1 "$TMP/out" | grep -q '^ID,' && ok || fail "schema 1: a Round column appeared"
+  expect_exit 2 M report --db "$TMP/old1.db" --format csv --round v1.0
+  expect_grep "no rounds table \\(an index of schema 1" "$TMP/err"
   expect_exit 0 M index "$TMP/v30" --db "$TMP/old.db" --skip_compliance
   expect_grep "schema 1 \\(one tree\\); upgraded to schema 2, its rows kept as round v1.0" "$TMP/out"
   expect_exit 0 M query "$TMP/old.db" "SELECT round, count(*) FROM results GROUP BY round" --csv
