@@ -9,6 +9,7 @@
 
 static const char usage_text[] =
     "usage: mlsubmit report ROOT|--db FILE --format csv|md|html|json [-o FILE] [--version vX.Y]\n"
+    "                       [--round vX.Y[,vX.Y...]]\n"
     "                       [--ids ids.json] [--report-version 5.1] [--repository NAME]\n"
     "                       [--repository-owner OWNER] [--repository-branch BRANCH] [--title TEXT]\n"
     "                       [--force] [checker options]\n"
@@ -25,6 +26,10 @@ static const char usage_text[] =
     "        across systems, latency percentiles of each performance run from its detail log).\n"
     "Details/Code URLs: https://github.com/OWNER/REPOSITORY/tree/BRANCH/... (defaults mlcommons,\n"
     "inference_results_<round>, main). Output to FILE (temporary file + rename) or stdout.\n"
+    "\n"
+    "An index of several rounds (see 'mlsubmit index') is tabled round by round, each with its own\n"
+    "rules, in one output with a Round column (first): every round it holds, or those of\n"
+    "--round v0.5,v4.1 (in that order; a round the index does not hold is a usage error).\n"
     "\n"
     "A tree whose check fails (or an index recording one) is refused: the message names the failing\n"
     "checks and the option that skips each (e.g. S2, files at the root: --skip-extra-files-in-root-check);\n"
@@ -56,7 +61,7 @@ int cmd_report(int argc, char **argv)
         else if (!strcmp(a, "--db") || !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
             !strcmp(a, "--version") || !strcmp(a, "--ids") || !strcmp(a, "--report-version") ||
             !strcmp(a, "--repository") || !strcmp(a, "--repository-owner") || !strcmp(a, "--repository-branch") ||
-            !strcmp(a, "--title")) {
+            !strcmp(a, "--title") || !strcmp(a, "--round")) {
             if (i + 1 >= argc)
                 return cli_usage_error("report", "%s needs a value", a);
             const char *v = argv[++i];
@@ -88,6 +93,8 @@ int cmd_report(int argc, char **argv)
                 o.repository_branch = v;
             else if (!strcmp(a, "--title"))
                 o.title = v;
+            else if (!strcmp(a, "--round"))
+                o.rounds = v;
             else
                 o.output = v;
         } else if (a[0] == '-' && a[1])
@@ -101,6 +108,8 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error("report", "--format csv|md|html|json is required");
     if (!!o.root == !!o.db)
         return cli_usage_error("report", "give either ROOT or --db FILE");
+    if (o.rounds && !o.db)
+        return cli_usage_error("report", "--round selects rounds of an index: give --db FILE");
     o.check = &ck.o;
     ms_err e;
     ms_err_clear(&e);

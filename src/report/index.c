@@ -32,7 +32,7 @@
 #include "common/progress.h"
 #include "report/internal.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 #ifndef MLSUBMIT_VERSION
 #define MLSUBMIT_VERSION "0.0.0"
 #endif
@@ -42,26 +42,31 @@
 
 static const char SCHEMA[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
-    "CREATE TABLE files(path TEXT PRIMARY KEY, type TEXT NOT NULL, size INTEGER NOT NULL,\n"
+    "CREATE TABLE files(path TEXT NOT NULL, type TEXT NOT NULL, size INTEGER NOT NULL,\n"
     "  mtime_ns INTEGER, mode INTEGER NOT NULL, sha256 TEXT, link_target TEXT,\n"
-    "  division TEXT, submitter TEXT) WITHOUT ROWID;\n"
+    "  division TEXT, submitter TEXT, round TEXT NOT NULL, PRIMARY KEY(round, path)) WITHOUT ROWID;\n"
     "CREATE TABLE systems(division TEXT NOT NULL, submitter TEXT NOT NULL, system TEXT NOT NULL,\n"
     "  path TEXT NOT NULL, system_name TEXT, status TEXT, system_type TEXT, number_of_nodes TEXT,\n"
     "  host_processor_model_name TEXT, host_processors_per_node TEXT, host_processor_core_count TEXT,\n"
     "  accelerator_model_name TEXT, accelerators_per_node TEXT, framework TEXT, operating_system TEXT,\n"
-    "  json TEXT, error TEXT, PRIMARY KEY(division, submitter, system));\n"
+    "  json TEXT, error TEXT, round TEXT NOT NULL, PRIMARY KEY(round, division, submitter, system));\n"
     "CREATE TABLE findings(id INTEGER PRIMARY KEY, check_id TEXT NOT NULL, severity TEXT NOT NULL,\n"
     "  counts INTEGER NOT NULL, waived INTEGER NOT NULL, title TEXT, file TEXT, line INTEGER,\n"
     "  pointer TEXT, expected TEXT, found TEXT, message TEXT, hint TEXT, division TEXT,\n"
-    "  submitter TEXT, system TEXT, benchmark TEXT, scenario TEXT);\n"
-    "CREATE TABLE runs(path TEXT PRIMARY KEY, division TEXT, submitter TEXT, system TEXT, model TEXT,\n"
+    "  submitter TEXT, system TEXT, benchmark TEXT, scenario TEXT, round TEXT NOT NULL);\n"
+    "CREATE TABLE runs(path TEXT NOT NULL, division TEXT, submitter TEXT, system TEXT, model TEXT,\n"
     "  scenario TEXT, kind TEXT, loadgen_version TEXT, test_datetime TEXT, sut_name TEXT,\n"
     "  scenario_logged TEXT, test_mode TEXT, result_validity TEXT, qps REAL, latency_min_ns INTEGER,\n"
     "  latency_mean_ns INTEGER, latency_max_ns INTEGER, p50_ns INTEGER, p90_ns INTEGER, p95_ns INTEGER,\n"
     "  p97_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER, early_stopping_ns INTEGER, samples INTEGER,\n"
-    "  errors INTEGER, warnings INTEGER, parse_error TEXT, result_json TEXT) WITHOUT ROWID;\n"
-    "CREATE TABLE truncations(path TEXT PRIMARY KEY, full_sha256 TEXT NOT NULL, full_size INTEGER NOT NULL,\n"
-    "  truncated_sha256 TEXT NOT NULL, truncated_size INTEGER NOT NULL) WITHOUT ROWID;\n"
+    "  errors INTEGER, warnings INTEGER, parse_error TEXT, result_json TEXT, round TEXT NOT NULL,\n"
+    "  PRIMARY KEY(round, path)) WITHOUT ROWID;\n"
+    "CREATE TABLE truncations(path TEXT NOT NULL, full_sha256 TEXT NOT NULL, full_size INTEGER NOT NULL,\n"
+    "  truncated_sha256 TEXT NOT NULL, truncated_size INTEGER NOT NULL, round TEXT NOT NULL,\n"
+    "  PRIMARY KEY(round, path)) WITHOUT ROWID;\n"
+    "CREATE TABLE rounds(round TEXT PRIMARY KEY, root TEXT, options TEXT, rules_name TEXT, rules_version TEXT,\n"
+    "  profile TEXT, verdict TEXT, check_exit_code INTEGER, check_errors INTEGER, check_warnings INTEGER,\n"
+    "  indexed_at TEXT) WITHOUT ROWID;\n"
     "CREATE INDEX files_sub ON files(division, submitter);\n"
     "CREATE INDEX findings_id ON findings(check_id);\n";
 
@@ -83,7 +88,8 @@ int rp_db_schema(sqlite3 *db, ms_err *e)
     bad |= ms_buf_puts(&b, "CREATE TABLE results(id INTEGER PRIMARY KEY, row_type TEXT NOT NULL, result_num REAL");
     for (size_t i = 0; i < NCSV; i++)
         bad |= ms_buf_printf(&b, ", \"%s\" TEXT", CSV_COLUMNS[i]);
-    bad |= ms_buf_printf(&b, ");\nPRAGMA user_version = %d;\n", SCHEMA_VERSION);
+    bad |= ms_buf_printf(&b, ", round TEXT NOT NULL);\nCREATE INDEX results_round ON results(round);\n"
+                             "PRAGMA user_version = %d;\n", SCHEMA_VERSION);
     int rc = bad ? ms_err_oom(e) : rp_db_exec(db, b.data, "creating the index schema", e);
     ms_buf_free(&b);
     return rc;
@@ -108,6 +114,7 @@ typedef struct ictx {
     ent *ents;
     size_t n;
     ms_buf line;
+    const char *round;  /* this tree's round: the rows it writes and replaces */
 } ictx;
 
 #define inote(c, ...) rp_notef((c)->o->note, (c)->o->ctx, &(c)->line, __VA_ARGS__)
@@ -204,12 +211,20 @@ static int scan(ictx *c, uint64_t xdev, uint64_t xino, ms_err *e)
 
 /* Reuses the hashes of unchanged files from the old index (sorted merge by path). Returns the
  * number of differences (added, changed or removed entries). */
-static size_t reuse_old(ictx *c, sqlite3 *old)
+static size_t reuse_old(ictx *c, sqlite3 *old, int old_schema, int old_same_round)
 {
     size_t diff = 0, i = 0;
     sqlite3_stmt *st = NULL;
-    if (!old || sqlite3_prepare_v2(old, "SELECT path, type, size, mtime_ns, sha256, link_target FROM files "
-                                        "ORDER BY path", -1, &st, NULL) != SQLITE_OK) {
+    /* schema 1 (one tree, no round column): its files are this round's only if it was indexed
+     * as this round */
+    if (!old || (old_schema < 2 && !old_same_round) ||
+        sqlite3_prepare_v2(old, old_schema < 2 ? "SELECT path, type, size, mtime_ns, sha256, link_target FROM files "
+                                                 "WHERE ?1 IS NOT NULL ORDER BY path"
+                                               : "SELECT path, type, size, mtime_ns, sha256, link_target FROM files "
+                                                 "WHERE round = ?1 ORDER BY path",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_text(st, 1, c->round, -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+        sqlite3_finalize(st);
         for (size_t k = 0; k < c->n; k++)
             c->ents[k].changed = 1;
         return c->n + 1;
@@ -344,7 +359,7 @@ static void split2(const char *path, char *div, char *sub, size_t n)
 static int write_files(ictx *c, sqlite3 *db, ms_err *e)
 {
     sqlite3_stmt *st;
-    int rc = prep(db, "INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?)", &st, e);
+    int rc = prep(db, "INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?,?)", &st, e);
     for (size_t i = 0; i < c->n && !rc; i++) {
         ent *x = &c->ents[i];
         char div[256], sub[256];
@@ -361,6 +376,7 @@ static int write_files(ictx *c, sqlite3 *db, ms_err *e)
         bind_text(st, 7, x->target);
         bind_text(st, 8, div[0] ? div : NULL);
         bind_text(st, 9, sub[0] ? sub : NULL);
+        bind_text(st, 10, c->round);
         rc = step_done(db, st, e);
     }
     sqlite3_finalize(st);
@@ -382,7 +398,7 @@ static const char *jtext(json_t *v, char **tmp)
 static int write_systems(ictx *c, sqlite3 *db, ms_err *e)
 {
     sqlite3_stmt *st;
-    int rc = prep(db, "INSERT OR REPLACE INTO systems VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
+    int rc = prep(db, "INSERT OR REPLACE INTO systems VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
     static const char *const divs[] = {"closed", "network", "open"};
     static const char *const fields[] = {"system_name", "status", "system_type", "number_of_nodes",
                                          "host_processor_model_name", "host_processors_per_node",
@@ -426,6 +442,7 @@ static int write_systems(ictx *c, sqlite3 *db, ms_err *e)
                         bind_text(st, 5 + (int)k, j ? jtext(json_object_get(j, fields[k]), &tmps[k]) : NULL);
                     char *dump = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                     bind_text(st, 16, dump);
+                    bind_text(st, 18, c->round);
                     bind_text(st, 17, j ? NULL : le.msg + (strncmp(le.msg, c->o->root, strlen(c->o->root)) ? 0 : strlen(c->o->root) + 1));
                     rc = step_done(db, st, e);
                     for (size_t k = 0; k < 12; k++)
@@ -456,10 +473,10 @@ static int write_check(ictx *c, sqlite3 *db, const rp_check_out *ck, ms_err *e)
     for (size_t k = 0; k < NCSV; k++)
         colmap[k] = ms_csv_col(csv, CSV_COLUMNS[k]);
     ms_buf sql = MS_BUF_INIT;
-    int bad = ms_buf_puts(&sql, "INSERT INTO results(row_type, result_num");
+    int bad = ms_buf_puts(&sql, "INSERT INTO results(round, row_type, result_num");
     for (size_t k = 0; k < NCSV; k++)
         bad |= ms_buf_printf(&sql, ", \"%s\"", CSV_COLUMNS[k]);
-    bad |= ms_buf_puts(&sql, ") VALUES(?,?");
+    bad |= ms_buf_puts(&sql, ") VALUES(?,?,?");
     for (size_t k = 0; k < NCSV; k++)
         bad |= ms_buf_puts(&sql, ",?");
     bad |= ms_buf_puts(&sql, ")");
@@ -477,17 +494,18 @@ static int write_check(ictx *c, sqlite3 *db, const rp_check_out *ck, ms_err *e)
         const ms_csv_row *row = &csv->rows[r];
         const char *units = ci_units >= 0 && (size_t)ci_units < row->n ? row->fields[ci_units] : "";
         int power = !strcmp(units, "Watts") || !strcmp(units, "millijoules") || strstr(units, "joules");
-        bind_text(st, 1, power ? "power" : "performance");
+        bind_text(st, 1, c->round);
+        bind_text(st, 2, power ? "power" : "performance");
         if (ci_res >= 0 && (size_t)ci_res < row->n && row->fields[ci_res][0])
-            sqlite3_bind_double(st, 2, strtod(row->fields[ci_res], NULL));
+            sqlite3_bind_double(st, 3, strtod(row->fields[ci_res], NULL));
         else
-            sqlite3_bind_null(st, 2);
+            sqlite3_bind_null(st, 3);
         for (size_t k = 0; k < NCSV; k++) {
             const char *v = colmap[k] >= 0 && (size_t)colmap[k] < row->n ? row->fields[colmap[k]] : NULL;
             if (v && (int)colmap[k] == ci_loc && c->o->portable && !strncmp(v, c->o->root, rootlen) &&
                 v[rootlen] == '/')
                 v += rootlen + 1; /* unified: <input>/... -> relative */
-            bind_text(st, 3 + (int)k, v);
+            bind_text(st, 4 + (int)k, v);
         }
         rc = step_done(db, st, e);
         c->st->results++;
@@ -497,8 +515,8 @@ static int write_check(ictx *c, sqlite3 *db, const rp_check_out *ck, ms_err *e)
         return rc;
     /* findings */
     rc = prep(db, "INSERT INTO findings(check_id, severity, counts, waived, title, file, line, pointer, expected, "
-                  "found, message, hint, division, submitter, system, benchmark, scenario) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
+                  "found, message, hint, division, submitter, system, benchmark, scenario, round) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
     size_t i;
     json_t *f;
     static const char *const tk[] = {"id", "severity", NULL, NULL, "title", "file", NULL, "pointer",
@@ -518,6 +536,7 @@ static int write_check(ictx *c, sqlite3 *db, const rp_check_out *ck, ms_err *e)
             sqlite3_bind_int64(st, 7, json_integer_value(ln));
         else
             sqlite3_bind_null(st, 7);
+        bind_text(st, 18, c->round);
         rc = step_done(db, st, e);
         for (int k = 0; k < 17; k++)
             free(tmps[k]);
@@ -572,6 +591,7 @@ static int write_run(ictx *c, sqlite3_stmt *st, sqlite3 *db, const char *rel, ms
     }
     int loaded = ms_mllog_load(&log, abs, 256u << 20, &le) == 0;
     bind_text(st, 1, rel);
+    bind_text(st, 30, c->round);
     bind_text(st, 2, div);
     bind_text(st, 3, sub);
     bind_text(st, 4, sys);
@@ -679,15 +699,16 @@ static int write_run(ictx *c, sqlite3_stmt *st, sqlite3 *db, const char *rel, ms
 static int write_runs(ictx *c, sqlite3 *db, int have_old, ms_err *e)
 {
     sqlite3_stmt *st, *cp = NULL;
-    int rc = prep(db, "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
+    int rc = prep(db, "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st, e);
     if (!rc && have_old)
-        rc = prep(db, "INSERT INTO runs SELECT * FROM old.runs WHERE path = ?", &cp, e);
+        rc = prep(db, "INSERT INTO runs SELECT * FROM temp.old_runs WHERE path = ? AND round = ?", &cp, e);
     for (size_t i = 0; i < c->n && !rc; i++) {
         ent *x = &c->ents[i];
         if (x->is_link || !is_detail_log(x->path))
             continue;
         if (cp && !x->changed) {
             bind_text(cp, 1, x->path);
+            bind_text(cp, 2, c->round);
             rc = step_done(db, cp, e);
             if (!rc && sqlite3_changes(db) == 1) {
                 c->st->runs++;
@@ -707,7 +728,14 @@ static int write_truncations(ictx *c, sqlite3 *db, int have_old, ms_err *e)
     if (!c->o->backup) {
         if (!have_old)
             return 0;
-        return rp_db_exec(db, "INSERT INTO truncations SELECT * FROM old.truncations", "keeping truncation records", e);
+        sqlite3_stmt *k;
+        int rc = prep(db, "INSERT INTO truncations SELECT * FROM temp.old_truncations WHERE round = ?", &k, e);
+        if (!rc) {
+            bind_text(k, 1, c->round);
+            rc = step_done(db, k, e);
+        }
+        sqlite3_finalize(k);
+        return rc;
     }
     char *man = rp_fmt("%s/%s", c->o->backup, RP_TRUNCATE_MANIFEST);
     if (!man)
@@ -717,7 +745,7 @@ static int write_truncations(ictx *c, sqlite3 *db, int have_old, ms_err *e)
     if (!j)
         return MS_EINPUT;
     sqlite3_stmt *st;
-    int rc = prep(db, "INSERT OR REPLACE INTO truncations VALUES(?,?,?,?,?)", &st, e);
+    int rc = prep(db, "INSERT OR REPLACE INTO truncations VALUES(?,?,?,?,?,?)", &st, e);
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(j, "records"), i, r) {
@@ -728,10 +756,119 @@ static int write_truncations(ictx *c, sqlite3 *db, int have_old, ms_err *e)
         sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(r, "full_size")));
         bind_text(st, 4, json_string_value(json_object_get(r, "truncated_sha256")));
         sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(r, "truncated_size")));
+        bind_text(st, 6, c->round);
         rc = step_done(db, st, e);
     }
     sqlite3_finalize(st);
     json_decref(j);
+    return rc;
+}
+
+/* ------------------------------------------------------------ rounds ---- */
+
+/* This tree's round: --version, else the one its logs and layout show (ck_detect_round), else
+ * (nothing to detect from) the newest round, as the checker's default. malloc'd. */
+static char *index_round(ictx *c, ms_err *e)
+{
+    if (c->o->version) {
+        char *v = strdup(c->o->version);
+        if (!v)
+            ms_err_oom(e);
+        return v;
+    }
+    char *data = ru_data_dir(NULL, NULL, e);
+    if (!data)
+        return NULL;
+    char *v = NULL, *why = NULL;
+    ms_err de;
+    ms_err_clear(&de);
+    if (ck_detect_round(c->o->root, data, &v, &why, &de) == 0 && v) {
+        inote(c, "round %s (detected: %s)", v, why ? why : "");
+    } else {
+        free(v);
+        v = ru_newest_round(data, e);
+        if (v)
+            inote(c, "note: round not detected (%s); indexed as the newest, %s (--version names it)",
+                  de.msg[0] ? de.msg : "no evidence", v);
+    }
+    free(why);
+    free(data);
+    return v;
+}
+
+static const char *const ROUND_TABLES[] = {"files", "systems", "results", "findings", "runs", "truncations",
+                                           "rounds"};
+
+/* The previous index (attached as "old") as views temp.old_<table> with this schema's columns
+ * (round last). A schema-1 index (one tree, no round column, written before several rounds
+ * shared a database) reads as the round it was indexed as (meta.rules_name), or as this round
+ * when it records none (--no-check). */
+static int old_views(sqlite3 *db, int old_schema, const char *old_round, ms_err *e)
+{
+    int rc = 0;
+    for (size_t t = 0; t < sizeof ROUND_TABLES / sizeof *ROUND_TABLES && !rc; t++) {
+        char *sql;
+        if (old_schema >= 2)
+            sql = sqlite3_mprintf("CREATE TEMP VIEW old_%s AS SELECT * FROM old.%s", ROUND_TABLES[t], ROUND_TABLES[t]);
+        else if (strcmp(ROUND_TABLES[t], "rounds"))
+            sql = sqlite3_mprintf("CREATE TEMP VIEW old_%s AS SELECT *, %Q AS round FROM old.%s", ROUND_TABLES[t],
+                                  old_round, ROUND_TABLES[t]);
+        else
+#define M_(k) "(SELECT value FROM old.meta WHERE key = '" k "')"
+            sql = sqlite3_mprintf("CREATE TEMP VIEW old_rounds AS SELECT %Q AS round, " M_("root") " AS root, "
+                                  M_("options") " AS options, " M_("rules_name") " AS rules_name, "
+                                  M_("rules_version") " AS rules_version, " M_("profile") " AS profile, "
+                                  M_("verdict") " AS verdict, CAST(" M_("check_exit_code") " AS INTEGER) AS check_exit_code, "
+                                  "CAST(" M_("check_errors") " AS INTEGER) AS check_errors, CAST("
+                                  M_("check_warnings") " AS INTEGER) AS check_warnings, " M_("indexed_at")
+                                  " AS indexed_at",
+                                  old_round);
+#undef M_
+        if (!sql)
+            return ms_err_oom(e);
+        rc = rp_db_exec(db, sql, "index: reading the previous index", e);
+        sqlite3_free(sql);
+    }
+    return rc;
+}
+
+/* Copies the other rounds' rows of the previous index (temp.old_<table>) unchanged. */
+static int keep_other_rounds(ictx *c, sqlite3 *db, ms_err *e)
+{
+    int rc = 0;
+    for (size_t t = 0; t < sizeof ROUND_TABLES / sizeof *ROUND_TABLES && !rc; t++) {
+        char *info = sqlite3_mprintf("PRAGMA main.table_info(%s)", ROUND_TABLES[t]);
+        sqlite3_stmt *q = NULL;
+        ms_buf cols = MS_BUF_INIT;
+        if (!info)
+            return ms_err_oom(e);
+        rc = prep(db, info, &q, e);
+        sqlite3_free(info);
+        while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(q, 1);
+            if (!name || !strcmp(name, "id")) /* results and findings renumber */
+                continue;
+            ms_buf_printf(&cols, "%s\"%s\"", cols.len ? ", " : "", name);
+        }
+        sqlite3_finalize(q);
+        if (!rc && !cols.data)
+            rc = ms_err_oom(e);
+        char *sql = rc ? NULL
+                       : sqlite3_mprintf("INSERT INTO main.%s(%s) SELECT %s FROM temp.old_%s WHERE round IS NOT ?",
+                                         ROUND_TABLES[t], cols.data, cols.data, ROUND_TABLES[t]);
+        ms_buf_free(&cols);
+        if (!rc && !sql)
+            rc = ms_err_oom(e);
+        sqlite3_stmt *ins = NULL;
+        if (!rc)
+            rc = prep(db, sql, &ins, e);
+        sqlite3_free(sql);
+        if (!rc) {
+            bind_text(ins, 1, c->round);
+            rc = step_done(db, ins, e);
+        }
+        sqlite3_finalize(ins);
+    }
     return rc;
 }
 
@@ -774,6 +911,8 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
     int rc = rp_db_exec(db, "BEGIN", "index", e);
     if (!rc)
         rc = rp_db_schema(db, e);
+    if (!rc && have_old)
+        rc = keep_other_rounds(c, db, e);
     if (!rc)
         rc = write_files(c, db, e);
     rp_check_out ck;
@@ -781,7 +920,7 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
     int ran = 0;
     if (!rc && !c->o->no_check) {
         const char *croot = c->o->root;
-        rc = rp_check_run(croot, c->o->version, c->o->data_dir, c->o->check, &ck, e);
+        rc = rp_check_run(croot, c->round, c->o->data_dir, c->o->check, &ck, e);
         ran = !rc;
         if (ran) {
             c->st->check_exit = ck.exit_code;
@@ -815,7 +954,7 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
             rc = put_meta(db, "options", optkey, e);
         if (!rc && ran) {
             /* the name the rules were loaded by (rules/<name>.json) and the round they declare */
-            rc = put_meta(db, "rules_name", c->o->version ? c->o->version : ck.version, e);
+            rc = put_meta(db, "rules_name", c->round, e);
             if (!rc)
                 rc = put_meta(db, "rules_version", ck.version, e);
             if (!rc)
@@ -840,6 +979,28 @@ static int fill(ictx *c, sqlite3 *db, int have_old, const char *optkey, ms_err *
             strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
             rc = put_meta(db, "indexed_at", buf, e);
         }
+        /* this round's row: what meta says of the tree indexed last, per round */
+        sqlite3_stmt *u = NULL;
+        if (!rc)
+            rc = prep(db, "INSERT INTO rounds SELECT ?, m.root, m.options, m.rules_name, m.rules_version, "
+                                "m.profile, m.verdict, m.check_exit_code, m.check_errors, m.check_warnings, "
+                                "m.indexed_at FROM (SELECT "
+                                "max(CASE key WHEN 'root' THEN value END) AS root, "
+                                "max(CASE key WHEN 'options' THEN value END) AS options, "
+                                "max(CASE key WHEN 'rules_name' THEN value END) AS rules_name, "
+                                "max(CASE key WHEN 'rules_version' THEN value END) AS rules_version, "
+                                "max(CASE key WHEN 'profile' THEN value END) AS profile, "
+                                "max(CASE key WHEN 'verdict' THEN value END) AS verdict, "
+                                "CAST(max(CASE key WHEN 'check_exit_code' THEN value END) AS INTEGER) AS check_exit_code, "
+                                "CAST(max(CASE key WHEN 'check_errors' THEN value END) AS INTEGER) AS check_errors, "
+                                "CAST(max(CASE key WHEN 'check_warnings' THEN value END) AS INTEGER) AS check_warnings, "
+                                "max(CASE key WHEN 'indexed_at' THEN value END) AS indexed_at FROM main.meta) m",
+                      &u, e);
+        if (!rc) {
+            bind_text(u, 1, c->round);
+            rc = step_done(db, u, e);
+        }
+        sqlite3_finalize(u);
     }
     rp_check_out_free(&ck);
     if (!rc)
@@ -864,12 +1025,19 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     int have_db = stat(o->db, &dbst) == 0;
     if (have_db && !S_ISREG(dbst.st_mode))
         return ms_err_set(e, MS_EUSAGE, "%s: not a regular file", o->db);
+    char *round = index_round(&c, e);
+    if (!round) {
+        ms_buf_free(&c.line);
+        return e->code ? e->code : ms_err_oom(e);
+    }
+    c.round = round;
     int rc = scan(&c, have_db ? (uint64_t)dbst.st_dev : 0, have_db ? (uint64_t)dbst.st_ino : 0, e);
     sqlite3 *old = NULL;
-    char *optkey = rc ? NULL : options_key(o, o->version);
+    char *optkey = rc ? NULL : options_key(o, round);
     if (!rc && !optkey)
         rc = ms_err_oom(e);
-    if (!rc && have_db && !o->full) {
+    /* the previous index: its hashes (unless --full) and the other rounds' rows */
+    if (!rc && have_db) {
         if (sqlite3_open_v2(o->db, &old, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
             inote(&c, "note: %s is not readable as an index (%s); re-indexing everything", o->db, sqlite3_errmsg(old));
             sqlite3_close(old);
@@ -877,24 +1045,43 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
         }
     }
     size_t diff = 0;
-    int same_opts = 0, old_check = -1;
-    if (!rc) {
-        diff = reuse_old(&c, old);
+    int same_opts = 0, old_check = -1, old_schema = 0;
+    char *old_round = NULL; /* schema 1: the round its one tree was indexed as */
+    if (!rc && old) {
         sqlite3_stmt *q = NULL;
-        if (old && sqlite3_prepare_v2(old, "SELECT value FROM meta WHERE key='options'", -1, &q, NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW) {
-            const char *v = (const char *)sqlite3_column_text(q, 0);
-            same_opts = v && !strcmp(v, optkey);
-        }
+        if (sqlite3_prepare_v2(old, "SELECT value FROM meta WHERE key='schema_version'", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            old_schema = atoi((const char *)sqlite3_column_text(q, 0));
         sqlite3_finalize(q);
         q = NULL;
-        /* an unchanged index keeps its verdict: say so when it records a failed check */
-        if (old && sqlite3_prepare_v2(old, "SELECT value FROM meta WHERE key='check_exit_code'", -1, &q, NULL) == SQLITE_OK &&
+        if (old_schema < 2 &&
+            sqlite3_prepare_v2(old, "SELECT value FROM meta WHERE key='rules_name'", -1, &q, NULL) == SQLITE_OK &&
             sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-            old_check = atoi((const char *)sqlite3_column_text(q, 0));
+            old_round = strdup((const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+        if (old_schema < 2 && !old_round && !(old_round = strdup(round)))
+            rc = ms_err_oom(e);
+        if (old_schema < 2)
+            inote(&c, "note: %s: an index of schema %d (one tree); upgraded to schema %d, its rows kept as round %s",
+                  o->db, old_schema, SCHEMA_VERSION, old_round ? old_round : "?");
+    }
+    if (!rc) {
+        diff = reuse_old(&c, o->full ? NULL : old, old_schema, old_round && !strcmp(old_round, round));
+        /* this round's options and verdict, as recorded (schema 2: the rounds table) */
+        sqlite3_stmt *q = NULL;
+        if (old && old_schema >= 2 &&
+            sqlite3_prepare_v2(old, "SELECT options, check_exit_code FROM rounds WHERE round = ?", -1, &q, NULL) ==
+                SQLITE_OK &&
+            sqlite3_bind_text(q, 1, round, -1, SQLITE_TRANSIENT) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+            const char *v = (const char *)sqlite3_column_text(q, 0);
+            same_opts = v && !strcmp(v, optkey);
+            /* an unchanged index keeps its verdict: say so when it records a failed check */
+            if (sqlite3_column_type(q, 1) != SQLITE_NULL)
+                old_check = sqlite3_column_int(q, 1);
+        }
         sqlite3_finalize(q);
     }
-    if (!rc && old && diff == 0 && same_opts) {
+    if (!rc && old && !o->full && diff == 0 && same_opts) {
         sqlite3_close(old);
         st->files = c.n;
         st->reused = c.n - st->symlinks;
@@ -902,6 +1089,8 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
         st->check_exit = old_check;
         ents_free(&c);
         free(optkey);
+        free(round);
+        free(old_round);
         ms_buf_free(&c.line);
         st->seconds = (double)(ms_now_ns() - t0) / 1e9;
         return 0;
@@ -918,7 +1107,7 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     if (!rc)
         rc = configure(db, e);
     int attached = 0;
-    if (!rc && have_db && !o->full) {
+    if (!rc && old_schema) {
         sqlite3_stmt *a = NULL;
         if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS old", -1, &a, NULL) == SQLITE_OK) {
             sqlite3_bind_text(a, 1, o->db, -1, SQLITE_TRANSIENT);
@@ -932,11 +1121,20 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
             if (!attached)
                 rp_db_exec(db, "DETACH DATABASE old", "index", e);
         }
+        if (attached && (rc = old_views(db, old_schema, old_round ? old_round : round, e)))
+            attached = 0;
     }
     if (!rc)
         rc = fill(&c, db, attached, optkey, e);
-    if (attached && !rc)
-        rc = rp_db_exec(db, "DETACH DATABASE old", "index", e);
+    if (attached && !rc) {
+        for (size_t t = 0; t < sizeof ROUND_TABLES / sizeof *ROUND_TABLES && !rc; t++) {
+            char *d = sqlite3_mprintf("DROP VIEW temp.old_%s", ROUND_TABLES[t]);
+            rc = d ? rp_db_exec(db, d, "index", e) : ms_err_oom(e);
+            sqlite3_free(d);
+        }
+        if (!rc)
+            rc = rp_db_exec(db, "DETACH DATABASE old", "index", e);
+    }
     if (!rc) {
         sqlite3_int64 n = 0;
         unsigned char *img = sqlite3_serialize(db, "main", &n, 0);
@@ -949,6 +1147,8 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     if (db)
         sqlite3_close(db);
     free(optkey);
+    free(round);
+    free(old_round);
     ents_free(&c);
     ms_buf_free(&c.line);
     st->seconds = (double)(ms_now_ns() - t0) / 1e9;
@@ -965,6 +1165,12 @@ int rp_index_mem(const rp_index_opts *o, rp_index_stats *st, unsigned char **dat
     if (!ms_is_dir(o->root))
         return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root)", o->root);
     ictx c = {.o = o, .st = st, .line = MS_BUF_INIT};
+    char *round = index_round(&c, e);
+    if (!round) {
+        ms_buf_free(&c.line);
+        return e->code ? e->code : ms_err_oom(e);
+    }
+    c.round = round;
     int rc = scan(&c, 0, 0, e);
     for (size_t i = 0; i < c.n; i++)
         c.ents[i].changed = 1;
@@ -973,7 +1179,7 @@ int rp_index_mem(const rp_index_opts *o, rp_index_stats *st, unsigned char **dat
     sqlite3 *db = NULL;
     if (!rc && sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
         rc = ms_err_set(e, MS_ERUNTIME, "cannot create an in-memory database");
-    char *optkey = rc ? NULL : options_key(o, o->version);
+    char *optkey = rc ? NULL : options_key(o, round);
     if (!rc && !optkey)
         rc = ms_err_oom(e);
     if (!rc)
@@ -1000,6 +1206,7 @@ int rp_index_mem(const rp_index_opts *o, rp_index_stats *st, unsigned char **dat
     }
     sqlite3_close(db);
     free(optkey);
+    free(round);
     ents_free(&c);
     ms_buf_free(&c.line);
     st->seconds = (double)(ms_now_ns() - t0) / 1e9;

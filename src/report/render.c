@@ -229,6 +229,8 @@ typedef struct rctx {
     int unified;
     json_t *rules;    /* round rules (fallback filter) */
     json_t *report;   /* rules/report.json */
+    const char *only; /* a multi-round index: this round's rows only (NULL: every row) */
+    int multi;        /* several rounds: a Round column */
 } rctx;
 
 static int load_rows(rctx *c, ms_err *e)
@@ -237,12 +239,14 @@ static int load_rows(rctx *c, ms_err *e)
     ms_buf_puts(&sql, "SELECT ");
     for (size_t k = 0; k < NCOLS; k++)
         ms_buf_printf(&sql, "%s\"%s\"", k ? ", " : "", COLS[k]);
-    ms_buf_puts(&sql, " FROM results ORDER BY id");
+    ms_buf_puts(&sql, c->only ? " FROM results WHERE round = ? ORDER BY id" : " FROM results ORDER BY id");
     sqlite3_stmt *st = NULL;
     if (!sql.data || sqlite3_prepare_v2(c->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
         ms_buf_free(&sql);
         return ms_err_set(e, MS_EINPUT, "the index has no results table: %s", sqlite3_errmsg(c->db));
     }
+    if (c->only)
+        sqlite3_bind_text(st, 1, c->only, -1, SQLITE_TRANSIENT);
     ms_buf_free(&sql);
     int present[NCOLS] = {0};
     size_t cap = 0;
@@ -724,7 +728,7 @@ static void json_out(ms_buf *b, rec *v, size_t n)
 }
 
 static const char *const CSV_OUT[] = {
-    "ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform", "UsedModel", "Model",
+    "Round", "ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform", "UsedModel", "Model",
     "Scenario", "Accuracy", "Nodes", "Processor", "host_processors_per_node", "host_processor_core_count",
     "Accelerator", "a#", "Total Accelerators", "Location", "Software", "operating_system", "Notes",
     "compliance", "errors", "version", "inferred", "has_power", "weight_data_types", "design_power_watts",
@@ -808,13 +812,18 @@ static void md_out(rctx *c, ms_buf *b, rec *v, size_t n)
             if (!cnt)
                 continue;
             ms_buf_printf(b, "\n## %s, %s\n\n", cats[ci], suites[si]);
+            ms_buf_puts(b, c->multi ? "| Round " : "");
             ms_buf_puts(b, "| ID | Submitter | System | Accelerator | a# | Model | Scenario | Performance | Power | "
-                           "Accuracy | Availability |\n|---|---|---|---|---:|---|---|---:|---:|---|---|\n");
+                           "Accuracy | Availability |\n");
+            ms_buf_puts(b, c->multi ? "|---" : "");
+            ms_buf_puts(b, "|---|---|---|---|---:|---|---|---:|---:|---|---|\n");
             for (size_t i = 0; i < n; i++) {
                 rec *r = &v[i];
                 if (strcmp(rec_str(r, "Category"), cats[ci]) || !strstr(rec_str(r, "Suite"), suites[si]))
                     continue;
                 ms_buf_puts(b, "|");
+                if (c->multi)
+                    md_cell(b, rec_str(r, "Round"));
                 static const char *const ks[] = {"ID", "Submitter", "System", "Accelerator", "a#", "UsedModel",
                                                  "Scenario"};
                 for (size_t k = 0; k < 7; k++) {
@@ -1111,7 +1120,9 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
     ms_buf_puts(b, "</h1>\n<p class=\"muted\">Round ");
     h(b, c->round);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='verdict'", -1, &st, NULL) == SQLITE_OK &&
+    /* several rounds: meta's verdict is the last indexed tree's, not the page's */
+    if (!c->multi &&
+        sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='verdict'", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
         ms_buf_puts(b, " · checker: ");
         h(b, (const char *)sqlite3_column_text(st, 0));
@@ -1128,8 +1139,10 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
     ms_buf_puts(b, "<span class=\"muted\"><span id=\"shown\">0</span> shown</span>\n</div>\n");
     static const char *const cats[] = {"closed", "open", "network"};
     static const char *const suites[] = {"datacenter", "edge"};
-    static const char *const cols[] = {"ID", "Submitter", "System", "Platform", "Accelerator", "a#", "UsedModel",
+    static const char *const allcols[] = {"Round", "ID", "Submitter", "System", "Platform", "Accelerator", "a#", "UsedModel",
                                        "Scenario", "Performance", "Power", "Accuracy", "Availability", "inferred"};
+    const char *const *cols = allcols + !c->multi;
+    size_t ncols = sizeof allcols / sizeof *allcols - !c->multi;
     int tables = 0;
     for (size_t ci = 0; ci < 3; ci++)
         for (size_t si = 0; si < 2; si++) {
@@ -1143,7 +1156,7 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
             ms_buf_printf(b, "<section class=\"table\"><h2>%s · %s</h2>\n<table class=\"results\" id=\"t-%s-%s\">"
                              "<thead><tr>",
                           cats[ci], suites[si], cats[ci], suites[si]);
-            for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
+            for (size_t k = 0; k < ncols; k++)
                 ms_buf_printf(b, "<th>%s</th>", cols[k]);
             ms_buf_puts(b, "</tr></thead><tbody>\n");
             for (size_t i = 0; i < n; i++) {
@@ -1161,7 +1174,7 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
                 ms_buf_puts(b, "\" data-scenario=\"");
                 h(b, rec_str(r, "Scenario"));
                 ms_buf_puts(b, "\">");
-                for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+                for (size_t k = 0; k < ncols; k++) {
                     ms_buf cell = MS_BUF_INIT;
                     ms_buf_puts(&cell, "");
                     double num = NAN;
@@ -1250,8 +1263,13 @@ static int failed_check(rctx *c, rp_report_stats *st, ms_err *e)
 {
     sqlite3_stmt *q = NULL;
     int failed = 0;
-    if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='check_exit_code'", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+    if (c->only) {
+        if (sqlite3_prepare_v2(c->db, "SELECT check_exit_code FROM rounds WHERE round = ?", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_bind_text(q, 1, c->only, -1, SQLITE_TRANSIENT) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
+            sqlite3_column_type(q, 0) != SQLITE_NULL)
+            failed = sqlite3_column_int(q, 0) != 0;
+    } else if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='check_exit_code'", -1, &q, NULL) == SQLITE_OK &&
+               sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
         failed = strcmp((const char *)sqlite3_column_text(q, 0), "0") != 0;
     sqlite3_finalize(q);
     if (!failed)
@@ -1260,8 +1278,9 @@ static int failed_check(rctx *c, rp_report_stats *st, ms_err *e)
     if (!fs)
         return ms_err_oom(e);
     q = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT check_id, title, file, found FROM findings WHERE counts ORDER BY id", -1, &q,
-                           NULL) == SQLITE_OK)
+    if (sqlite3_prepare_v2(c->db, "SELECT check_id, title, file, found FROM findings WHERE counts AND "
+                                  "(?1 IS NULL OR round = ?1) ORDER BY id", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(q, 1, c->only, -1, SQLITE_TRANSIENT) == SQLITE_OK)
         while (sqlite3_step(q) == SQLITE_ROW) {
             const char *t = (const char *)sqlite3_column_text(q, 1), *f = (const char *)sqlite3_column_text(q, 2),
                        *fd = (const char *)sqlite3_column_text(q, 3);
@@ -1275,7 +1294,17 @@ static int failed_check(rctx *c, rp_report_stats *st, ms_err *e)
         }
     sqlite3_finalize(q);
     st->check_failed = 1;
-    rp_check_failure_text(fs, c->unified, st->check_failure, sizeof st->check_failure);
+    /* several rounds: name the round (the failures of each are kept, in order) */
+    size_t at = 0;
+    if (c->only) {
+        at = strlen(st->check_failure);
+        if (at + 1 < sizeof st->check_failure)
+            at += (size_t)snprintf(st->check_failure + at, sizeof st->check_failure - at, "%sround %s: ", at ? "; " : "",
+                                   c->only);
+        if (at >= sizeof st->check_failure)
+            at = sizeof st->check_failure - 1;
+    }
+    rp_check_failure_text(fs, c->unified, st->check_failure + at, sizeof st->check_failure - at);
     json_decref(fs);
     if (c->o->force)
         return 0;
@@ -1286,57 +1315,206 @@ static int failed_check(rctx *c, rp_report_stats *st, ms_err *e)
                       src, c->o->db ? " (recorded in the index)" : "", st->check_failure);
 }
 
+/* The rounds of one index to table: --round (each must be in the index), else every round it
+ * holds. *multi: a Round column (several rounds, or --round given). */
+static int pick_rounds(rctx *c, char ***out, size_t *nout, ms_err *e)
+{
+    *out = NULL;
+    *nout = 0;
+    sqlite3_stmt *q = NULL;
+    char **have = NULL;
+    size_t nh = 0, cap = 0;
+    int rc = 0;
+    if (sqlite3_prepare_v2(c->db, "SELECT round FROM rounds ORDER BY round", -1, &q, NULL) == SQLITE_OK)
+        while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+            const char *r = (const char *)sqlite3_column_text(q, 0);
+            if (MS_GROW(have, cap, nh + 1, 8) || !(have[nh] = strdup(r ? r : "")))
+                rc = ms_err_oom(e);
+            else
+                nh++;
+        }
+    sqlite3_finalize(q);
+    if (rc || !c->o->rounds) {
+        *out = have;
+        *nout = nh;
+        return rc;
+    }
+    char **sel = calloc(nh + 1, sizeof *sel);
+    char *list = strdup(c->o->rounds);
+    if (!sel || !list)
+        rc = ms_err_oom(e);
+    size_t ns = 0;
+    char *save = NULL;
+    for (char *t = list && !rc ? strtok_r(list, ",", &save) : NULL; t && !rc; t = strtok_r(NULL, ",", &save)) {
+        size_t k = 0, dup = 0;
+        while (k < nh && (!have[k] || strcmp(have[k], t)))
+            k++;
+        for (size_t j = 0; j < ns; j++)
+            dup |= !strcmp(sel[j], t);
+        if (dup)
+            continue;
+        if (k == nh) {
+            ms_buf hv = MS_BUF_INIT;
+            for (size_t j = 0; j < nh; j++)
+                ms_buf_printf(&hv, "%s%s", j ? ", " : "", have[j]);
+            if (!nh)
+                rc = ms_err_set(e, MS_EUSAGE, "--round: %s has no rounds table (an index of schema 1, one tree): "
+                                              "'mlsubmit index ROOT --db %s' upgrades it", c->o->db, c->o->db);
+            else
+                rc = ms_err_set(e, MS_EUSAGE, "--round: %s holds no round '%s' (it holds: %s)", c->o->db, t,
+                                hv.data ? hv.data : "none");
+            ms_buf_free(&hv);
+        } else {
+            sel[ns++] = have[k];
+            have[k] = NULL; /* once, in --round's order */
+        }
+    }
+    free(list);
+    for (size_t j = 0; j < nh; j++)
+        free(have[j]);
+    free(have);
+    if (rc) {
+        for (size_t j = 0; j < ns; j++)
+            free(sel[j]);
+        free(sel);
+        return rc;
+    }
+    *out = sel;
+    *nout = ns;
+    return 0;
+}
+
+/* One round's records (the index's rows of c->only, or all): rules, check verdict, rows,
+ * transforms, IDs. */
+static int one_round(rctx *c, rp_report_stats *st, rec **v, size_t *n, ms_err *e)
+{
+    const rp_report_opts *o = c->o;
+    sqlite3_stmt *q = NULL;
+    char *name = NULL;
+    int rc = 0;
+    /* the round: the index's rules version, else --version, else the newest */
+    if (c->only) {
+        if (sqlite3_prepare_v2(c->db, "SELECT rules_version, rules_name FROM rounds WHERE round = ?", -1, &q, NULL) ==
+                SQLITE_OK &&
+            sqlite3_bind_text(q, 1, c->only, -1, SQLITE_TRANSIENT) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+            if (sqlite3_column_text(q, 0))
+                c->round = strdup((const char *)sqlite3_column_text(q, 0));
+            name = strdup(sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : c->only);
+        }
+        sqlite3_finalize(q);
+    } else {
+        if (sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='rules_version'", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            c->round = strdup((const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+        q = NULL;
+        if (!o->version &&
+            sqlite3_prepare_v2(c->db, "SELECT value FROM meta WHERE key='rules_name'", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            name = strdup((const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+    }
+    ru_round rules;
+    rc = ru_round_load(&rules, o->data_dir, c->only ? name : o->version ? o->version : name ? name : c->round, e);
+    free(name);
+    if (!rc) {
+        c->unified = rules.unified;
+        c->rules = json_incref(rules.j);
+        if (!c->round)
+            c->round = strdup(rules.version);
+        char *rp = rp_fmt("%s/rules/report.json", rules.data_dir);
+        if (!rp || !c->round)
+            rc = ms_err_oom(e);
+        else if (!(c->report = rp_json_load(rp, e)))
+            rc = MS_EINPUT;
+        free(rp);
+        ru_round_free(&rules);
+    }
+    if (!rc)
+        rc = failed_check(c, st, e);
+    if (!rc)
+        rc = load_rows(c, e);
+    if (!rc)
+        rc = transform(c, e);
+    if (!rc)
+        rc = assign_ids(c, e);
+    if (!rc)
+        rc = build_records(c, v, n, e);
+    return rc;
+}
+
+static void round_free(rctx *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        rec_free(&c->recs[i]);
+    free(c->recs);
+    c->recs = NULL;
+    c->n = 0;
+    free(c->round);
+    c->round = NULL;
+    json_decref(c->rules);
+    json_decref(c->report);
+    c->rules = c->report = NULL;
+}
+
 int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
 {
     memset(st, 0, sizeof *st);
     rctx c = {.o = o};
     int rc = open_source(&c, e);
-    /* the round: the index's rules version, else --version, else the newest */
-    if (!rc) {
-        sqlite3_stmt *q = NULL;
-        if (sqlite3_prepare_v2(c.db, "SELECT value FROM meta WHERE key='rules_version'", -1, &q, NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-            c.round = strdup((const char *)sqlite3_column_text(q, 0));
-        sqlite3_finalize(q);
-        q = NULL;
-        char *name = NULL;
-        if (!o->version &&
-            sqlite3_prepare_v2(c.db, "SELECT value FROM meta WHERE key='rules_name'", -1, &q, NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-            name = strdup((const char *)sqlite3_column_text(q, 0));
-        sqlite3_finalize(q);
-        ru_round rules;
-        rc = ru_round_load(&rules, o->data_dir, o->version ? o->version : name ? name : c.round, e);
-        free(name);
-        if (!rc) {
-            c.unified = rules.unified;
-            c.rules = json_incref(rules.j);
-            if (!c.round)
-                c.round = strdup(rules.version);
-            char *rp = rp_fmt("%s/rules/report.json", rules.data_dir);
-            if (!rp || !c.round)
-                rc = ms_err_oom(e);
-            else if (!(c.report = rp_json_load(rp, e)))
-                rc = MS_EINPUT;
-            free(rp);
-            ru_round_free(&rules);
-        }
-    }
-    if (!rc)
-        rc = failed_check(&c, st, e);
-    if (!rc)
-        rc = load_rows(&c, e);
-    if (!rc)
-        rc = transform(&c, e);
-    if (!rc)
-        rc = assign_ids(&c, e);
+    char **rounds = NULL;
+    size_t nr = 0;
+    if (!rc && o->db)
+        rc = pick_rounds(&c, &rounds, &nr, e);
+    if (!rc && o->rounds && !o->db)
+        rc = ms_err_set(e, MS_EUSAGE, "--round selects rounds of an index (--db)");
+    c.multi = nr > 1 || (o->rounds && nr);
     rec *v = NULL;
-    size_t n = 0;
-    if (!rc)
-        rc = build_records(&c, &v, &n, e);
+    size_t n = 0, rows = 0;
+    ms_buf names = MS_BUF_INIT;
+    if (!rc && !c.multi) {
+        rc = one_round(&c, st, &v, &n, e);
+        rows = c.n;
+    }
+    for (size_t r = 0; !rc && c.multi && r < nr; r++) {
+        rec *rv = NULL;
+        size_t rn = 0;
+        c.only = rounds[r];
+        round_free(&c);
+        rc = one_round(&c, st, &rv, &rn, e);
+        rows += c.n;
+        ms_buf_printf(&names, "%s%s", r ? ", " : "", rounds[r]);
+        rec *nv = rc ? NULL : realloc(v, (n + rn + 1) * sizeof *v);
+        if (!rc && !nv)
+            rc = ms_err_oom(e);
+        for (size_t i = 0; i < rn; i++) {
+            /* Round first: the records of each round, in --round's (or the index's) order */
+            if (!rc && rec_set(&rv[i], "Round", vstr(rounds[r])))
+                rc = ms_err_oom(e);
+            if (!rc) {
+                field f = rv[i].f[rv[i].n - 1];
+                memmove(&rv[i].f[1], &rv[i].f[0], (rv[i].n - 1) * sizeof f);
+                rv[i].f[0] = f;
+            }
+            if (!rc)
+                nv[n++] = rv[i];
+            else
+                rec_free(&rv[i]);
+        }
+        free(rv);
+        if (nv)
+            v = nv;
+    }
+    if (!rc && c.multi) {
+        free(c.round);
+        c.round = ms_buf_steal(&names);
+        if (!c.round)
+            rc = ms_err_oom(e);
+    }
+    ms_buf_free(&names);
     ms_buf b = MS_BUF_INIT;
     if (!rc) {
-        st->rows = c.n;
+        st->rows = rows;
         st->records = n;
         switch (o->format) {
         case RP_FMT_JSON: json_out(&b, v, n); break;
@@ -1357,12 +1535,10 @@ int rp_report(const rp_report_opts *o, rp_report_stats *st, ms_err *e)
     for (size_t i = 0; i < n; i++)
         rec_free(&v[i]);
     free(v);
-    for (size_t i = 0; i < c.n; i++)
-        rec_free(&c.recs[i]);
-    free(c.recs);
-    free(c.round);
-    json_decref(c.rules);
-    json_decref(c.report);
+    for (size_t i = 0; i < nr; i++)
+        free(rounds[i]);
+    free(rounds);
+    round_free(&c);
     sqlite3_close(c.db);
     return rc;
 }

@@ -162,6 +162,7 @@ typedef struct rp_report_opts {
     const char *root;           /* a tree (indexed in memory first), or */
     const char *db;             /* an index */
     const char *version;
+    const char *rounds;         /* an index's rounds to table, "v0.5,v4.1"; NULL = every round */
     const char *data_dir;
     rp_format format;
     const char *output;         /* NULL = the report comes back in rp_report_stats.text */

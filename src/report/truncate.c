@@ -547,13 +547,35 @@ static int db_records(tctx *c, const char *db, ms_err *e)
         return rc;
     }
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, "SELECT path, full_sha256, full_size, truncated_sha256, truncated_size "
-                              "FROM truncations", -1, &st, NULL) != SQLITE_OK) {
+    /* an index of several rounds: the records of this tree's round (--version, else the round
+     * detected from the tree, as index does); one round, or schema 1 (no round column): all */
+    char *round = NULL;
+    if (c->o->version)
+        round = strdup(c->o->version);
+    else {
+        ms_err de;
+        ms_err_clear(&de);
+        char *data = ru_data_dir(NULL, NULL, &de), *why = NULL;
+        if (data && ck_detect_round(c->o->root, data, &round, &why, &de)) {
+            free(round);
+            round = NULL;
+        }
+        free(why);
+        free(data);
+    }
+    if (sqlite3_prepare_v2(h, "SELECT path, full_sha256, full_size, truncated_sha256, truncated_size FROM truncations "
+                              "WHERE (SELECT count(*) FROM rounds) <= 1 OR round IS ?1",
+                           -1, &st, NULL) == SQLITE_OK)
+        sqlite3_bind_text(st, 1, round, -1, SQLITE_TRANSIENT);
+    else if (sqlite3_prepare_v2(h, "SELECT path, full_sha256, full_size, truncated_sha256, truncated_size "
+                                   "FROM truncations", -1, &st, NULL) != SQLITE_OK) {
+        free(round);
         int rc = ms_err_set(e, MS_EINPUT, "%s: not an mlsubmit index with a truncations table: %s", db,
                             sqlite3_errmsg(h));
         sqlite3_close(h);
         return rc;
     }
+    free(round);
     int rc = 0;
     while (!rc && sqlite3_step(st) == SQLITE_ROW) {
         const char *p = (const char *)sqlite3_column_text(st, 0);

@@ -74,6 +74,12 @@ bigacc "$U/TEST01/accuracy/mlperf_log_accuracy.json" 3000
 expect_exit 0 M truncate "$TMP/u" --backup "$TMP/ubak" --version v6.1
 expect_grep "truncated closed/Org1/results/edge1/resnet50/SingleStream/TEST01/accuracy/mlperf_log_accuracy.json" "$TMP/out"
 expect_exit 0 M truncate --verify "$TMP/u" --backup "$TMP/ubak" --version v6.1
+# an index of two rounds (v5.1 above, v6.1 here): --db verifies the records of the tree's round only
+expect_exit 0 M index "$TMP/u" --db "$TMP/i.db" --version v6.1 --backup "$TMP/ubak"
+expect_exit 0 M truncate --verify "$TMP/u" --backup "$TMP/ubak" --version v6.1 --db "$TMP/i.db"
+expect_grep "^verify: 2 verified, 0 mismatches" "$TMP/out"
+expect_exit 0 M truncate --verify "$TMP/r" --backup "$TMP/bak" --version v5.1 --db "$TMP/i.db"
+expect_grep "^verify: 2 verified, 0 mismatches" "$TMP/out"
 expect_exit 0 M check "$TMP/u" --version v6.1 --no-csv --quiet
 # usage and input errors
 expect_exit 2 M truncate "$TMP/r"
