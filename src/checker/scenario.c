@@ -816,6 +816,15 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
              e.msg);
         goto out;
     }
+    /* `for line in f` reads the whole file in text mode: invalid UTF-8 anywhere raises
+     * UnicodeDecodeError, which check_results_dir's bare `except:` turns into no result */
+    size_t bad = 0;
+    if (!ms_utf8_valid(text, len, &bad) && ms_py_utf8_read_raises(text, len, MS_PY_READ_TO_EOF)) {
+        FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, "UTF-8 text", "an invalid byte",
+             "the file is not valid UTF-8 (byte offset %zu): the checker's exception, no result",
+             bad);
+        goto out;
+    }
     for (const char *p = text, *end = text + len; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)((nl ? nl : end) - p);
