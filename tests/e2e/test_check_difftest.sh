@@ -147,6 +147,30 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
     echo "FAIL: v1.0 measurements folder renamed (rc=$rc):"; grep -E '^(NoResults|Results=)' "$TMP/meas.out"; fail=1
   fi
 fi
+if [ -d "$SHARED/rounds/v0.7/tree" ]; then
+  # seed 191: operating_system a number: v0.7.1's summary.csv has no such column, no crash, and
+  # the system stays valid (Y9 only for the columns log_result quotes)
+  IV=open/IVATech/systems/iva-fpga-1.json
+  old_case v0.7 os && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["operating_system"]=42; open(p+".n","w").write(json.dumps(d))' "$TMP/os/$IV" &&
+    mv "$TMP/os/$IV.n" "$TMP/os/$IV" && old_check v0.7 os
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=6$' "$TMP/os.out" && ! grep -q ' Y9 ' "$TMP/os.out"; then
+    echo "ok: v0.7 operating_system not a string: no Y9, Results=9, NoResults=6 (the official verdict)"
+  else
+    echo "FAIL: v0.7 operating_system not a string (rc=$rc):"; grep -E 'Y9|^Results=' "$TMP/os.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v2.0/tree" ]; then
+  # seed 211: a wrong schedule seed: v2.0's check_performance_dir only logs it (P7 in
+  # performance_findings_logged_only), the result counts
+  DL=closed/NVIDIA/results/Orin_TRT_MaxQ/rnnt/Offline/performance/run_1/mlperf_log_detail.txt
+  old_case v2.0 seed && sed 's/"effective_schedule_rng_seed", "value": [0-9]*/"effective_schedule_rng_seed", "value": -1/' \
+    "$SHARED/rounds/v2.0/tree/$DL" >"$TMP/seed.dl" && rm -f "$TMP/seed/$DL" && mv "$TMP/seed.dl" "$TMP/seed/$DL" && old_check v2.0 seed
+  if [ "$rc" = 1 ] && grep -q '^Results=8, NoResults=1$' "$TMP/seed.out" && grep -q "WARNING *P7" "$TMP/seed.out"; then
+    echo "ok: v2.0 wrong seed: a warning, the result counts (the official verdict)"
+  else
+    echo "FAIL: v2.0 wrong seed (rc=$rc):"; grep -E 'P7|^Results=' "$TMP/seed.out"; fail=1
+  fi
+fi
 if [ -d "$SHARED/rounds/v0.5/tree" ]; then
   DV=open/dividiti/results/rpi4-tflite-v1.15/mobilenet-v1-0.25-128
   # seed 6: an open scenario folder renamed to a scenario the model does not have: v0.7.1 ignores
@@ -174,4 +198,9 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
   --rounds "${DIFFTEST_SMOKE_ROUNDS:-v5.1-mini,gen-v5.1,rounds/v3.0}" \
   --n "${DIFFTEST_SMOKE_N:-42}" --first 1 --work "$TMP/work" --table || fail=1
+# the older excerpts: each kind once, seeds 7-13 on v0.7 (text logs, the v0.7.1 checker) and
+# 14-20 on v2.0 (the v2.0 checker), about 20 s
+python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
+  --rounds "${DIFFTEST_SMOKE_OLD_ROUNDS:-rounds/v0.7,rounds/v2.0}" --no-gen \
+  --n "${DIFFTEST_SMOKE_OLD_N:-14}" --first 7 --work "$TMP/work-old" || fail=1
 exit $fail
