@@ -171,6 +171,18 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
     echo "FAIL: v2.0 wrong seed (rc=$rc):"; grep -E 'P7|^Results=' "$TMP/seed.out"; fail=1
   fi
 fi
+if [ -d "$SHARED/rounds/v1.0/tree" ]; then
+  # seed 321: invalid UTF-8 in a compliance verify_performance.txt: v1.0.1 raises reading it (no
+  # verdict), so the compliance errors stay errors although v1.0 only logs compliance failures
+  VP="closed/Centaur Technology/compliance/Centaur-AIC-2.5GHz/ssd-small/SingleStream/TEST04-A/verify_performance.txt"
+  old_case v1.0 vp && python3 -c 'import sys; p=sys.argv[1]; d=open(p,"rb").read(); open(p+".n","wb").write(d[:10]+b"\xe9"+d[10:])' "$TMP/vp/$VP" &&
+    mv "$TMP/vp/$VP.n" "$TMP/vp/$VP" && old_check v1.0 vp
+  if [ "$rc" = 1 ] && grep -q "ERROR *C4 .*TEST04-A/verify_performance.txt.*UTF-8" "$TMP/vp.out"; then
+    echo "ok: v1.0 non-UTF-8 verify_performance.txt: exit 1, C4 names the file"
+  else
+    echo "FAIL: v1.0 non-UTF-8 verify_performance.txt (rc=$rc):"; grep -E 'C4 .*TEST04-A|^Results=' "$TMP/vp.out"; fail=1
+  fi
+fi
 if [ -d "$SHARED/rounds/v0.5/tree" ]; then
   DV=open/dividiti/results/rpi4-tflite-v1.15/mobilenet-v1-0.25-128
   # seed 6: an open scenario folder renamed to a scenario the model does not have: v0.7.1 ignores
