@@ -64,6 +64,8 @@ typedef struct ck_switches {
                                      * system key, its models are still checked (v0.7.1) */
     int measurement_stops;          /* "measurement_failure_stops_scenario" (1): E1-E5 end it */
     int extra_model_map_inline;     /* "extra_model_map_inline" (0): the option is name:model;... */
+    int scenario_check_open;        /* "scenario_check_open" (0): M4 (scenario neither required nor
+                                     * optional) also in the open division */
 } ck_switches;
 
 typedef struct ck_rules {

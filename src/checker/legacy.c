@@ -386,7 +386,8 @@ static int plan_tree(plan *pl, ms_err *e)
                         s->open = !closed;
                         s->sys = &ly->sys;
                         s->sub = &ls->sub;
-                        if (closed && !ck_jlist_has(lm->req, s->scen_fixed) &&
+                        if ((closed || r->sw.scenario_check_open) &&
+                            !ck_jlist_has(lm->req, s->scen_fixed) &&
                             !ck_jlist_has(lm->opt, s->scen_fixed)) {
                             ck_where sw = {de->name, se->name, ye->name, me->name, s->scen_dir};
                             s->skip_task = ck_report_finding(
@@ -729,10 +730,15 @@ static void bookkeeping(plan *pl)
                         }
                         int compliance = closed ? 0 : 1;
                         if (closed && !run->o->skip_compliance) {
-                            if (!s->comp_ok && r->sw.compliance_rejects)
-                                ck_key_null(run, key);
-                            else
+                            /* check_results_dir (v1.0.1-v2.0): a compliance failure the round
+                             * only logs (compliance_failure_rejects_result false) still writes
+                             * `compilance` 0 in the row */
+                            if (!s->comp_ok) {
+                                if (r->sw.compliance_rejects)
+                                    ck_key_null(run, key);
+                            } else {
                                 compliance = 1;
+                            }
                         }
                         if (run->keys && key >= 0 && run->keys[key].truthy &&
                             !ru_scenario_canon(run->rules.j, s->scen_dir)) {

@@ -816,6 +816,15 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
              e.msg);
         goto out;
     }
+    /* `for line in f` reads the whole file in text mode: invalid UTF-8 anywhere raises
+     * UnicodeDecodeError, which check_results_dir's bare `except:` turns into no result */
+    size_t bad = 0;
+    if (!ms_utf8_valid(text, len, &bad) && ms_py_utf8_read_raises(text, len, MS_PY_READ_TO_EOF)) {
+        FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, "UTF-8 text", "an invalid byte",
+             "the file is not valid UTF-8 (byte offset %zu): the checker's exception, no result",
+             bad);
+        goto out;
+    }
     for (const char *p = text, *end = text + len; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)((nl ? nl : end) - p);
@@ -2033,6 +2042,8 @@ static void check_verify_file(sctx *c, const char *tdir_rel, const char *name, c
     char *rel = ck_join(tdir_rel, name);
     textfile t;
     read_textfile(c, rel, id, 1, &t);
+    if (!t.missing && !t.ok)
+        c->raises = 1; /* check_compliance_perf_dir reads it to the end: the reference raises */
     if (t.missing)
         FIND(c, id, CK_SEV_ERROR, rel, 0, NULL, NULL, "%s is missing in %s", name, tdir_rel);
     else if (t.ok && !(stripped_line ? text_has_stripped_line(&t, "TEST PASS")
@@ -2097,6 +2108,8 @@ static int compliance_last_test(sctx *c, const char *cdir_rel, const json_t *tes
         } else {
             textfile t;
             read_textfile(c, v_rel, "C4", 1, &t);
+            if (!t.missing && !t.ok)
+                c->raises = 1; /* check_compliance_perf_dir raises reading it: no verdict */
             perf_pass = t.ok && text_has_substring_line(&t, "TEST PASS");
             if (t.missing)
                 FIND(c, "C4", CK_SEV_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s",
@@ -2255,8 +2268,9 @@ out:
     s->comp_ok = !any_counting(c->run, &s->f, start);
 rejects:
     /* compliance_failure_rejects_result false (v1.0 to v2.0): the checker logs these errors
-     * but keeps the result (only the compliance column says 0), so they do not count */
-    if (!r->sw.compliance_rejects)
+     * but keeps the result (only the compliance column says 0), so they do not count; unless
+     * it raised on a verify file it could not read (no verdict: the errors stay) */
+    if (!r->sw.compliance_rejects && !c->raises)
         for (size_t k = start; k < s->f.n; k++)
             if (s->f.v[k].sev == CK_SEV_ERROR)
                 s->f.v[k].sev = CK_SEV_WARNING;

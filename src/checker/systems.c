@@ -156,13 +156,18 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         free(t);
         ms_buf_free(&b);
     }
-    /* Y9: values the legacy CSV writer concatenates as strings */
+    /* Y9: values the legacy CSV writer concatenates as strings ('"' + value + '"'): only
+     * the columns the round's log_result quotes (csv_quoted_columns_legacy; v0.7.1 writes none
+     * of these fields) */
     if (!unified) {
+        const json_t *quoted = ck_rget(r, "csv_quoted_columns_legacy");
         static const char *const strs[] = {"system_name", "host_processor_model_name",
                                            "accelerator_model_name"};
+        static const char *const strs_col[] = {"SystemName", "host_processor_model_name",
+                                               "accelerator_model_name"};
         for (size_t i = 0; i < 3; i++) {
             const json_t *v = json_object_get(j, strs[i]);
-            if (v && !json_is_string(v)) {
+            if (v && !json_is_string(v) && ck_jlist_has(quoted, strs_col[i])) {
                 char *ptr = ms_json_pointer_append("", strs[i]);
                 YF("Y9", CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
@@ -173,7 +178,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         static const char *const opt[] = {"framework", "operating_system"};
         for (size_t i = 0; i < 2; i++) {
             const json_t *v = json_object_get(j, opt[i]);
-            if (v && !json_is_string(v)) {
+            if (v && !json_is_string(v) && ck_jlist_has(quoted, opt[i])) {
                 char *ptr = ms_json_pointer_append("", opt[i]);
                 YF("Y9", CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
@@ -184,8 +189,9 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");
         /* log_result (v5.1.1): with sw_notes truthy, `hw_notes + ". "` runs when hw_notes is
          * truthy and `... + sw_notes` always; without, `'"' + hw_notes + '"'` */
-        if ((hw && !json_is_string(hw) && (!ms_py_truthy(sw) || ms_py_truthy(hw))) ||
-            (sw && ms_py_truthy(sw) && !json_is_string(sw)))
+        if (ck_jlist_has(quoted, "notes") &&
+            ((hw && !json_is_string(hw) && (!ms_py_truthy(sw) || ms_py_truthy(hw))) ||
+             (sw && ms_py_truthy(sw) && !json_is_string(sw))))
             YF("Y9", CK_SEV_ERROR, "/hw_notes", "strings", "another JSON value",
                "hw_notes/sw_notes must be strings (the MLCommons checker crashes writing "
                "summary.csv)");

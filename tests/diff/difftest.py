@@ -40,7 +40,8 @@ import mutations  # noqa: E402
 import known  # noqa: E402
 
 COUNT_RE = re.compile(r"^(Results=|NoResults|Closed |Open |Network |Systems=|SUMMARY:)")
-OFFICIAL_LINE_RE = re.compile(r"^\[[^\]]*\] (.*)$")
+# official log prefixes: "[time file:line LEVEL] " (tags v1.0.1 on), "LEVEL:main:" (v0.7.1)
+OFFICIAL_LINE_RE = re.compile(r"^(?:\[[^\]]*\] |[A-Z]+:main:)(.*)$")
 
 
 # ----------------------------------------------------------------------------- rounds ----
@@ -64,6 +65,18 @@ def checker_tags(shared):
         for m in re.finditer(r"\b(v\d+\.\d+)\b", rest):
             tags.setdefault(m.group(1), tag)
     return tags
+
+
+def checker_path(shared, tag):
+    """The official checker of a tag: submission_checker.py (tags v3.0 on) or
+    submission-checker.py (v0.7.1 to v2.1); None when the sources hold neither."""
+    if not tag:
+        return None
+    for name in ("submission_checker.py", "submission-checker.py"):
+        path = os.path.join(shared, "upstream", "submission-checkers", tag, name)
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 class Round:
@@ -95,8 +108,8 @@ def discover_rounds(shared, notes):
                          % (name, v, ", ".join(sorted(rules))))
             continue
         tag = tags.get(v)
-        checker = tag and os.path.join(shared, "upstream", "submission-checkers", tag, "submission_checker.py")
-        if not checker or not os.path.isfile(checker):
+        checker = checker_path(shared, tag)
+        if not checker:
             notes.append("%s: skipped, no official checker for %s in the upstream sources" % (name, v))
             continue
         out.append(Round(name, tree, v, tag, checker))
@@ -110,8 +123,8 @@ def generated_rounds(shared, work, notes):
     out = []
     for v in ("v5.1",):
         tag = tags.get(v)
-        checker = tag and os.path.join(shared, "upstream", "submission-checkers", tag, "submission_checker.py")
-        if not checker or not os.path.isfile(checker):
+        checker = checker_path(shared, tag)
+        if not checker:
             notes.append("gen-%s: skipped, no official checker for %s" % (v, v))
             continue
         tree = os.path.join(work, "gen-" + v)
@@ -205,9 +218,9 @@ def mine(args, rnd, tree, work):
 def diff_rows(a, b):
     lines = []
     for r, n in sorted((a - b).items()):
-        lines.append("    official only (x%d): %s" % (n, ",".join(r[:10])))
+        lines.append("    official only (x%d): %s" % (n, ",".join(r)))
     for r, n in sorted((b - a).items()):
-        lines.append("    mlsubmit only (x%d): %s" % (n, ",".join(r[:10])))
+        lines.append("    mlsubmit only (x%d): %s" % (n, ",".join(r)))
     return lines
 
 
@@ -285,8 +298,8 @@ def main():
         if not args.round:
             ap.error("--tree needs --round")
         tag = checker_tags(args.shared).get(args.round)
-        checker = tag and os.path.join(args.shared, "upstream", "submission-checkers", tag, "submission_checker.py")
-        if not checker or not os.path.isfile(checker):
+        checker = checker_path(args.shared, tag)
+        if not checker:
             print("SKIP: no official checker for %s" % args.round)
             return 0
         rounds = [Round(os.path.basename(os.path.normpath(args.tree)), os.path.abspath(args.tree),
@@ -321,6 +334,7 @@ def main():
         seeds = [int(f[0]) for f in todo]
     stats = collections.defaultdict(collections.Counter)  # (kind, round) -> outcome counts
     divergences = 0
+    not_applicable = collections.Counter()
     t_off = t_me = 0.0
     try:
         for r in rounds:  # the unmutated trees must agree, or every case is noise
@@ -340,6 +354,9 @@ def main():
             link_tree(rnd.tree, tree)
             try:
                 mut = mutations.apply(kind, tree, random.Random(seed))
+            except mutations.DoesNotApply:
+                shutil.rmtree(case, ignore_errors=True)
+                return (seed, rnd.name, kind, "n/a", "", "", 0.0, 0.0)
             except Exception as e:  # a harness defect: reported, never silent
                 shutil.rmtree(case, ignore_errors=True)
                 return (seed, rnd.name, kind, "DIFF", "harness error: %r" % e,
@@ -378,6 +395,9 @@ def main():
                 if res is None:
                     continue
                 seed, rname, kind, outcome, desc, text, so, sm = res
+                if outcome == "n/a":  # the kind has nothing to damage in that tree
+                    not_applicable[(kind, rname)] += 1
+                    continue
                 t_off += so
                 t_me += sm
                 stats[(kind, rname)][outcome.split(":")[0]] += 1
@@ -401,6 +421,8 @@ def main():
     print("difftest: %d cases, %d same, %d official crashed (mlsubmit exit 1 naming the file), "
           "%d documented differences, %d divergences; official %.1f s, mlsubmit %.1f s"
           % (total["cases"], total["same"], total["crashed"], total["documented"], divergences, t_off, t_me))
+    for (kind, rname), n in sorted(not_applicable.items()):
+        print("note: %d seed(s) of %s skipped on %s: nothing to damage there" % (n, kind, rname))
     if args.table:
         print(table(stats))
     return 1 if divergences else 0

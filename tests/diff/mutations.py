@@ -189,8 +189,35 @@ def changed_value(v, rng):
     return choose(rng, ["", 0, "x"])
 
 
+SUMMARY_LINE_RE = re.compile(rb"^([A-Za-z][^:\n]*?)(\s*:\s*)(\S[^\n]*?)\s*$")
+
+
+def text_value(tree, rng):
+    """Logs of the text era (LoadGen .5a1 of v0.5/v0.7, no :::MLLOG lines): the official checker
+    reads the values of mlperf_log_summary.txt ("Scenario : Offline", "Min duration (ms): 60000"),
+    so one "key : value" line of a summary is changed instead."""
+    rel = choose(rng, files(tree, lambda r: r.endswith("mlperf_log_summary.txt") and
+                            area(r) in ("results", "compliance")))
+    data = read(tree, rel)
+    lines = data.split(b"\n")
+    cand = [(i, m) for i, m in ((i, SUMMARY_LINE_RE.match(l)) for i, l in enumerate(lines)) if m]
+    i, m = choose(rng, cand)
+    old = m.group(3).decode("utf-8", "surrogateescape")
+    try:
+        v = json.loads(old) if re.match(r"^-?\d+(\.\d+)?$", old) else old
+    except ValueError:
+        v = old
+    new = changed_value(v, rng)
+    lines[i] = m.group(1) + m.group(2) + str(new).encode("utf-8", "surrogateescape")
+    write(tree, rel, b"\n".join(lines))
+    return Mut("%s: %s %s -> %s" % (rel, m.group(1).decode("utf-8", "replace"), old[:60], str(new)[:60]), [rel])
+
+
 def m_detail_value(tree, rng):
-    rel = choose(rng, detail_logs(tree, ("results", "compliance")))
+    logs = detail_logs(tree, ("results", "compliance"))
+    if not any(MLLOG_RE.match(read(tree, r).split(b"\n", 1)[0]) for r in logs):
+        return text_value(tree, rng)
+    rel = choose(rng, logs)
     data = read(tree, rel)
     recs = [(i, r) for i, r in mllog_records(data) if "value" in r and "key" in r]
     i, rec = choose(rng, recs)
@@ -388,6 +415,10 @@ def m_non_utf8(tree, rng):
     return Mut("%s: bytes %r at line %d col %d" % (rel, junk, i + 1, pos), [rel])
 
 
+class DoesNotApply(RuntimeError):
+    """The tree has nothing this kind can damage (drop_compliance on v0.5: no compliance/)."""
+
+
 KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS}
 
 
@@ -398,4 +429,4 @@ def apply(kind, tree, rng):
             return KIND_FUNCS[kind](tree, rng)
         except NotApplicable:
             continue
-    raise RuntimeError("mutation %s does not apply to %s" % (kind, tree))
+    raise DoesNotApply("mutation %s does not apply to %s" % (kind, tree))

@@ -115,10 +115,104 @@ if [ -d "$V30" ]; then
   fi
 fi
 
+# ---- the same for the excerpts of v0.5 and v1.0 (verdicts of the v0.7.1 and v1.0.1 checkers) ----
+old_case() { # old_case ROUND NAME: a fresh copy of the excerpt in $TMP/NAME
+  rm -rf "$TMP/$2"
+  cp -r "$SHARED/rounds/$1/tree" "$TMP/$2" && chmod -R u+w "$TMP/$2"
+}
+old_check() { # old_check ROUND NAME: mlsubmit check, output in $TMP/NAME.out, exit in $rc
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/$2" --version "$1" --csv "$TMP/$2.csv" --color never \
+    >"$TMP/$2.out" 2>&1
+  rc=$?
+}
+if [ -d "$SHARED/rounds/v1.0/tree" ]; then
+  # seed 36: a closed compliance folder removed. v1.0.1 only logs it (compliance_failure_rejects_
+  # result: false) but writes compilance 0 in that row
+  CT="closed/Centaur Technology"
+  old_case v1.0 comp && rm -r "$TMP/comp/$CT/compliance/Centaur-AIC-2.5GHz/resnet/SingleStream" &&
+    old_check v1.0 comp
+  if [ "$rc" = 0 ] && grep -q '^Results=12, NoResults=0$' "$TMP/comp.out" &&
+     grep 'Centaur-AIC-2.5GHz/resnet/SingleStream,' "$TMP/comp.csv" | grep -q ',"",0,[0-9]*,v1.0,0,0$'; then
+    echo "ok: v1.0 compliance folder removed: the result counts, compilance 0 (the official verdict)"
+  else
+    echo "FAIL: v1.0 compliance folder removed (rc=$rc):"; grep "2.5GHz/resnet/SingleStream" "$TMP/comp.csv"; fail=1
+  fi
+  # seed 34: a measurements scenario folder renamed: only its key is nulled, the result still
+  # counts (measurements_failure_stops: false, v1.0.1-v3.0)
+  MM=open/Mobilint/measurements/mobilint_edgefive/ssd-small
+  old_case v1.0 meas && mv "$TMP/meas/$MM/Offline" "$TMP/meas/$MM/Server" && old_check v1.0 meas
+  if [ "$rc" = 1 ] && grep -q '^Results=12, NoResults=1$' "$TMP/meas.out"; then
+    echo "ok: v1.0 measurements folder renamed: Results=12, NoResults=1 (the official verdict)"
+  else
+    echo "FAIL: v1.0 measurements folder renamed (rc=$rc):"; grep -E '^(NoResults|Results=)' "$TMP/meas.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v0.7/tree" ]; then
+  # seed 191: operating_system a number: v0.7.1's summary.csv has no such column, no crash, and
+  # the system stays valid (Y9 only for the columns log_result quotes)
+  IV=open/IVATech/systems/iva-fpga-1.json
+  old_case v0.7 os && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["operating_system"]=42; open(p+".n","w").write(json.dumps(d))' "$TMP/os/$IV" &&
+    mv "$TMP/os/$IV.n" "$TMP/os/$IV" && old_check v0.7 os
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=6$' "$TMP/os.out" && ! grep -q ' Y9 ' "$TMP/os.out"; then
+    echo "ok: v0.7 operating_system not a string: no Y9, Results=9, NoResults=6 (the official verdict)"
+  else
+    echo "FAIL: v0.7 operating_system not a string (rc=$rc):"; grep -E 'Y9|^Results=' "$TMP/os.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v2.0/tree" ]; then
+  # seed 211: a wrong schedule seed: v2.0's check_performance_dir only logs it (P7 in
+  # performance_findings_logged_only), the result counts
+  DL=closed/NVIDIA/results/Orin_TRT_MaxQ/rnnt/Offline/performance/run_1/mlperf_log_detail.txt
+  old_case v2.0 seed && sed 's/"effective_schedule_rng_seed", "value": [0-9]*/"effective_schedule_rng_seed", "value": -1/' \
+    "$SHARED/rounds/v2.0/tree/$DL" >"$TMP/seed.dl" && rm -f "$TMP/seed/$DL" && mv "$TMP/seed.dl" "$TMP/seed/$DL" && old_check v2.0 seed
+  if [ "$rc" = 1 ] && grep -q '^Results=8, NoResults=1$' "$TMP/seed.out" && grep -q "WARNING *P7" "$TMP/seed.out"; then
+    echo "ok: v2.0 wrong seed: a warning, the result counts (the official verdict)"
+  else
+    echo "FAIL: v2.0 wrong seed (rc=$rc):"; grep -E 'P7|^Results=' "$TMP/seed.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v1.0/tree" ]; then
+  # seed 321: invalid UTF-8 in a compliance verify_performance.txt: v1.0.1 raises reading it (no
+  # verdict), so the compliance errors stay errors although v1.0 only logs compliance failures
+  VP="closed/Centaur Technology/compliance/Centaur-AIC-2.5GHz/ssd-small/SingleStream/TEST04-A/verify_performance.txt"
+  old_case v1.0 vp && python3 -c 'import sys; p=sys.argv[1]; d=open(p,"rb").read(); open(p+".n","wb").write(d[:10]+b"\xe9"+d[10:])' "$TMP/vp/$VP" &&
+    mv "$TMP/vp/$VP.n" "$TMP/vp/$VP" && old_check v1.0 vp
+  if [ "$rc" = 1 ] && grep -q "ERROR *C4 .*TEST04-A/verify_performance.txt.*UTF-8" "$TMP/vp.out"; then
+    echo "ok: v1.0 non-UTF-8 verify_performance.txt: exit 1, C4 names the file"
+  else
+    echo "FAIL: v1.0 non-UTF-8 verify_performance.txt (rc=$rc):"; grep -E 'C4 .*TEST04-A|^Results=' "$TMP/vp.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v0.5/tree" ]; then
+  DV=open/dividiti/results/rpi4-tflite-v1.15/mobilenet-v1-0.25-128
+  # seed 6: an open scenario folder renamed to a scenario the model does not have: v0.7.1 ignores
+  # it in the open division too (scenario_check_open)
+  old_case v0.5 oscen && mv "$TMP/oscen/$DV/singlestream" "$TMP/oscen/$DV/Interactive" && old_check v0.5 oscen
+  if [ "$rc" = 1 ] && grep -q '^Results=2, NoResults=5$' "$TMP/oscen.out" && ! grep -q Interactive "$TMP/oscen.csv"; then
+    echo "ok: v0.5 open scenario not allowed: ignored (the official verdict)"
+  else
+    echo "FAIL: v0.5 open scenario not allowed (rc=$rc):"; grep -E '^Results=' "$TMP/oscen.out"; fail=1
+  fi
+  # seed 69: invalid UTF-8 in a performance summary: check_performance_dir raises, no result
+  S=$DV/singlestream/performance/run_1/mlperf_log_summary.txt
+  old_case v0.5 utf && python3 -c 'import sys; p=sys.argv[1]; d=open(p,"rb").read(); open(p+".n","wb").write(d[:40]+b"\xc3("+d[40:])' "$TMP/utf/$S" &&
+    mv "$TMP/utf/$S.n" "$TMP/utf/$S" && old_check v0.5 utf
+  if [ "$rc" = 1 ] && grep -q '^Results=2, NoResults=5$' "$TMP/utf.out" && grep -q "P8.*mlperf_log_summary.txt.*UTF-8" "$TMP/utf.out"; then
+    echo "ok: v0.5 non-UTF-8 summary: no result, P8 names the file (the official verdict)"
+  else
+    echo "FAIL: v0.5 non-UTF-8 summary (rc=$rc):"; grep -E 'P8|^Results=' "$TMP/utf.out"; fail=1
+  fi
+fi
+
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 # The smoke runs the rounds whose campaign ended with no unexplained divergence: each mutation
 # kind once per round. Add a round here once its campaign is clean.
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
   --rounds "${DIFFTEST_SMOKE_ROUNDS:-v5.1-mini,gen-v5.1,rounds/v3.0}" \
   --n "${DIFFTEST_SMOKE_N:-42}" --first 1 --work "$TMP/work" --table || fail=1
+# the older excerpts: each kind once, seeds 7-13 on v0.7 (text logs, the v0.7.1 checker) and
+# 14-20 on v2.0 (the v2.0 checker), about 20 s
+python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
+  --rounds "${DIFFTEST_SMOKE_OLD_ROUNDS:-rounds/v0.7,rounds/v2.0}" --no-gen \
+  --n "${DIFFTEST_SMOKE_OLD_N:-14}" --first 7 --work "$TMP/work-old" || fail=1
 exit $fail
