@@ -53,7 +53,7 @@ const char *au_dtype_name(au_dtype d);
  * looks). */
 typedef enum au_layout { AU_LAYOUT_V6 = 0, AU_LAYOUT_V51 = 1 } au_layout;
 struct au_rules;
-/* The layout of a round name ("v6.1", "6", "v5.1"...): the "layouts" of rules/compliance.json; -1 if none */
+/* The layout of a round name (v6.1, 6, v5.1...): the "layouts" of rules/compliance.json; -1 if none */
 int au_layout_parse(const struct au_rules *r, const char *s);
 
 /* The accuracy script used by the TEST01 non-determinism fallback
@@ -75,9 +75,9 @@ void au_rules_free(au_rules *r);
 const char *au_rules_audit_dir(const au_rules *r, const char *model);
 /* TEST01 accuracy_log_sampling_target of a model; 0 if unknown. */
 uint64_t au_rules_sampling_target(const au_rules *r, const char *model);
-/* 1 required, 0 not required, -1 the model is not in that round's lists. round: "v5.1"... */
+/* 1 required, 0 not required, -1 the model is not in that round's lists. round: v5.1... */
 int au_rules_required(const au_rules *r, const char *round, au_test t, const char *model);
-/* The round the embedded LoadGen of a compat version stands for ("v5.1", "v6.1"). */
+/* The round the embedded LoadGen of a compat version stands for (v5.1, v6.1). */
 const char *au_rules_round_of(const au_rules *r, lg_compat c);
 /* The alternate (TEST05) seeds of a round: qsl, sample index, schedule. -1 if none. */
 int au_rules_test05_seeds(const au_rules *r, const char *round, uint64_t seeds[3]);

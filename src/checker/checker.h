@@ -20,7 +20,7 @@
 
 typedef struct ck_options {
     const char *root;          /* submission root, as given (used verbatim in unified keys) */
-    const char *version;       /* "v5.1", ...; NULL = the newest round in <data_dir>/rules */
+    const char *version;       /* v5.1, ...; NULL = the newest round in <data_dir>/rules */
     const char *data_dir;      /* directory holding rules/ and schemas/ (rules/rules.h ru_data_dir) */
     const char *submitter;     /* only this submitter directory (exact name), or NULL */
     const char *profile;       /* NULL or a profile of the rules file ("smoke") */

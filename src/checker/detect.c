@@ -24,7 +24,7 @@ typedef struct evidence {
     int sys_with_type, sys_without_type;
 } evidence;
 
-/* "3.0 @ c4a19872d9" -> "3.0"; ".5a1 @ 413d" -> ".5a1" */
+/* 3.0 @ c4a19872d9 -> 3.0; .5a1 @ 413d -> .5a1 */
 static void add_version(evidence *ev, const char *v, size_t n)
 {
     const char *at = memchr(v, '@', n);
@@ -145,7 +145,7 @@ static double vnum(const char *v)
     return atof(v);
 }
 
-/* observed version v fits the round's entry e: equal, or e followed by '.' ("5.1" ~ "5.1.0") */
+/* observed version v fits the round's entry e: equal, or e followed by '.' (5.1 ~ 5.1.0) */
 static int vfits(const char *v, const char *e)
 {
     size_t n = strlen(e);

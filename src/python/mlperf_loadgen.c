@@ -217,7 +217,7 @@ static const field ts_fields[] = {
     F("multi_stream_expected_latency_ns", K_DBL, multi_stream_expected_latency_ns),
     F("multi_stream_target_latency_percentile", K_DBL, multi_stream_target_latency_percentile),
     F("multi_stream_samples_per_query", K_U64, multi_stream_samples_per_query),
-    /* the early MultiStream (SetLoadgenCompat("0.5") to "1.1"; reference r0.5 TestSettings) */
+    /* the early MultiStream (SetLoadgenCompat of 0.5 to 1.1; reference r0.5 TestSettings) */
     F("multi_stream_target_qps", K_DBL, multi_stream_target_qps),
     F("multi_stream_max_async_queries", K_U64, multi_stream_max_async_queries),
     F("server_target_qps", K_DBL, server_target_qps),

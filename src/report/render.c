@@ -225,7 +225,7 @@ typedef struct rctx {
     sqlite3 *db;
     rec *recs;
     size_t n;
-    char *round;      /* "v5.1" */
+    char *round;      /* v5.1, ... */
     int unified;
     json_t *rules;    /* round rules (fallback filter) */
     json_t *report;   /* rules/report.json */

@@ -167,7 +167,7 @@ typedef struct rp_report_opts {
     rp_format format;
     const char *output;         /* NULL = the report comes back in rp_report_stats.text */
     const char *ids;            /* ids.json: Unique ID -> number (read and written back) */
-    const char *report_version; /* ID prefix ("5.1"); NULL = from the round */
+    const char *report_version; /* ID prefix (5.1, ...); NULL = from the round */
     const char *repository;     /* Details/Code URLs */
     const char *repository_owner;
     const char *repository_branch;

@@ -62,7 +62,7 @@ char *ru_newest_round(const char *data, ms_err *e);
 /* A round's rules file, read with Jansson (not validated; `mlsubmit rules lint` validates). */
 typedef struct ru_round {
     json_t *j;          /* the whole file */
-    char *version;      /* "v5.1" */
+    char *version;      /* v5.1, ... */
     char *data_dir;     /* the data folder it came from */
     char *path;         /* <data>/rules/<version>.json */
     int unified;        /* "profile": "unified" (v6 layout) */
