@@ -210,11 +210,14 @@ deps-fuzz:
 # One goal per sub-make: with -jN the build is parallel, the test loops never run side by side.
 ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
   SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=undefined" ASAN_OPTIONS=detect_leaks=1
+# ASAN_E2E: the e2e scripts run against the sanitized binary (all by default; CI names the ones
+# that drive the most code over damaged and hostile input, .ci/run, to stay inside its budget)
+ASAN_E2E ?= $(E2E)
 asan: deps
 	@$(MAKE) --no-print-directory deps-browser
 	@+$(ASAN_MAKE) data
 	@+$(ASAN_MAKE) unit
-	@+$(ASAN_MAKE) e2e
+	@+$(ASAN_MAKE) E2E="$(ASAN_E2E)" e2e
 
 # VALGRIND_E2E: the e2e scripts run under valgrind (all by default; a full pass takes far longer
 # than the CI budget on 2 cores, so CI names a subset: .ci/run)
