@@ -250,6 +250,31 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   fi
 fi
 
+# ---- TEST01's verify_accuracy.txt: check_compliance_acc_dir reads it up to the "TEST PASS" line ----
+if [ -d "$SHARED/rounds/v2.0/tree" ]; then
+  # seed 685: invalid UTF-8 after "TEST PASS", in the first 8,192 bytes: the v2.0 checker raises
+  # decoding that chunk (no verdict); mlsubmit exits 1 naming the file (it read only whether the
+  # file exists, as compliance_last_test_decides rounds need nothing else from it)
+  VA=closed/NVIDIA/compliance/Orin_TRT/ssd-mobilenet/SingleStream/TEST01/verify_accuracy.txt
+  old_case v2.0 va && printf '\xc3(' >>"$TMP/va/$VA" && old_check v2.0 va
+  if [ "$rc" = 1 ] && grep -q "ERROR *C5 .*$VA.*not valid UTF-8" "$TMP/va.out"; then
+    echo "ok: v2.0 non-UTF-8 TEST01 verify_accuracy.txt: exit 1, C5 names the file"
+  else
+    echo "FAIL: v2.0 non-UTF-8 TEST01 verify_accuracy.txt (rc=$rc):"; grep -E "C5 |^Results=" "$TMP/va.out"; fail=1
+  fi
+fi
+if [ -d "$V30" ]; then
+  # ... but an incomplete sequence at the very end stays pending in Python's decoder and the loop
+  # breaks at "TEST PASS": the v3.0 checker reads it without error (official: looks OK)
+  VA=network/HPE/compliance/dl385_q8_std-qaic-v1.8.3.7-aic100/bert-99/server/TEST01/verify_accuracy.txt
+  v30_case valead && printf '\xe9' >>"$TMP/valead/$VA" && v30_check valead
+  if [ "$rc" = 0 ] && grep -q '^Results=21, NoResults=0$' "$TMP/valead.out"; then
+    echo "ok: v3.0 TEST01 verify_accuracy.txt with a trailing lead byte: looks OK (the official verdict)"
+  else
+    echo "FAIL: v3.0 TEST01 verify_accuracy.txt with a trailing lead byte (rc=$rc):"; grep -E "C5 |^Results=" "$TMP/valead.out"; fail=1
+  fi
+fi
+
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 # The smoke runs the rounds whose campaign ended with no unexplained divergence: each mutation
 # kind once per round. Add a round here once its campaign is clean.
