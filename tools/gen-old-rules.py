@@ -107,9 +107,11 @@ ROUNDS = {
                      # check_results_dir of tag v3.0: neither a measurement failure nor a missing
                      # accuracy.txt / file list mismatch ends the scenario (no `continue`)
                      "measurements_failure_stops": False, "accuracy_failure_stops": False,
-                     # ... nor a file list mismatch of performance/run_1
+                     # ... nor a file list mismatch of performance/run_1 (logged only from
+                     # tag v1.0.1 on; v2.1-v1.0 below inherit it)
                      "performance_file_list_stops": False,
-                     # check_performance_dir of tag v3.0 only logs these (no is_valid = False)
+                     # check_performance_dir of tags v1.0.1-v3.0 only logs these (no
+                     # is_valid = False); v2.1-v1.0 below inherit the list
                      "performance_findings_logged_only": ["P7", "P10", "P12", "P13", "P14"],
                      # the S10 check (systems without results) came in tag v5.1.1
                      "systems_results_check": False},

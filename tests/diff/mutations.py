@@ -380,7 +380,14 @@ def m_other_scenario_log(tree, rng):
 def m_duplicate_runs(tree, rng):
     pool = dirs(tree, lambda r: os.path.basename(r) == "run_1" and area(r) in ("results", "compliance"))
     rel = choose(rng, pool)
-    n = choose(rng, ["run_2", "run_1_copy", "run_0", "run_5"])
+    names = ["run_2", "run_1_copy", "run_0", "run_5"]
+    n = choose(rng, names)
+    # a name already there (v0.5/v0.7 Server results have run_1 to run_5): the first free one,
+    # without drawing again, so that every other seed replays as before
+    free = [x for x in [n] + names if not os.path.exists(os.path.join(tree, os.path.dirname(rel), x))]
+    if not free:
+        raise NotApplicable()
+    n = free[0]
     dst = os.path.join(os.path.dirname(rel), n)
     copytree_new(os.path.join(tree, rel), os.path.join(tree, dst))
     return Mut("copied %s to %s" % (rel, n), [dst, rel, os.path.dirname(rel)])
