@@ -231,8 +231,11 @@ ROUNDS["v1.1"].update({
                     "Offline": "Watts", "Server": "Watts"},
     # Config.uses_early_stopping / uses_legacy_multistream: False / True before v2.0; the
     # MultiStream result is effective_samples_per_query, only SingleStream is converted to ms
+    # generate-final-report.py of tags v1.0.1 and r1.1: a sheet per division and suite with
+    # `Suite == suite` (a "datacenter,edge" system is in neither) and no (Model, Scenario) filter
     "switches": dict(ROUNDS["v2.0"]["switches"], early_stopping=False,
-                     result_ns_to_ms_scenarios=["SingleStream"], detail_log_query_count=False),
+                     result_ns_to_ms_scenarios=["SingleStream"], detail_log_query_count=False,
+                     report_scenario_filter=False, report_suite_exact=True),
     "multistream_field": "effective_samples_per_query",
 })
 ROUNDS["v1.0"] = dict(ROUNDS["v1.1"])
@@ -256,7 +259,10 @@ ROUNDS["v0.7"] = {
                      server_performance_runs=5, status_checked=False,
                      system_desc_submitter_case_sensitive=True,
                      system_desc_failure_keeps_models=True,
-                     measurement_failure_stops_scenario=False),
+                     measurement_failure_stops_scenario=False,
+                     # no results-table tool in tag v0.7.1: the results tables are the
+                     # checker's summary.csv rows, every one
+                     report_suite_exact=False),
     # Config.get_mlperf_model of v0.7.1: prefixes, not substrings
     "guesses": [
         {"prefix": ["mobilenet"], "model": "mobilenet"},
@@ -273,7 +279,10 @@ ROUNDS["v0.5"].update({
     # v0.5: no system type (every scenario optional for every model), no latency or duration
     # checks ("not supported for v0.5")
     "valid_system_types": None,
-    "switches": dict(ROUNDS["v0.7"]["switches"], perf_constraints_checked=False),
+    # no system type: one results table per division (the system JSON's `division`, its
+    # `status` the Availability column), not per suite
+    "switches": dict(ROUNDS["v0.7"]["switches"], perf_constraints_checked=False,
+                     report_suites=[]),
 })
 
 # round detection (detect.c): what a round's submissions look like. LoadGen versions as the

@@ -79,7 +79,9 @@ int ck_report_write_csv(const ck_report *r, const char *path, ms_err *e);
  * verdict, exit_code, counts, findings with their IDs, severities, places and groups, results:
  * the result keys with their values), a new reference; NULL with e when out of memory.
  * ck_report_rows: the rows of summary.csv (rows[0] the header) with the fields a CSV reader
- * gets from the official file, the legacy profile's unescaped quotes included. */
+ * gets from the official file, the legacy profile's unescaped quotes included; a row whose
+ * unquoted field holds a comma or line break (no reader could split it into the header's
+ * columns) has the fields the checker wrote. */
 json_t *ck_report_document(const ck_report *r, ms_err *e);
 int ck_report_rows(const ck_report *r, ms_csv *out, ms_err *e);
 

@@ -375,6 +375,10 @@ typedef struct ck_key {
 
 typedef struct ck_row {
     char *text;                /* the CSV line without the newline */
+    char *reader;              /* NULL, or the same fields in RFC 4180 quoting when a CSV reader
+                                * could not split text into the header's columns (an unquoted
+                                * field with a comma or line break: v0.7's availability
+                                * "Research, Development, or Internal") */
     long key;
 } ck_row;
 
@@ -414,6 +418,8 @@ long ck_key_find(const ck_state *run, const char *key);
 void ck_key_null(ck_state *run, long idx);
 /* rows */
 int ck_row_add(ck_state *run, char *text, long key);
+/* ck_row_add with the row's reader text (owned; NULL: none). */
+int ck_row_add_reader(ck_state *run, char *text, char *reader, long key);
 /* counters: div 0 closed, 1 open, 2 network */
 int ck_count_add(ck_state *run, const char *division, const char *identity, int power);
 int ck_add_note(ck_state *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

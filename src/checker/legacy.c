@@ -477,9 +477,28 @@ static enum col_kind col_kind_of(const char *name)
     return COL_UNKNOWN;
 }
 
-static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int compliance,
-                        int power_row)
+/* A field in RFC 4180 quoting (the reader text of an ambiguous row). */
+static int put_rfc_field(ms_buf *b, const char *text, int first)
 {
+    const char *t = text ? text : "";
+    if (!first && ms_buf_putc(b, ','))
+        return -1;
+    if (!strpbrk(t, ",\"\r\n"))
+        return ms_buf_puts(b, t);
+    if (ms_buf_putc(b, '"'))
+        return -1;
+    for (; *t; t++)
+        if ((*t == '"' && ms_buf_putc(b, '"')) || ms_buf_putc(b, *t))
+            return -1;
+    return ms_buf_putc(b, '"');
+}
+
+/* One summary.csv row; *reader: NULL, or the row in RFC 4180 quoting when an unquoted field
+ * holds a comma or line break (a CSV reader would split the official text wrongly). */
+static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int compliance,
+                        int power_row, char **reader)
+{
+    *reader = NULL;
     const ck_rules *r = &run->rules;
     const json_t *j = s->sys->j;
     ms_buf b = MS_BUF_INIT;
@@ -527,7 +546,8 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     const json_t *head = ck_rget(r, "csv_header_legacy");
     const json_t *quoted = ck_rget(r, "csv_quoted_columns_legacy");
     char num[32];
-    int rc = 0;
+    int rc = 0, ambiguous = 0;
+    ms_buf rb = MS_BUF_INIT, jb = MS_BUF_INIT;
     for (size_t i = 0; !rc && i < json_array_size(head); i++) {
         const char *name = json_string_value(json_array_get(head, i));
         int q = ck_jlist_has(quoted, name ? name : ""), first = i == 0;
@@ -566,18 +586,29 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
         case COL_WDT: t = wdt.data; break;
         case COL_UNKNOWN: t = ""; break;
         }
-        if (is_json)
-            rc = (!first && ms_buf_putc(&b, ',')) || (q && ms_buf_putc(&b, '"')) ||
-                 ms_py_str_json(&b, jv) || (q && ms_buf_putc(&b, '"'));
-        else
-            rc = put_field(&b, t, q, first);
+        if (is_json) {
+            ms_buf_reset(&jb);
+            rc = ms_py_str_json(&jb, jv) || ms_buf_puts(&jb, "");
+            t = jb.data;
+        }
+        if (!rc)
+            rc = put_field(&b, t, q, first) || put_rfc_field(&rb, t, first);
+        if (!q && t && strpbrk(t, ",\r\n"))
+            ambiguous = 1;
     }
     ms_buf_free(&notes);
     ms_buf_free(&wdt);
+    ms_buf_free(&jb);
     if (rc) {
+        ms_buf_free(&b);
+        ms_buf_free(&rb);
+        return NULL;
+    }
+    if (ambiguous && !(*reader = ms_buf_steal(&rb))) {
         ms_buf_free(&b);
         return NULL;
     }
+    ms_buf_free(&rb);
     return ms_buf_steal(&b);
 }
 
@@ -757,10 +788,15 @@ static void bookkeeping(plan *pl)
                             if (s->acc_ok) {
                                 const json_t *po = json_object_get(s->sys->j, "system_power_only");
                                 int power = s->power_metric > 0;
-                                if (!(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row)
-                                    ck_row_add(run, legacy_row(run, s, errors, compliance, 0), key);
-                                if (power && r->sw.csv_power_extra_row)
-                                    ck_row_add(run, legacy_row(run, s, errors, compliance, 1), key);
+                                char *rd = NULL;
+                                if (!(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row) {
+                                    char *row = legacy_row(run, s, errors, compliance, 0, &rd);
+                                    ck_row_add_reader(run, row, rd, key);
+                                }
+                                if (power && r->sw.csv_power_extra_row) {
+                                    char *row = legacy_row(run, s, errors, compliance, 1, &rd);
+                                    ck_row_add_reader(run, row, rd, key);
+                                }
                             } else {
                                 ck_key_null(run, key);
                             }

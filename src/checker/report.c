@@ -420,7 +420,8 @@ int ck_report_write_tsv(const ck_report *rep, const char *path, ms_err *e)
 /* ----------------------------------------------------------------- CSV ---- */
 
 /* summary.csv as text: the round's header, then one line per row */
-static int csv_text(const ck_report *rep, ms_buf *out, ms_err *e)
+/* summary.csv; reader: each row as a CSV reader must split it (rows[].reader when set). */
+static int csv_text(const ck_report *rep, int reader, ms_buf *out, ms_err *e)
 {
     const ck_state *run = ck_report_state(rep);
     const json_t *head = ck_rget(&run->rules, run->rules.unified ? "csv_header_unified"
@@ -432,7 +433,8 @@ static int csv_text(const ck_report *rep, ms_buf *out, ms_err *e)
     if (ms_buf_putc(&b, '\n'))
         goto oom;
     for (size_t i = 0; i < run->nrows; i++)
-        if (ms_buf_puts(&b, run->rows[i].text) || ms_buf_putc(&b, '\n'))
+        if (ms_buf_puts(&b, reader && run->rows[i].reader ? run->rows[i].reader : run->rows[i].text) ||
+            ms_buf_putc(&b, '\n'))
             goto oom;
     *out = b;
     return MS_OK;
@@ -444,7 +446,7 @@ oom:
 int ck_report_write_csv(const ck_report *rep, const char *path, ms_err *e)
 {
     ms_buf b = MS_BUF_INIT;
-    int rc = csv_text(rep, &b, e);
+    int rc = csv_text(rep, 0, &b, e);
     if (rc == MS_OK)
         rc = ms_write_file_atomic(path, b.data, b.len, e);
     ms_buf_free(&b);
@@ -455,7 +457,7 @@ int ck_report_rows(const ck_report *rep, ms_csv *out, ms_err *e)
 {
     memset(out, 0, sizeof *out);
     ms_buf b = MS_BUF_INIT;
-    int rc = csv_text(rep, &b, e);
+    int rc = csv_text(rep, 1, &b, e);
     if (rc == MS_OK)
         rc = ms_csv_parse(b.data, b.len, "summary.csv", out, e);
     ms_buf_free(&b);

@@ -107,7 +107,13 @@ void ck_key_null(ck_state *run, long idx)
 
 int ck_row_add(ck_state *run, char *text, long key)
 {
+    return ck_row_add_reader(run, text, NULL, key);
+}
+
+int ck_row_add_reader(ck_state *run, char *text, char *reader, long key)
+{
     if (!text) {
+        free(reader);
         run->oom = 1;
         return -1;
     }
@@ -116,6 +122,7 @@ int ck_row_add(ck_state *run, char *text, long key)
         ck_row *nr = realloc(run->rows, nc * sizeof *nr);
         if (!nr) {
             free(text);
+            free(reader);
             run->oom = 1;
             return -1;
         }
@@ -123,6 +130,7 @@ int ck_row_add(ck_state *run, char *text, long key)
         run->caprows = nc;
     }
     run->rows[run->nrows].text = text;
+    run->rows[run->nrows].reader = reader;
     run->rows[run->nrows].key = key;
     run->nrows++;
     return 0;
@@ -340,8 +348,10 @@ static void state_free(ck_state *run)
     }
     free(run->keys);
     free(run->khash);
-    for (size_t i = 0; i < run->nrows; i++)
+    for (size_t i = 0; i < run->nrows; i++) {
         free(run->rows[i].text);
+        free(run->rows[i].reader);
+    }
     free(run->rows);
     for (int d = 0; d < 3; d++)
         for (int p = 0; p < 2; p++) {

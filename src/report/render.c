@@ -231,7 +231,38 @@ typedef struct rctx {
     json_t *report;   /* rules/report.json */
     const char *only; /* a multi-round index: this round's rows only (NULL: every row) */
     int multi;        /* several rounds: a Round column */
+    /* the round's report switches (rules/<v>.json, read in report_switches) */
+    int scen_filter;      /* report_scenario_filter: the per-suite (Model, Scenario) filter */
+    int suite_exact;      /* report_suite_exact: a record's Suite equals the table's suite */
+    const json_t *suites; /* report_suites: the suites the tables split by (empty: none) */
 } rctx;
+
+static const char *const default_suites[] = {"datacenter", "edge"};
+
+/* The report switches of the round's rules, read here only (defaults: the tables of
+ * generate_final_report.py from tag v2.0 on). */
+static void report_switches(rctx *c)
+{
+    const json_t *j = json_object_get(c->rules, "report_scenario_filter");
+    c->scen_filter = !json_is_false(j);
+    c->suite_exact = json_is_true(json_object_get(c->rules, "report_suite_exact"));
+    j = json_object_get(c->rules, "report_suites");
+    c->suites = json_is_array(j) ? j : NULL;
+}
+
+/* Does a record of suite value `sv` belong to the table of `suite`? NULL: the round's tables
+ * do not split by suite (every record). */
+static int suite_match(const rctx *c, const char *sv, const char *suite)
+{
+    if (!suite)
+        return 1;
+    return c->suite_exact ? !strcmp(sv, suite) : strstr(sv, suite) != NULL;
+}
+
+/* The tables of md and html: a division and a suite; the suite "" holds the records of
+ * neither suite (a round without system types, v0.5's tables: one per division). */
+static const char *const table_suites[] = {"datacenter", "edge", ""};
+
 
 static int load_rows(rctx *c, ms_err *e)
 {
@@ -291,6 +322,8 @@ static int json_has(const json_t *list, const char *s)
 /* Is (Model, Scenario) shown for the suite? rules/report.json, else the round's tables. */
 static int scenario_allowed(rctx *c, const char *suite, const char *model, const char *scen)
 {
+    if (!c->scen_filter)
+        return 1;
     const json_t *tbl = json_object_get(json_object_get(c->report, "rounds"), c->round);
     if (!tbl)
         tbl = json_object_get(c->report, "default");
@@ -401,10 +434,12 @@ static int transform(rctx *c, ms_err *e)
         char *code = rp_fmt("https://github.com/%s/%s/tree/%s/%s/%s/%s", owner, repo, branch, rec_str(r, "Category"),
                             rec_str(r, "Submitter"), c->unified ? "src" : "code");
         int open = !strcmp(rec_str(r, "Category"), "open");
-        char *uid = open ? rp_fmt("%s/%s/%s/%s/%s", rec_str(r, "Suite"), rec_str(r, "Category"), rec_str(r, "Submitter"),
-                                  rec_str(r, "Platform"), rec_str(r, "UsedModel"))
-                         : rp_fmt("%s/%s/%s/%s", rec_str(r, "Suite"), rec_str(r, "Category"), rec_str(r, "Submitter"),
-                                  rec_str(r, "Platform"));
+        /* no system type (v0.5): the ID starts at the division */
+        const char *suite = rec_str(r, "Suite");
+        char *uid = open ? rp_fmt("%s%s%s/%s/%s/%s", suite, suite[0] ? "/" : "", rec_str(r, "Category"),
+                                  rec_str(r, "Submitter"), rec_str(r, "Platform"), rec_str(r, "UsedModel"))
+                         : rp_fmt("%s%s%s/%s/%s", suite, suite[0] ? "/" : "", rec_str(r, "Category"),
+                                  rec_str(r, "Submitter"), rec_str(r, "Platform"));
         char *ck = rp_fmt("%s%s", rec_str(r, "Availability"), rec_str(r, "Submitter"));
         int bad = !details || !code || !uid || !ck;
         if (!bad)
@@ -573,21 +608,27 @@ static int build_records(rctx *c, rec **out, size_t *nout, ms_err *e)
     if (!v)
         return ms_err_oom(e);
     static const char *const cats[] = {"closed", "open", "network"};
-    static const char *const suites[] = {"datacenter", "edge"};
+    /* the round's suites (report_suites; [] = one table per division) */
+    size_t nsuites = c->suites ? json_array_size(c->suites) : 2;
     size_t order = 0;
     for (size_t ci = 0; ci < 3; ci++)
-        for (size_t si = 0; si < 2; si++)
+        for (size_t si = 0; si < (nsuites ? nsuites : 1); si++) {
+            const char *suite = !nsuites    ? NULL
+                                : c->suites ? json_string_value(json_array_get(c->suites, si))
+                                            : default_suites[si];
+            if (nsuites && !suite)
+                continue;
             for (int power = 0; power < 2; power++)
                 for (size_t i = 0; i < c->n; i++) {
                     rec *r = &c->recs[i];
-                    if (strcmp(rec_str(r, "Category"), cats[ci]) || !strstr(rec_str(r, "Suite"), suites[si]))
+                    if (strcmp(rec_str(r, "Category"), cats[ci]) || !suite_match(c, rec_str(r, "Suite"), suite))
                         continue;
                     if (!power && is_power_units(rec_str(r, "Units")))
                         continue;
                     field *hp = rec_get(r, "has_power");
                     if (power && !(hp && hp->v.t == V_BOOL && hp->v.i))
                         continue;
-                    if (!scenario_allowed(c, suites[si], rec_str(r, "Model"), rec_str(r, "Scenario")))
+                    if (suite && !scenario_allowed(c, suite, rec_str(r, "Model"), rec_str(r, "Scenario")))
                         continue;
                     if (MS_GROW(v, cap, n + 1, 16))
                         goto oom;
@@ -595,6 +636,7 @@ static int build_records(rctx *c, rec **out, size_t *nout, ms_err *e)
                         goto oom;
                     v[n++].order = order++;
                 }
+        }
     /* ID first */
     for (size_t i = 0; i < n; i++) {
         field *f = rec_get(&v[i], "ID");
@@ -796,22 +838,37 @@ static void perf_text(ms_buf *b, rec *r, const char *rk, const char *uk)
         ms_buf_printf(b, " %s", u->v.s);
 }
 
+static int in_table(rec *r, const char *cat, const char *suite)
+{
+    if (strcmp(rec_str(r, "Category"), cat))
+        return 0;
+    const char *sv = rec_str(r, "Suite");
+    if (suite[0])
+        return strstr(sv, suite) != NULL;
+    for (size_t k = 0; k + 1 < sizeof table_suites / sizeof *table_suites; k++)
+        if (strstr(sv, table_suites[k]))
+            return 0;
+    return 1;
+}
+
 static void md_out(rctx *c, ms_buf *b, rec *v, size_t n)
 {
     ms_buf_printf(b, "# %s\n\n", c->o->title ? c->o->title : "MLPerf Inference results");
     ms_buf_printf(b, "Round %s; %zu results. Generated by mlsubmit report.\n", c->round, n);
     static const char *const cats[] = {"closed", "open", "network"};
-    static const char *const suites[] = {"datacenter", "edge"};
     ms_buf cell = MS_BUF_INIT;
     for (size_t ci = 0; ci < 3; ci++)
-        for (size_t si = 0; si < 2; si++) {
+        for (size_t si = 0; si < 3; si++) {
             size_t cnt = 0;
             for (size_t i = 0; i < n; i++)
-                if (!strcmp(rec_str(&v[i], "Category"), cats[ci]) && strstr(rec_str(&v[i], "Suite"), suites[si]))
+                if (in_table(&v[i], cats[ci], table_suites[si]))
                     cnt++;
             if (!cnt)
                 continue;
-            ms_buf_printf(b, "\n## %s, %s\n\n", cats[ci], suites[si]);
+            if (table_suites[si][0])
+                ms_buf_printf(b, "\n## %s, %s\n\n", cats[ci], table_suites[si]);
+            else
+                ms_buf_printf(b, "\n## %s\n\n", cats[ci]);
             ms_buf_puts(b, c->multi ? "| Round " : "");
             ms_buf_puts(b, "| ID | Submitter | System | Accelerator | a# | Model | Scenario | Performance | Power | "
                            "Accuracy | Availability |\n");
@@ -819,7 +876,7 @@ static void md_out(rctx *c, ms_buf *b, rec *v, size_t n)
             ms_buf_puts(b, "|---|---|---|---|---:|---|---|---:|---:|---|---|\n");
             for (size_t i = 0; i < n; i++) {
                 rec *r = &v[i];
-                if (strcmp(rec_str(r, "Category"), cats[ci]) || !strstr(rec_str(r, "Suite"), suites[si]))
+                if (!in_table(r, cats[ci], table_suites[si]))
                     continue;
                 ms_buf_puts(b, "|");
                 if (c->multi)
@@ -1138,30 +1195,34 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
     filter_select(b, v, n, "Scenario", "scenario", "Scenario");
     ms_buf_puts(b, "<span class=\"muted\"><span id=\"shown\">0</span> shown</span>\n</div>\n");
     static const char *const cats[] = {"closed", "open", "network"};
-    static const char *const suites[] = {"datacenter", "edge"};
     static const char *const allcols[] = {"Round", "ID", "Submitter", "System", "Platform", "Accelerator", "a#", "UsedModel",
                                        "Scenario", "Performance", "Power", "Accuracy", "Availability", "inferred"};
     const char *const *cols = allcols + !c->multi;
     size_t ncols = sizeof allcols / sizeof *allcols - !c->multi;
     int tables = 0;
     for (size_t ci = 0; ci < 3; ci++)
-        for (size_t si = 0; si < 2; si++) {
+        for (size_t si = 0; si < 3; si++) {
             size_t cnt = 0;
             for (size_t i = 0; i < n; i++)
-                if (!strcmp(rec_str(&v[i], "Category"), cats[ci]) && strstr(rec_str(&v[i], "Suite"), suites[si]))
+                if (in_table(&v[i], cats[ci], table_suites[si]))
                     cnt++;
             if (!cnt)
                 continue;
             tables++;
-            ms_buf_printf(b, "<section class=\"table\"><h2>%s · %s</h2>\n<table class=\"results\" id=\"t-%s-%s\">"
-                             "<thead><tr>",
-                          cats[ci], suites[si], cats[ci], suites[si]);
+            if (table_suites[si][0])
+                ms_buf_printf(b, "<section class=\"table\"><h2>%s · %s</h2>\n<table class=\"results\" id=\"t-%s-%s\">"
+                                 "<thead><tr>",
+                              cats[ci], table_suites[si], cats[ci], table_suites[si]);
+            else
+                ms_buf_printf(b, "<section class=\"table\"><h2>%s</h2>\n<table class=\"results\" id=\"t-%s\">"
+                                 "<thead><tr>",
+                              cats[ci], cats[ci]);
             for (size_t k = 0; k < ncols; k++)
                 ms_buf_printf(b, "<th>%s</th>", cols[k]);
             ms_buf_puts(b, "</tr></thead><tbody>\n");
             for (size_t i = 0; i < n; i++) {
                 rec *r = &v[i];
-                if (strcmp(rec_str(r, "Category"), cats[ci]) || !strstr(rec_str(r, "Suite"), suites[si]))
+                if (!in_table(r, cats[ci], table_suites[si]))
                     continue;
                 ms_buf_puts(b, "<tr data-division=\"");
                 h(b, rec_str(r, "Category"));
@@ -1420,6 +1481,7 @@ static int one_round(rctx *c, rp_report_stats *st, rec **v, size_t *n, ms_err *e
     if (!rc) {
         c->unified = rules.unified;
         c->rules = json_incref(rules.j);
+        report_switches(c);
         if (!c->round)
             c->round = strdup(rules.version);
         char *rp = rp_fmt("%s/rules/report.json", rules.data_dir);

@@ -22,6 +22,8 @@
 
 struct ms_serve_ctx {
     sqlite3 *ix;          /* index, read-only (NULL: none) */
+    int rounds;           /* the index has a round column (schema 2: several rounds); else a
+                           * result's round is its summary.csv `version` */
     ms_runs_db *runs;     /* runs database, read-only (NULL: none) */
     char *runs_path;
 };
@@ -41,6 +43,8 @@ ms_serve_ctx *ms_serve_ctx_new(const char *index_db, const char *runs_db, ms_err
             ms_serve_ctx_free(c);
             return NULL;
         }
+        c->rounds = sqlite3_exec(c->ix, "SELECT round FROM results LIMIT 1", NULL, NULL, NULL) == SQLITE_OK &&
+                    sqlite3_exec(c->ix, "SELECT round FROM systems LIMIT 1", NULL, NULL, NULL) == SQLITE_OK;
     }
     if (runs_db) {
         if (!(c->runs = ms_runs_open(runs_db, 0, e)) || !(c->runs_path = strdup(runs_db))) {
@@ -211,22 +215,37 @@ static int parse_id(const char *s, int64_t *id)
 
 /* ---- data: the index ---- */
 
-/* results columns under API names */
-#define RESULT_COLS                                                                                     \
-    "r.id AS id, r.version AS round, r.\"Division\" AS division, r.\"SystemType\" AS suite, "          \
+/* results columns under API names; a result's round is the index's round column (several
+ * rounds in one index), in a schema-1 index its summary.csv `version` */
+#define RESULT_COLS_ROUND(RND, SAME_ROUND)                                                                    \
+    "r.id AS id, " RND " AS round, r.\"Division\" AS division, r.\"SystemType\" AS suite, "                 \
     "r.\"Organization\" AS submitter, r.\"Availability\" AS availability, r.\"SystemName\" AS system_name, " \
     "r.\"Platform\" AS platform, r.\"Model\" AS model, r.\"Scenario\" AS scenario, r.result_num AS result, " \
     "r.\"Units\" AS units, r.\"Accuracy\" AS accuracy, r.\"accelerator_model_name\" AS accelerator, "    \
     "coalesce((SELECT s.rowid FROM systems s WHERE s.division = r.\"Division\" AND s.system = r.\"Platform\" " \
-    "AND s.submitter = r.\"Organization\"), (SELECT s.rowid FROM systems s WHERE s.division = r.\"Division\" " \
-    "AND s.system = r.\"Platform\" AND instr(r.\"Location\", s.division || '/' || s.submitter || '/') > 0 LIMIT 1)) " \
-    "AS system_id"
+    "AND s.submitter = r.\"Organization\"" SAME_ROUND "), (SELECT s.rowid FROM systems s WHERE "             \
+    "s.division = r.\"Division\" AND s.system = r.\"Platform\" " SAME_ROUND " AND "                         \
+    "instr(r.\"Location\", s.division || '/' || s.submitter || '/') > 0 LIMIT 1)) AS system_id"
+#define RESULT_COLS_1 RESULT_COLS_ROUND("r.version", "")
+#define RESULT_COLS_2 RESULT_COLS_ROUND("r.round", " AND s.round = r.round")
+#define RESULT_COLS(c) ((c)->rounds ? RESULT_COLS_2 : RESULT_COLS_1)
+#define ROUND_COL(c) ((c)->rounds ? "r.round" : "r.version")
 
+/* the filters of /results; round takes a comma-separated list (round=v0.5,v1.0) */
 static const char *const result_filters[] = {"round", "division", "suite", "model", "scenario",
                                              "availability", "submitter", NULL};
-static const char *const result_filter_cols[] = {"r.version", "r.\"Division\"", "r.\"SystemType\"",
+static const char *const result_filter_cols[] = {NULL /* ROUND_COL */, "r.\"Division\"", "r.\"SystemType\"",
                                                  "r.\"Model\"", "r.\"Scenario\"", "r.\"Availability\"",
                                                  "r.\"Organization\"", NULL};
+
+/* the SQL condition of filter i, parameter number nb */
+static void filter_cond(ms_serve_ctx *c, ms_buf *q, size_t i, int nb)
+{
+    if (i == 0) /* a list: instr over ",a,b," */
+        ms_buf_printf(q, " AND instr(',' || ?%d || ',', ',' || %s || ',') > 0", nb, ROUND_COL(c));
+    else
+        ms_buf_printf(q, " AND %s = ?%d", result_filter_cols[i], nb);
+}
 static const char *const result_sorts[] = {"round", "division", "suite", "submitter", "system_name",
                                            "model", "scenario", "result", "availability", "id", NULL};
 
@@ -242,17 +261,21 @@ static json_t *data_rounds(ms_serve_ctx *c)
 {
     sqlite3_stmt *st;
     json_t *o = json_object();
-    if (sqlite3_prepare_v2(c->ix,
-                           "SELECT version AS round, count(*) AS results, count(DISTINCT \"Organization\") AS submitters, "
-                           "count(DISTINCT \"Division\"||'/'||\"Platform\") AS systems FROM results "
-                           "WHERE row_type = 'performance' GROUP BY version ORDER BY version",
-                           -1, &st, NULL) == SQLITE_OK)
+    ms_buf q = {0};
+    const char *rc = ROUND_COL(c) + 2; /* without "r." */
+    ms_buf_printf(&q, "SELECT %s AS round, count(*) AS results, count(DISTINCT \"Organization\") AS submitters, "
+                      "count(DISTINCT \"Division\"||'/'||\"Platform\") AS systems FROM results "
+                      "WHERE row_type = 'performance' GROUP BY %s ORDER BY %s",
+                  rc, rc, rc);
+    if (q.data && sqlite3_prepare_v2(c->ix, q.data, -1, &st, NULL) == SQLITE_OK)
         json_object_set_new(o, "rounds", rows(st));
-    if (sqlite3_prepare_v2(c->ix,
-                           "SELECT \"Organization\" AS submitter, count(*) AS results, group_concat(DISTINCT version) AS rounds "
-                           "FROM results WHERE row_type = 'performance' GROUP BY \"Organization\" ORDER BY \"Organization\"",
-                           -1, &st, NULL) == SQLITE_OK)
+    ms_buf_reset(&q);
+    ms_buf_printf(&q, "SELECT \"Organization\" AS submitter, count(*) AS results, group_concat(DISTINCT %s) AS rounds "
+                      "FROM results WHERE row_type = 'performance' GROUP BY \"Organization\" ORDER BY \"Organization\"",
+                  rc);
+    if (q.data && sqlite3_prepare_v2(c->ix, q.data, -1, &st, NULL) == SQLITE_OK)
         json_object_set_new(o, "submitters", rows(st));
+    ms_buf_free(&q);
     return o;
 }
 
@@ -274,11 +297,11 @@ static int data_results(ms_serve_ctx *c, const ms_serve_param *p, size_t np, jso
         return -1;
     }
     ms_buf q = {0};
-    ms_buf_puts(&q, "SELECT " RESULT_COLS " FROM results r WHERE r.row_type = 'performance'");
+    ms_buf_printf(&q, "SELECT %s FROM results r WHERE r.row_type = 'performance'", RESULT_COLS(c));
     int nb = 0;
     for (size_t i = 0; result_filters[i]; i++)
         if (param(p, np, result_filters[i]) && *param(p, np, result_filters[i]))
-            ms_buf_printf(&q, " AND %s = ?%d", result_filter_cols[i], ++nb);
+            filter_cond(c, &q, i, ++nb);
     ms_buf_printf(&q, " ORDER BY %s %s, id LIMIT %llu", sort ? sort : "id",
                   order && !strcmp(order, "desc") ? "DESC" : "ASC", (unsigned long long)limit);
     sqlite3_stmt *st;
@@ -304,8 +327,9 @@ static int data_results(ms_serve_ctx *c, const ms_serve_param *p, size_t np, jso
     json_t *choices = json_object();
     for (size_t i = 0; result_filters[i]; i++) {
         char sql[256];
+        const char *fc = i ? result_filter_cols[i] : ROUND_COL(c);
         snprintf(sql, sizeof sql, "SELECT DISTINCT %s FROM results r WHERE row_type = 'performance' AND %s IS NOT NULL ORDER BY 1",
-                 result_filter_cols[i], result_filter_cols[i]);
+                 fc, fc);
         json_t *vals = json_array();
         if (sqlite3_prepare_v2(c->ix, sql, -1, &st, NULL) == SQLITE_OK) {
             while (sqlite3_step(st) == SQLITE_ROW)
@@ -341,20 +365,33 @@ static json_t *data_system(ms_serve_ctx *c, int64_t id)
     const char *div = json_string_value(json_object_get(sys, "division"));
     const char *sub = json_string_value(json_object_get(sys, "submitter"));
     const char *name = json_string_value(json_object_get(sys, "system"));
-    if (sqlite3_prepare_v2(c->ix, "SELECT " RESULT_COLS " FROM results r WHERE r.row_type = 'performance' "
-                                  "AND r.\"Division\" = ?1 AND r.\"Platform\" = ?2 ORDER BY r.\"Model\", r.\"Scenario\"",
-                           -1, &st, NULL) == SQLITE_OK) {
+    /* its results: of its round when the index has several */
+    const char *round = c->rounds ? json_string_value(json_object_get(sys, "round")) : NULL;
+    ms_buf q = {0};
+    ms_buf_printf(&q, "SELECT %s FROM results r WHERE r.row_type = 'performance' AND r.\"Division\" = ?1 AND "
+                      "r.\"Platform\" = ?2%s ORDER BY r.\"Model\", r.\"Scenario\"",
+                  RESULT_COLS(c), c->rounds ? " AND r.round IS ?3" : "");
+    if (q.data && sqlite3_prepare_v2(c->ix, q.data, -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, div ? div : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 2, name ? name : "", -1, SQLITE_TRANSIENT);
+        if (c->rounds && round)
+            sqlite3_bind_text(st, 3, round, -1, SQLITE_TRANSIENT);
         json_object_set_new(sys, "results", rows(st));
     }
+    ms_buf_free(&q);
     /* its files: the description and everything under <div>/<sub>/{results,measurements,
      * compliance}/<system>/ (legacy and unified layouts) */
-    if (sqlite3_prepare_v2(c->ix, "SELECT path, size, sha256 FROM files WHERE path = ?4 OR ("
+    if (sqlite3_prepare_v2(c->ix, c->rounds ? "SELECT path, size, sha256 FROM files WHERE round IS ?5 AND (path = ?4 OR ("
+                                  "division = ?1 AND submitter = ?2 AND (instr(path, '/results/' || ?3 || '/') > 0 "
+                                  "OR instr(path, '/measurements/' || ?3 || '/') > 0 "
+                                  "OR instr(path, '/compliance/' || ?3 || '/') > 0))) ORDER BY path LIMIT 5000"
+                                  : "SELECT path, size, sha256 FROM files WHERE path = ?4 OR ("
                                   "division = ?1 AND submitter = ?2 AND (instr(path, '/results/' || ?3 || '/') > 0 "
                                   "OR instr(path, '/measurements/' || ?3 || '/') > 0 "
                                   "OR instr(path, '/compliance/' || ?3 || '/') > 0)) ORDER BY path LIMIT 5000",
                            -1, &st, NULL) == SQLITE_OK) {
+        if (c->rounds && round)
+            sqlite3_bind_text(st, 5, round, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 1, div ? div : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 2, sub ? sub : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 3, name ? name : "", -1, SQLITE_TRANSIENT);
@@ -370,17 +407,39 @@ static int lower_is_better(const char *units)
     return units && (strstr(units, "atency") || strstr(units, "(ms)") || strstr(units, "(s)"));
 }
 
-static json_t *data_history(ms_serve_ctx *c, const char *model, const char *scenario)
+static json_t *data_history(ms_serve_ctx *c, const char *model, const char *scenario, const char *rounds)
 {
     sqlite3_stmt *st;
     json_t *o = json_pack("{s:s,s:s}", "model", model, "scenario", scenario);
-    if (sqlite3_prepare_v2(c->ix, "SELECT " RESULT_COLS " FROM results r WHERE r.row_type = 'performance' AND "
-                                  "r.\"Model\" = ?1 AND r.\"Scenario\" = ?2 AND r.result_num IS NOT NULL "
-                                  "ORDER BY r.version, r.id",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (rounds && *rounds)
+        json_object_set_new(o, "round", json_string(rounds));
+    /* the rounds there are, for the page's chooser */
+    ms_buf q = {0};
+    ms_buf_printf(&q, "SELECT DISTINCT %s FROM results r WHERE row_type = 'performance' AND %s IS NOT NULL ORDER BY 1",
+                  ROUND_COL(c), ROUND_COL(c));
+    json_t *all_rounds = json_array();
+    if (q.data && sqlite3_prepare_v2(c->ix, q.data, -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_array_append_new(all_rounds, json_string((const char *)sqlite3_column_text(st, 0)));
+        sqlite3_finalize(st);
+    }
+    json_object_set_new(o, "rounds", all_rounds);
+    ms_buf_reset(&q);
+    ms_buf_printf(&q, "SELECT %s FROM results r WHERE r.row_type = 'performance' AND r.\"Model\" = ?1 AND "
+                      "r.\"Scenario\" = ?2 AND r.result_num IS NOT NULL",
+                  RESULT_COLS(c));
+    if (rounds && *rounds)
+        filter_cond(c, &q, 0, 3);
+    ms_buf_printf(&q, " ORDER BY %s, r.id", ROUND_COL(c));
+    if (!q.data || sqlite3_prepare_v2(c->ix, q.data, -1, &st, NULL) != SQLITE_OK) {
+        ms_buf_free(&q);
         return o;
+    }
+    ms_buf_free(&q);
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, scenario, -1, SQLITE_TRANSIENT);
+    if (rounds && *rounds)
+        sqlite3_bind_text(st, 3, rounds, -1, SQLITE_TRANSIENT);
     json_t *all = rows(st);
     json_t *best = json_array();
     size_t i;
@@ -564,6 +623,33 @@ static char *html_rounds(json_t *d)
     return page_end(&b);
 }
 
+static void option(ms_buf *b, const char *v, int selected)
+{
+    ms_buf_puts(b, "<option value=\"");
+    esc(b, v);
+    ms_buf_puts(b, selected ? "\" selected>" : "\">");
+    esc(b, v);
+    ms_buf_puts(b, "</option>");
+}
+
+/* the options of a filter's select: "(all)", each value, cur selected (a value not among them,
+ * a list such as round=v5.1,v6.1, is added last) */
+static void select_options(ms_buf *b, json_t *vals, const char *cur)
+{
+    ms_buf_puts(b, "<option value=\"\">(all)</option>");
+    size_t k;
+    json_t *v;
+    int found = !cur || !*cur;
+    json_array_foreach(vals, k, v)
+    {
+        int sel = cur && !strcmp(cur, json_string_value(v));
+        found |= sel;
+        option(b, json_string_value(v), sel);
+    }
+    if (!found)
+        option(b, cur, 1);
+}
+
 static char *html_results(json_t *d)
 {
     ms_buf b = {0};
@@ -572,18 +658,8 @@ static char *html_results(json_t *d)
     ms_buf_puts(&b, "<form class=\"filters\" method=\"get\" action=\"/results\">\n");
     for (size_t i = 0; result_filters[i]; i++) {
         const char *cur = json_string_value(json_object_get(filters, result_filters[i]));
-        ms_buf_printf(&b, "<label>%s <select name=\"%s\"><option value=\"\">(all)</option>", result_filters[i],
-                      result_filters[i]);
-        size_t k;
-        json_t *v;
-        json_array_foreach(json_object_get(choices, result_filters[i]), k, v)
-        {
-            ms_buf_puts(&b, "<option value=\"");
-            esc(&b, json_string_value(v));
-            ms_buf_puts(&b, cur && !strcmp(cur, json_string_value(v)) ? "\" selected>" : "\">");
-            esc(&b, json_string_value(v));
-            ms_buf_puts(&b, "</option>");
-        }
+        ms_buf_printf(&b, "<label>%s <select name=\"%s\">", result_filters[i], result_filters[i]);
+        select_options(&b, json_object_get(choices, result_filters[i]), cur);
         ms_buf_puts(&b, "</select></label>\n");
     }
     ms_buf_printf(&b, "<input type=\"hidden\" name=\"sort\" value=\"%s\"><input type=\"hidden\" name=\"order\" value=\"%s\">"
@@ -707,7 +783,17 @@ static char *html_history(json_t *h)
     ms_buf_puts(&b, "</ul>\n");
     json_t *best = json_object_get(h, "best_per_round");
     const char *model = json_string_value(json_object_get(h, "model"));
+    const char *cur = json_string_value(json_object_get(h, "round"));
     if (model && *model) {
+        /* the rounds charted: every one, or those chosen */
+        ms_buf_puts(&b, "<form class=\"filters\" method=\"get\" action=\"/history\">"
+                        "<input type=\"hidden\" name=\"model\" value=\"");
+        esc(&b, model);
+        ms_buf_puts(&b, "\"><input type=\"hidden\" name=\"scenario\" value=\"");
+        esc(&b, json_string_value(json_object_get(h, "scenario")));
+        ms_buf_puts(&b, "\"><label>round <select name=\"round\">");
+        select_options(&b, json_object_get(h, "rounds"), cur);
+        ms_buf_puts(&b, "</select></label><button type=\"submit\">Show</button></form>\n");
         ms_buf_puts(&b, "<h2>");
         esc(&b, model);
         ms_buf_puts(&b, " ");
@@ -971,7 +1057,7 @@ void ms_serve_handle(ms_serve_ctx *c, const char *path, const ms_serve_param *p,
         return;
     }
     if (!strcmp(route, "/history")) {
-        static const char *const allowed[] = {"model", "scenario", NULL};
+        static const char *const allowed[] = {"model", "scenario", "round", NULL};
         if (check_params(p, np, allowed, msg, sizeof msg)) {
             respond_error(resp, 400, !api, msg);
             return;
@@ -985,7 +1071,7 @@ void ms_serve_handle(ms_serve_ctx *c, const char *path, const ms_serve_param *p,
             respond_error(resp, 404, !api, "no index: start serve with --db INDEX");
             return;
         }
-        json_t *h = data_history(c, model ? model : "", scen ? scen : "");
+        json_t *h = data_history(c, model ? model : "", scen ? scen : "", param(p, np, "round"));
         if (api)
             respond_json(resp, 200, h);
         else {

@@ -8,6 +8,9 @@ M=$MLSUBMIT
 command -v curl >/dev/null || { echo "SKIP $(basename "$0"): curl is not installed"; exit 0; }
 bash tests/e2e/lib/mkround.sh "$TMP/u" --version v6.1 --submitters 2 >/dev/null
 expect_exit 0 $M index "$TMP/u" --db "$TMP/ix.sqlite" --version v6.1
+# a second round in the same index: the round filter (the index's round column)
+bash tests/e2e/lib/mkround.sh "$TMP/u51" --version v5.1 --submitters 1 >/dev/null
+expect_exit 0 $M index "$TMP/u51" --db "$TMP/ix.sqlite" --version v5.1
 RUNS="$TMP/runs.sqlite"
 RUN="loadgen run --scenario SingleStream --total-samples 100 --set min_duration_ms=100 --set min_query_count=200 --runs-db $RUNS"
 expect_exit 0 $M $RUN --sut latency:fixed=1ms --output "$TMP/o1" --trace
@@ -82,6 +85,41 @@ PY
   get "/api/compare?ids=1,2" >/dev/null
   python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); assert c["runs"]==[1,2] and any(s["name"]=="sut" for s in c["settings"])' "$TMP/body" && ok || fail "api/compare"
 fi
+# the round filter: query parameter (one round or a comma-separated list) and the pages' controls
+if have_python; then
+  cnt() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(len(r), " ".join(sorted({x["round"] for x in r})))' "$TMP/body"; }
+  n51=$(sqlite3 "$TMP/ix.sqlite" "SELECT count(*) FROM results WHERE round='v5.1' AND row_type='performance'" 2>/dev/null ||
+        python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM results WHERE round=? AND row_type=?", ("v5.1","performance")).fetchone()[0])' "$TMP/ix.sqlite")
+  get "/api/results?round=v5.1" >/dev/null
+  [ "$(cnt)" = "$n51 v5.1" ] && ok || fail "api/results?round=v5.1: $(cnt), expected $n51 v5.1"
+  get "/api/results?round=v6.1" >/dev/null
+  case "$(cnt)" in "0 "*|*v5.1*) fail "api/results?round=v6.1: $(cnt)" ;; *" v6.1") ok ;; *) fail "api/results?round=v6.1: $(cnt)" ;; esac
+  get "/api/results?round=v5.1,v6.1" >/dev/null
+  case "$(cnt)" in *" v5.1 v6.1") ok ;; *) fail "api/results?round=v5.1,v6.1: $(cnt)" ;; esac
+  get "/api/results?round=v4.0" >/dev/null
+  [ "$(cnt)" = "0 " ] && ok || fail "api/results?round=v4.0: $(cnt)"
+  get /api/rounds >/dev/null
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["round"] for r in d["rounds"]]==["v5.1","v6.1"], d["rounds"]' "$TMP/body" &&
+    ok || fail "api/rounds: not one row per indexed round"
+  get "/api/history?model=resnet50&scenario=Offline&round=v5.1" >/dev/null
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["best_per_round"]; assert b and {r["round"] for r in b}=={"v5.1"} and d["rounds"]==["v5.1","v6.1"], d' "$TMP/body" &&
+    ok || fail "api/history?round=v5.1"
+  get "/api/history?model=resnet50&scenario=Offline" >/dev/null
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["round"] for r in d["best_per_round"]]==["v5.1","v6.1"], d["best_per_round"]' "$TMP/body" &&
+    ok || fail "api/history: not one best result per round"
+fi
+expect_get 200 text/html "/results?round=v5.1"
+expect_grep '<select name="round"><option value="">\(all\)</option><option value="v5.1" selected>v5.1</option><option value="v6.1">v6.1</option>' "$TMP/body" "results page: the round control"
+expect_no_grep '<td>v6.1</td>' "$TMP/body" "results page ?round=v5.1 shows v6.1 rows"
+expect_grep '<td>v5.1</td>' "$TMP/body" "results page ?round=v5.1: no v5.1 rows"
+expect_get 200 text/html "/results?round=v5.1,v6.1"
+expect_grep '<option value="v5.1,v6.1" selected>v5.1,v6.1</option></select>' "$TMP/body" "results page: a round list stays selected"
+expect_grep '<td>v6.1</td>' "$TMP/body" "results page ?round=v5.1,v6.1: no v6.1 rows"
+expect_get 200 text/html "/history?model=resnet50&scenario=Offline&round=v6.1"
+expect_grep '<option value="v6.1" selected>v6.1</option>' "$TMP/body" "history page: the round control"
+expect_get 200 text/html /
+expect_grep 'href="/results\?round=v5.1"' "$TMP/body" "rounds page links each round's results"
+
 # bad parameters: 400 with a message
 for p in "/api/results?sort=evil" "/api/results?order=up" "/api/results?limit=0" "/api/results?bogus=1" \
          "/api/compare?ids=1" "/api/compare?ids=1,x" "/api/compare" "/api/systems/abc" "/api/runs/-1" "/api/history" \
