@@ -332,6 +332,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         nd_req *q = serve_query(nd, cc->body.data, cc->body.len, &st, err, sizeof err);
         if (!q)
             return reply_text(c, st, err);
+        /* every sample completed during the issue calls (an SUT answering from issue_query):
+         * the whole answer is one frame in one buffer, which libmicrohttpd sends with its headers
+         * in one write (Content-Length): one segment, no chunk framing, no terminating chunk */
+        pthread_mutex_lock(&q->mu);
+        int all_done = q->left == 0;
+        pthread_mutex_unlock(&q->mu);
+        if (all_done) {
+            ms_net_buf whole = {0};
+            if (q->nrec && (ms_net_resp_begin(&whole, q->nrec) || ms_net_buf_put(&whole, q->rec.data, q->rec.len))) {
+                ms_net_buf_free(&whole);
+                req_free(q);
+                return MHD_NO;
+            }
+            req_free(q);
+            return reply(c, MHD_HTTP_OK, whole.data ? (void *)whole.data : (void *)"", whole.len,
+                         "application/octet-stream", whole.data == NULL);
+        }
         struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_out, q,
                                                                    stream_done);
         if (!r) {

@@ -16,6 +16,7 @@
  *   test there, logs marked incomplete); without one the samples are never completed and the
  *   LoadGen's --timeout ends the test. */
 #include <curl/curl.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -23,6 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/fsutil.h"
 #include "loadgen/suts/sut.h"
@@ -42,7 +47,7 @@ typedef struct net_node {
     char *query_url;      /* url + "/query" */
     char name[256];
     uint64_t outstanding; /* samples sent, not yet answered (under net_sut.mu) */
-    size_t busy;          /* transfers in flight (worker thread only) */
+    size_t busy;          /* transfers in flight (under net_sut.mmu) */
 } net_node;
 
 /* One POST /query in flight: one or more queries' frames; the response streams back. */
@@ -71,13 +76,23 @@ typedef struct net_sut {
     char *auth;           /* "Authorization: Bearer ..." or NULL */
     struct curl_slist *hdrs; /* headers of every query request */
     char name[4096];
+    /* libcurl's multi handle is driven by whichever thread holds mmu: the LoadGen's issuing
+     * thread sends a query itself when a connection is free (no hand-over to another thread),
+     * the QDL's thread waits in epoll_wait (without mmu) for the nodes' answers and curl's
+     * timers (curl_multi_socket_action: libcurl tells us its sockets and timer, on_socket and
+     * on_timer, and we wait for them) */
     CURLM *multi;
+    pthread_mutex_t mmu;
+    int ep, efd;          /* epoll set of curl's sockets, eventfd to wake the QDL's thread */
+    int64_t deadline;     /* curl's timer, CLOCK_MONOTONIC ns, -1 none (under mmu) */
+    int64_t wait_until;   /* the QDL's thread sleeps until then; INT64_MIN: it is awake (mmu) */
+    _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread (mmu was busy) */
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
     net_item *pend, *pend_tail; /* queries not sent yet, in issue order (under mu) */
-    net_xfer *live;       /* in the multi handle (worker thread only) */
-    net_xfer *spare;      /* finished transfers kept with their easy handle (worker only) */
+    net_xfer *live;       /* in the multi handle (under mmu) */
+    net_xfer *spare;      /* finished transfers kept with their easy handle (under mmu) */
     _Atomic int stop;
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
@@ -377,12 +392,13 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, ns->hdrs);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->cerr);
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L); /* libcurl's default, said: no Nagle delay */
     return x;
 }
 
-/* Sends waiting queries while a node has a free connection: to the node with the fewest samples
- * outstanding, several queries' frames in one request when they wait together (transport only:
- * the node issues each frame as its own query). */
+/* Sends waiting queries while a node has a free connection (under mmu): to the node with the
+ * fewest samples outstanding, several queries' frames in one request when they wait together
+ * (transport only: the node issues each frame as its own query). */
 static void dispatch(net_sut *ns)
 {
     pthread_mutex_lock(&ns->mu);
@@ -424,37 +440,132 @@ static void dispatch(net_sut *ns)
     pthread_mutex_unlock(&ns->mu);
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* libcurl's socket callback: the sockets the QDL's thread waits on, and for what. */
+static int on_socket(CURL *h, curl_socket_t fd, int what, void *ud, void *sp)
+{
+    (void)h, (void)sp;
+    net_sut *ns = ud;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(ns->ep, EPOLL_CTL_DEL, fd, NULL);
+        return 0;
+    }
+    struct epoll_event ev = {.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
+                             .data.fd = fd};
+    if (epoll_ctl(ns->ep, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
+        epoll_ctl(ns->ep, EPOLL_CTL_ADD, fd, &ev);
+    return 0;
+}
+
+/* libcurl's timer callback (under mmu): when curl_multi_socket_action(CURL_SOCKET_TIMEOUT) is due. */
+static int on_timer(CURLM *m, long ms, void *ud)
+{
+    (void)m;
+    net_sut *ns = ud;
+    ns->deadline = ms < 0 ? -1 : mono_ns() + (int64_t)ms * 1000000;
+    return 0;
+}
+
+static void wake_worker(net_sut *ns)
+{
+    uint64_t one = 1;
+    ssize_t w = write(ns->efd, &one, sizeof one);
+    (void)w; /* a full counter already wakes it */
+}
+
+/* Runs curl's due timers (under mmu): a transfer just added starts here, in the calling thread. */
+static void run_timers(net_sut *ns)
+{
+    int running;
+    for (int i = 0; i < 8 && ns->deadline >= 0 && ns->deadline <= mono_ns(); i++) {
+        ns->deadline = -1;
+        curl_multi_socket_action(ns->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+}
+
+/* Finished transfers (under mmu): checked, their connection free again. */
+static int reap(net_sut *ns)
+{
+    CURLMsg *m;
+    int left, done = 0;
+    while ((m = curl_multi_info_read(ns->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        net_xfer *x = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        CURLcode cc = m->data.result;
+        curl_multi_remove_handle(ns->multi, x->h);
+        for (net_xfer **pp = &ns->live; *pp; pp = &(*pp)->next)
+            if (*pp == x) {
+                *pp = x->next;
+                break;
+            }
+        ns->nodes[x->node].busy--;
+        finish(ns, x, cc, x->cerr);
+        x->next = ns->spare;
+        ns->spare = x;
+        done++;
+    }
+    return done;
+}
+
+/* Sends what waits and drives curl until nothing is due (under mmu). */
+static void pump(net_sut *ns)
+{
+    for (int round = 0; round < 64; round++) {
+        dispatch(ns);
+        run_timers(ns);
+        if (!reap(ns))
+            break; /* else a connection is free again: send what waits */
+    }
+}
+
+/* The QDL's thread: waits for the nodes' answers (and curl's timers), without mmu. */
 static void *worker(void *arg)
 {
     net_sut *ns = arg;
+    struct epoll_event ev[32];
+    pthread_mutex_lock(&ns->mmu);
     while (!atomic_load(&ns->stop)) {
-        dispatch(ns);
-        int running = 0, done = 0;
-        curl_multi_perform(ns->multi, &running);
-        CURLMsg *m;
-        int left;
-        while ((m = curl_multi_info_read(ns->multi, &left))) {
-            if (m->msg != CURLMSG_DONE)
-                continue;
-            net_xfer *x = NULL;
-            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-            CURLcode cc = m->data.result;
-            curl_multi_remove_handle(ns->multi, x->h);
-            for (net_xfer **pp = &ns->live; *pp; pp = &(*pp)->next)
-                if (*pp == x) {
-                    *pp = x->next;
-                    break;
-                }
-            ns->nodes[x->node].busy--;
-            finish(ns, x, cc, x->cerr);
-            x->next = ns->spare;
-            ns->spare = x;
-            done++;
+        /* curl's timer, at most a second away (its own timers of a second or more, such as
+         * the connect timeout, need no exact wake-up; shorter ones set by the issuing thread
+         * wake this one, net_issue) */
+        int64_t now = mono_ns(), until = now + 1000000000;
+        if (ns->deadline >= 0 && ns->deadline < until)
+            until = ns->deadline;
+        ns->wait_until = until;
+        pthread_mutex_unlock(&ns->mmu);
+        /* queries the issuing thread left while this thread held mmu: send them first */
+        if (atomic_exchange(&ns->kicks, 0)) {
+            pthread_mutex_lock(&ns->mmu);
+            ns->wait_until = INT64_MIN;
+            pump(ns);
+            continue;
         }
-        if (done)
-            continue; /* a connection is free: send what waits */
-        curl_multi_poll(ns->multi, NULL, 0, 100, NULL);
+        int n = epoll_wait(ns->ep, ev, 32, until <= now ? 0 : (int)((until - now + 999999) / 1000000));
+        pthread_mutex_lock(&ns->mmu);
+        ns->wait_until = INT64_MIN;
+        for (int i = 0; i < n; i++) {
+            if (ev[i].data.fd == ns->efd) {
+                uint64_t v;
+                ssize_t r = read(ns->efd, &v, sizeof v);
+                (void)r;
+                continue;
+            }
+            int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                             (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                             (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+            curl_multi_socket_action(ns->multi, ev[i].data.fd, f, &running);
+        }
+        pump(ns);
     }
+    pthread_mutex_unlock(&ns->mmu);
     return NULL;
 }
 
@@ -487,7 +598,6 @@ static const char *net_name(void *ctx)
 static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
 {
     net_sut *ns = ctx;
-    int wake = 0;
     for (size_t off = 0; off < n; off += ns->chunk) {
         size_t m = n - off < ns->chunk ? n - off : ns->chunk;
         net_item *it = calloc(1, sizeof *it);
@@ -516,15 +626,28 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
         pthread_mutex_lock(&ns->mu);
         if (ns->pend_tail)
             ns->pend_tail->next = it;
-        else {
+        else
             ns->pend = it;
-            wake = 1; /* the worker may be waiting in curl_multi_poll with nothing to send */
-        }
         ns->pend_tail = it;
         pthread_mutex_unlock(&ns->mu);
     }
-    if (wake)
-        curl_multi_wakeup(ns->multi);
+    /* sent from this thread at once when a connection is free (else the QDL's thread sends it
+     * when one frees); the QDL's thread is woken only if curl now wants a timer earlier than
+     * the one it sleeps until */
+    /* the kick comes before trying mmu, and whoever holds mmu looks at the kicks after
+     * releasing it: so a query is never left waiting while nobody is at work (when mmu is busy
+     * the QDL's thread is, and it sends the query before it waits again) */
+    atomic_fetch_add(&ns->kicks, 1);
+    while (pthread_mutex_trylock(&ns->mmu) == 0) {
+        atomic_store(&ns->kicks, 0);
+        pump(ns);
+        int wake = ns->deadline >= 0 && ns->deadline < ns->wait_until;
+        pthread_mutex_unlock(&ns->mmu);
+        if (wake)
+            wake_worker(ns);
+        if (!atomic_load(&ns->kicks))
+            break;
+    }
 }
 
 static void net_flush(void *ctx)
@@ -539,7 +662,7 @@ static void net_destroy(void *priv)
         return;
     if (ns->th_started) {
         atomic_store(&ns->stop, 1);
-        curl_multi_wakeup(ns->multi);
+        wake_worker(ns);
         pthread_join(ns->th, NULL);
     }
     for (net_xfer *x = ns->live, *nx; x; x = nx) {
@@ -557,6 +680,11 @@ static void net_destroy(void *priv)
     }
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
+    if (ns->ep >= 0)
+        close(ns->ep);
+    if (ns->efd >= 0)
+        close(ns->efd);
+    pthread_mutex_destroy(&ns->mmu);
     curl_slist_free_all(ns->hdrs);
     lg_sut_destroy(ns->local);
     for (size_t i = 0; i < ns->nn; i++) {
@@ -622,6 +750,10 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     if (!ns)
         return ms_err_oom(e);
     pthread_mutex_init(&ns->mu, NULL);
+    pthread_mutex_init(&ns->mmu, NULL);
+    ns->ep = ns->efd = -1;
+    ns->deadline = -1;
+    ns->wait_until = INT64_MIN;
     si->priv = ns;
     si->destroy = net_destroy;
     ns->si = si;
@@ -738,6 +870,15 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
         return ms_err_oom(e);
     curl_multi_setopt(ns->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)ns->conns);
     curl_multi_setopt(ns->multi, CURLMOPT_MAXCONNECTS, (long)(ns->conns * ns->nn));
+    curl_multi_setopt(ns->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(ns->multi, CURLMOPT_SOCKETDATA, ns);
+    curl_multi_setopt(ns->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(ns->multi, CURLMOPT_TIMERDATA, ns);
+    ns->ep = epoll_create1(EPOLL_CLOEXEC);
+    ns->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event wev = {.events = EPOLLIN, .data.fd = ns->efd};
+    if (ns->ep < 0 || ns->efd < 0 || epoll_ctl(ns->ep, EPOLL_CTL_ADD, ns->efd, &wev) != 0)
+        return ms_err_errno(e, MS_ERUNTIME, errno, "network SUT: cannot make its event loop");
     if (pthread_create(&ns->th, NULL, worker, ns) != 0)
         return ms_err_set(e, MS_ERUNTIME, "network SUT: cannot start its thread");
     ns->th_started = 1;
