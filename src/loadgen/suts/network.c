@@ -8,9 +8,12 @@
  *   written); node names must be unique; the QSL is a counting QSL sized by --total-samples,
  *   else by the nodes' own QSL (which must agree).
  * - Name(): GET /name on every node (a round trip each), "Network SUT (N nodes: a, b, ...)".
- * - issue_query: a query's samples are cut into requests of at most chunk samples (default
- *   1024; a query is never merged with another), each sent to the node with the fewest samples
- *   outstanding.
+ * - issue_query: a query goes to the node with the fewest samples outstanding, whole; a query of
+ *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
+ *   each node's share issued there as one query (cut only where it exceeds what the node takes
+ *   at once, GET /info max_query_samples). The LoadGen's issuing thread sends it at once when
+ *   the node has a free connection; else it waits, and frames that wait together for a node
+ *   go back to back in one request (each still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
@@ -33,7 +36,7 @@
 #include "loadgen/suts/sut.h"
 #include "net/net.h"
 
-/* A query (or a part of one, cut at chunk samples) waiting for a connection: its frame. */
+/* A query, or a node's share of one, waiting for a connection to its node: its frame. */
 typedef struct net_item {
     lg_test *test;
     size_t n;
@@ -46,8 +49,11 @@ typedef struct net_node {
     char *url;            /* base URL without a trailing '/' */
     char *query_url;      /* url + "/query" */
     char name[256];
-    uint64_t outstanding; /* samples sent, not yet answered (under net_sut.mu) */
+    uint64_t outstanding; /* samples given to it, not yet answered (under net_sut.mu) */
     size_t busy;          /* transfers in flight (under net_sut.mmu) */
+    size_t max_query;     /* most samples it takes in one query (GET /info max_query_samples) */
+    struct net_item *pend, *pend_tail; /* its frames not sent yet, in issue order (under mu) */
+    uint64_t query;       /* the last query given a share of (under mu) */
 } net_node;
 
 /* One POST /query in flight: one or more queries' frames; the response streams back. */
@@ -90,12 +96,12 @@ typedef struct net_sut {
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
-    net_item *pend, *pend_tail; /* queries not sent yet, in issue order (under mu) */
     net_xfer *live;       /* in the multi handle (under mmu) */
     net_xfer *spare;      /* finished transfers kept with their easy handle (under mmu) */
     _Atomic int stop;
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
+    uint64_t queries;     /* queries issued (under mu) */
     lg_sut_instance *local; /* the nodes' dataset loaded here: its QSL, and the bytes sent */
 } net_sut;
 
@@ -370,8 +376,13 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     }
     memset(x->state, 0, n);
     size_t m = 0;
+    if (!list->next) { /* one frame: it is the body (the buffers swap, no copy) */
+        ms_net_buf t = x->req;
+        x->req = list->frame;
+        list->frame = t;
+    }
     for (net_item *it = list; it; it = it->next) {
-        if (ms_net_buf_put(&x->req, it->frame.data, it->frame.len)) {
+        if (it->frame.len && ms_net_buf_put(&x->req, it->frame.data, it->frame.len)) {
             xfer_free(x);
             return NULL;
         }
@@ -396,46 +407,41 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     return x;
 }
 
-/* Sends waiting queries while a node has a free connection (under mmu): to the node with the
- * fewest samples outstanding, several queries' frames in one request when they wait together
- * (transport only: the node issues each frame as its own query). */
+/* Sends each node's waiting frames while it has a free connection (under mmu): several queries'
+ * frames in one request when they wait together (transport only: the node issues each frame
+ * as its own query), up to the most samples the node takes at once. */
 static void dispatch(net_sut *ns)
 {
     pthread_mutex_lock(&ns->mu);
-    while (ns->pend) {
-        size_t best = ns->nn;
-        for (size_t i = 0; i < ns->nn; i++)
-            if (ns->nodes[i].busy < ns->conns &&
-                (best == ns->nn || ns->nodes[i].outstanding < ns->nodes[best].outstanding))
-                best = i;
-        if (best == ns->nn)
-            break;
-        net_item *first = ns->pend, *last = first;
-        size_t n = first->n;
-        while (last->next && last->next->test == first->test && n + last->next->n <= ns->chunk) {
-            last = last->next;
-            n += last->n;
+    for (size_t k = 0; k < ns->nn; k++) {
+        net_node *nd = &ns->nodes[k];
+        while (nd->pend && nd->busy < ns->conns) {
+            net_item *first = nd->pend, *last = first;
+            size_t n = first->n;
+            while (last->next && last->next->test == first->test && n + last->next->n <= nd->max_query) {
+                last = last->next;
+                n += last->n;
+            }
+            nd->pend = last->next;
+            if (!nd->pend)
+                nd->pend_tail = NULL;
+            last->next = NULL;
+            nd->busy++;
+            pthread_mutex_unlock(&ns->mu);
+            net_xfer *x = make_xfer(ns, first, n, k);
+            for (net_item *it = first, *nx; it; it = nx) {
+                nx = it->next;
+                item_free(it);
+            }
+            if (!x) {
+                fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
+                return;
+            }
+            x->next = ns->live;
+            ns->live = x;
+            curl_multi_add_handle(ns->multi, x->h);
+            pthread_mutex_lock(&ns->mu);
         }
-        ns->pend = last->next;
-        if (!ns->pend)
-            ns->pend_tail = NULL;
-        last->next = NULL;
-        ns->nodes[best].outstanding += n;
-        ns->nodes[best].busy++;
-        pthread_mutex_unlock(&ns->mu);
-        net_xfer *x = make_xfer(ns, first, n, best);
-        for (net_item *it = first, *nx; it; it = nx) {
-            nx = it->next;
-            item_free(it);
-        }
-        if (!x) {
-            fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
-            return;
-        }
-        x->next = ns->live;
-        ns->live = x;
-        curl_multi_add_handle(ns->multi, x->h);
-        pthread_mutex_lock(&ns->mu);
     }
     pthread_mutex_unlock(&ns->mu);
 }
@@ -595,41 +601,72 @@ static const char *net_name(void *ctx)
     return ns->name;
 }
 
+/* One frame of samples s[0..m) for node k, queued for it. */
+static int queue_frame(net_sut *ns, lg_test *test, const lg_query_sample *s, size_t m, size_t k)
+{
+    net_item *it = calloc(1, sizeof *it);
+    int bad = !it || !(it->ids = malloc(m * sizeof *it->ids)) || ms_net_req_begin(&it->frame, (uint32_t)m);
+    for (size_t i = 0; i < m && !bad; i++) {
+        it->ids[i] = s[i].id;
+        /* the sample index, and the QSL's bytes of the sample when the nodes' SUT has a
+         * dataset (else no data: the index is the sample) */
+        const void *p = NULL;
+        size_t sz = 0;
+        if (ns->local && ns->local->data.sample(ns->local->priv, s[i].index, &p, &sz) != 0) {
+            fail(ns, "network SUT: sample %zu is not in the %s QSL", (size_t)s[i].index, ns->local->data.dataset);
+            item_free(it);
+            return -1;
+        }
+        bad = ms_net_req_add(&it->frame, s[i].id, s[i].index, p, (uint32_t)sz);
+    }
+    if (bad) {
+        item_free(it);
+        fail(ns, "network SUT: out of memory for a query of %zu sample(s)", m);
+        return -1;
+    }
+    it->test = test;
+    it->n = m;
+    pthread_mutex_lock(&ns->mu);
+    net_node *nd = &ns->nodes[k];
+    if (nd->pend_tail)
+        nd->pend_tail->next = it;
+    else
+        nd->pend = it;
+    nd->pend_tail = it;
+    pthread_mutex_unlock(&ns->mu);
+    return 0;
+}
+
+/* A query goes whole to the node with the fewest samples outstanding; a query of at least
+ * 2 * chunk samples (Offline) is shared among up to n / chunk nodes, those with the fewest
+ * outstanding, in equal shares. Each node issues its share as one query (one frame), unless
+ * it is above what the node takes at once (max_query), which cuts it into several. */
 static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
 {
     net_sut *ns = ctx;
-    for (size_t off = 0; off < n; off += ns->chunk) {
-        size_t m = n - off < ns->chunk ? n - off : ns->chunk;
-        net_item *it = calloc(1, sizeof *it);
-        int bad = !it || !(it->ids = malloc(m * sizeof *it->ids)) || ms_net_req_begin(&it->frame, (uint32_t)m);
-        for (size_t i = 0; i < m && !bad; i++) {
-            it->ids[i] = s[off + i].id;
-            /* the sample index, and the QSL's bytes of the sample when the nodes' SUT has a
-             * dataset (else no data: the index is the sample) */
-            const void *p = NULL;
-            size_t sz = 0;
-            if (ns->local && ns->local->data.sample(ns->local->priv, s[off + i].index, &p, &sz) != 0) {
-                fail(ns, "network SUT: sample %zu is not in the %s QSL", (size_t)s[off + i].index,
-                     ns->local->data.dataset);
-                item_free(it);
-                return;
-            }
-            bad = ms_net_req_add(&it->frame, s[off + i].id, s[off + i].index, p, (uint32_t)sz);
-        }
-        if (bad) {
-            item_free(it);
-            fail(ns, "network SUT: out of memory for a query of %zu sample(s)", m);
-            return;
-        }
-        it->test = test;
-        it->n = m;
+    size_t parts = n / ns->chunk;
+    if (parts < 1)
+        parts = 1;
+    if (parts > ns->nn)
+        parts = ns->nn;
+    size_t off = 0;
+    pthread_mutex_lock(&ns->mu);
+    uint64_t q = ++ns->queries;
+    pthread_mutex_unlock(&ns->mu);
+    for (size_t j = 0; j < parts; j++) {
+        size_t share = n / parts + (j < n % parts), k = ns->nn;
         pthread_mutex_lock(&ns->mu);
-        if (ns->pend_tail)
-            ns->pend_tail->next = it;
-        else
-            ns->pend = it;
-        ns->pend_tail = it;
+        for (size_t i = 0; i < ns->nn; i++) /* the least busy of the nodes without a share yet */
+            if (ns->nodes[i].query != q && (k == ns->nn || ns->nodes[i].outstanding < ns->nodes[k].outstanding))
+                k = i;
+        ns->nodes[k].query = q;
+        ns->nodes[k].outstanding += share;
         pthread_mutex_unlock(&ns->mu);
+        for (size_t m; share > 0; share -= m, off += m) {
+            m = share < ns->nodes[k].max_query ? share : ns->nodes[k].max_query;
+            if (queue_frame(ns, test, s + off, m, k) != 0)
+                return;
+        }
     }
     /* sent from this thread at once when a connection is free (else the QDL's thread sends it
      * when one frees); the QDL's thread is woken only if curl now wants a timer earlier than
@@ -674,10 +711,11 @@ static void net_destroy(void *priv)
         nx = x->next;
         xfer_free(x);
     }
-    for (net_item *x = ns->pend, *nx; x; x = nx) {
-        nx = x->next;
-        item_free(x);
-    }
+    for (size_t i = 0; i < ns->nn; i++)
+        for (net_item *x = ns->nodes[i].pend, *nx; x; x = nx) {
+            nx = x->next;
+            item_free(x);
+        }
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
     if (ns->ep >= 0)
@@ -709,7 +747,7 @@ static int net_qsl_io(void *ctx, const lg_sample_index *idx, size_t n)
     return 0;
 }
 
-/* GET /info of one node: its name and QSL sizes. */
+/* GET /info of one node: its name, QSL sizes, dataset and query size limit. */
 static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, char *dataset, size_t dn,
                      size_t *sample_size, ms_err *e)
 {
@@ -736,6 +774,12 @@ static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, cha
     json_t *ds = json_object_get(j, "dataset"), *ss = json_object_get(j, "sample_size");
     snprintf(dataset, dn, "%s", json_is_string(ds) ? json_string_value(ds) : "");
     *sample_size = json_is_integer(ss) && json_integer_value(ss) > 0 ? (size_t)json_integer_value(ss) : 0;
+    /* the most samples it takes in one query (its request size limit); the wire format's limit
+     * when it does not say */
+    json_t *mq = json_object_get(j, "max_query_samples");
+    nd->max_query = MS_NET_MAX_SAMPLES;
+    if (json_is_integer(mq) && json_integer_value(mq) > 0 && json_integer_value(mq) < (json_int_t)MS_NET_MAX_SAMPLES)
+        nd->max_query = (size_t)json_integer_value(mq);
     *total = (size_t)json_integer_value(t);
     *perf = (size_t)json_integer_value(p);
     json_decref(j);
@@ -889,6 +933,6 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
 LG_SUT_DEFINE(network, "Network division: the QDL, sends every sample to SUT nodes (mlsubmit sut serve)",
               "               URL[,URL...]   nodes, e.g. network:http://127.0.0.1:9001,http://127.0.0.1:9002\n"
               "               token-file=F   send \"Authorization: Bearer <first line of F>\"\n"
-              "               chunk=N        most samples per request (default 1024; Offline queries are split)\n"
+              "               chunk=N        a query of at least 2N samples is shared among the nodes (default 1024)\n"
               "               conns=N        HTTP/1.1 connections per node (default 4)\n",
               net_create)
