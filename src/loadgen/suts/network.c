@@ -92,7 +92,9 @@ typedef struct net_sut {
     int ep, efd;          /* epoll set of curl's sockets, eventfd to wake the QDL's thread */
     int64_t deadline;     /* curl's timer, CLOCK_MONOTONIC ns, -1 none (under mmu) */
     int64_t wait_until;   /* the QDL's thread sleeps until then; INT64_MIN: it is awake (mmu) */
-    _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread (mmu was busy) */
+    _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread */
+    _Atomic int sleeping; /* the QDL's thread is in (or about to enter) epoll_wait */
+    _Atomic size_t nlive; /* transfers in flight (changed under mmu) */
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
@@ -439,6 +441,7 @@ static void dispatch(net_sut *ns)
             }
             x->next = ns->live;
             ns->live = x;
+            atomic_fetch_add(&ns->nlive, 1);
             curl_multi_add_handle(ns->multi, x->h);
             pthread_mutex_lock(&ns->mu);
         }
@@ -513,6 +516,7 @@ static int reap(net_sut *ns)
                 break;
             }
         ns->nodes[x->node].busy--;
+        atomic_fetch_sub(&ns->nlive, 1);
         finish(ns, x, cc, x->cerr);
         x->next = ns->spare;
         ns->spare = x;
@@ -547,14 +551,19 @@ static void *worker(void *arg)
             until = ns->deadline;
         ns->wait_until = until;
         pthread_mutex_unlock(&ns->mmu);
-        /* queries the issuing thread left while this thread held mmu: send them first */
+        /* queries the issuing thread left to this thread: sent before waiting (sleeping is set
+         * first, and the issuing thread kicks before it looks at it: one of the two sees the
+         * other, so a query is never left while this thread sleeps) */
+        atomic_store(&ns->sleeping, 1);
         if (atomic_exchange(&ns->kicks, 0)) {
+            atomic_store(&ns->sleeping, 0);
             pthread_mutex_lock(&ns->mmu);
             ns->wait_until = INT64_MIN;
             pump(ns);
             continue;
         }
         int n = epoll_wait(ns->ep, ev, 32, until <= now ? 0 : (int)((until - now + 999999) / 1000000));
+        atomic_store(&ns->sleeping, 0);
         pthread_mutex_lock(&ns->mmu);
         ns->wait_until = INT64_MIN;
         for (int i = 0; i < n; i++) {
@@ -668,23 +677,26 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
                 return;
         }
     }
-    /* sent from this thread at once when a connection is free (else the QDL's thread sends it
-     * when one frees); the QDL's thread is woken only if curl now wants a timer earlier than
-     * the one it sleeps until */
-    /* the kick comes before trying mmu, and whoever holds mmu looks at the kicks after
-     * releasing it: so a query is never left waiting while nobody is at work (when mmu is busy
-     * the QDL's thread is, and it sends the query before it waits again) */
+    /* Who sends it. When nothing is in flight (SingleStream, a quiet Server) this thread sends
+     * it at once: no hand-over to the QDL's thread, whose wake-up would be most of the round
+     * trip. When transfers are in flight the QDL's thread is the one that sends (woken if it
+     * sleeps): this thread keeps to the LoadGen's schedule (at tens of thousands of queries a
+     * second a send here per query would make it late), and the queries that wait meanwhile
+     * go together in one request. */
     atomic_fetch_add(&ns->kicks, 1);
-    while (pthread_mutex_trylock(&ns->mmu) == 0) {
+    if (atomic_load(&ns->nlive) == 0 && pthread_mutex_trylock(&ns->mmu) == 0) {
         atomic_store(&ns->kicks, 0);
         pump(ns);
-        int wake = ns->deadline >= 0 && ns->deadline < ns->wait_until;
+        /* curl wants a timer before the one the QDL's thread sleeps until (rare: its own
+         * timers are a second or more), or another thread kicked meanwhile */
+        int wake = (ns->deadline >= 0 && ns->deadline < ns->wait_until) || atomic_load(&ns->kicks);
         pthread_mutex_unlock(&ns->mmu);
         if (wake)
             wake_worker(ns);
-        if (!atomic_load(&ns->kicks))
-            break;
+        return;
     }
+    if (atomic_load(&ns->sleeping))
+        wake_worker(ns);
 }
 
 static void net_flush(void *ctx)
