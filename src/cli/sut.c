@@ -164,8 +164,9 @@ static int sut_cmd_serve(int argc, char **argv)
     while (sigwait(&set, &sig) != 0)
         ;
     ms_node_stop(nd);
-    fprintf(stderr, "mlsubmit %s: %s: stopped after %llu sample(s)\n", cmd, strsignal(sig),
-            (unsigned long long)ms_node_samples_served(nd));
+    fprintf(stderr, "mlsubmit %s: %s: stopped after %llu sample(s) in %llu quer%s\n", cmd, strsignal(sig),
+            (unsigned long long)ms_node_samples_served(nd), (unsigned long long)ms_node_queries_issued(nd),
+            ms_node_queries_issued(nd) == 1 ? "y" : "ies");
     lg_sut_destroy(si);
     ms_node_free(nd);
     free(token);

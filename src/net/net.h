@@ -51,6 +51,11 @@ int ms_net_req_begin(ms_net_buf *b, uint32_t n);
 int ms_net_req_add(ms_net_buf *b, uint64_t id, uint64_t index, const void *data, uint32_t size);
 int ms_net_resp_begin(ms_net_buf *b, uint32_t n);
 int ms_net_resp_add(ms_net_buf *b, const ms_net_result *r);
+/* A response frame appended to what b holds (a stream of frames): ms_net_resp_open writes its
+ * header with a count of 0 and says where; records follow (ms_net_resp_add); ms_net_resp_close
+ * sets the count. */
+int ms_net_resp_open(ms_net_buf *b, size_t *hdr);
+void ms_net_resp_close(ms_net_buf *b, size_t hdr, uint32_t n);
 
 /* Decoders of one whole frame (the body is exactly one frame): check every length against the
  * body; *out (malloc'ed, caller frees) points into body. Return MS_OK, or MS_EINPUT with a
@@ -85,6 +90,8 @@ typedef struct ms_node ms_node;
 ms_node *ms_node_start(lg_sut_instance *si, const ms_node_options *o, ms_err *e);
 unsigned ms_node_port(const ms_node *n);
 uint64_t ms_node_samples_served(const ms_node *n);
+/* issue_query calls the node made: one per frame of the requests (a query, or a node's share) */
+uint64_t ms_node_queries_issued(const ms_node *n);
 /* Stops accepting, fails queries still waiting for the SUT (503), joins the threads. */
 void ms_node_stop(ms_node *n);
 /* Frees the node (stopping it first): call after destroying the SUT, which may complete into

@@ -39,9 +39,10 @@ struct nd_req {
     ms_node *nd;
     size_t n, left;         /* samples, samples not completed yet */
     nd_slot *slots;
-    ms_net_buf rec;         /* encoded records not framed yet */
+    ms_net_buf rec;         /* response frames not sent yet; the last one open (nrec records) */
+    size_t hdr;             /* where the open frame starts in rec */
     uint32_t nrec;
-    ms_net_buf out;         /* the frame being sent */
+    ms_net_buf out;         /* the frames being sent */
     size_t out_pos;
     int orphan;             /* the response is gone: the last completion frees the request */
 };
@@ -56,7 +57,14 @@ struct ms_node {
     pthread_mutex_t issue_mu;   /* issue_query is called by one thread at a time */
     _Atomic int stopping;
     _Atomic uint64_t served;
+    _Atomic uint64_t queries;   /* issue_query calls made */
 };
+
+/* A response frame is closed at this many records or bytes: the QDL decodes a frame when it is
+ * whole, so a big answer (an Offline share) comes back as a stream of frames it completes as
+ * they arrive, each decoded once. */
+#define ND_FRAME_RECORDS 4096u
+#define ND_FRAME_BYTES (64u << 10)
 
 /* One connection's request in progress: the body as it arrives. */
 typedef struct nd_conn {
@@ -90,10 +98,11 @@ static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
         ms_net_result res = {.id = sl->id, .n_tokens = r[k].n_tokens, .is_first_token = first_token,
                              .data = (const uint8_t *)r[k].data, .size = (uint32_t)r[k].size};
         size_t mark = q->rec.len;
-        if (ms_net_resp_add(&q->rec, &res) != 0) {
+        if ((q->nrec == 0 && ms_net_resp_open(&q->rec, &q->hdr) != 0) || ms_net_resp_add(&q->rec, &res) != 0) {
             q->rec.len = mark; /* out of memory: the sample is not answered; the QDL times out */
-        } else {
-            q->nrec++;
+        } else if (++q->nrec >= ND_FRAME_RECORDS || q->rec.len - q->hdr >= ND_FRAME_BYTES) {
+            ms_net_resp_close(&q->rec, q->hdr, q->nrec);
+            q->nrec = 0;
         }
         int freeit = 0;
         if (!first_token) {
@@ -109,8 +118,17 @@ static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
     }
 }
 
+/* Closes the open frame of q (under q->mu). */
+static void close_frame(nd_req *q)
+{
+    if (q->nrec) {
+        ms_net_resp_close(&q->rec, q->hdr, q->nrec);
+        q->nrec = 0;
+    }
+}
+
 /* MHD content reader (the connection's own thread, which may block here): the next bytes of
- * the response stream, a frame of every record encoded since the last call. */
+ * the response stream, the frames of every record encoded since the last call. */
 static ssize_t stream_out(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
@@ -124,14 +142,13 @@ static ssize_t stream_out(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&q->mu);
             return (ssize_t)k;
         }
-        if (q->nrec) {
-            q->out_pos = 0;
-            if (ms_net_resp_begin(&q->out, q->nrec) || ms_net_buf_put(&q->out, q->rec.data, q->rec.len)) {
-                pthread_mutex_unlock(&q->mu);
-                return MHD_CONTENT_READER_END_WITH_ERROR;
-            }
-            q->nrec = 0;
+        if (q->rec.len) { /* the frames encoded since: sent next (the buffers swap, no copy) */
+            close_frame(q);
+            ms_net_buf t = q->out;
+            q->out = q->rec;
+            q->rec = t;
             q->rec.len = 0;
+            q->out_pos = 0;
             continue;
         }
         if (q->left == 0) {
@@ -259,6 +276,7 @@ static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigne
         free(s);
         if (n) {
             pthread_mutex_lock(&nd->issue_mu);
+            atomic_fetch_add(&nd->queries, 1);
             if (nd->si->data.issue)
                 nd->si->data.issue(nd->sut->ctx, nd->sink, qs + k, px + k, n);
             else
@@ -332,6 +350,25 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         nd_req *q = serve_query(nd, cc->body.data, cc->body.len, &st, err, sizeof err);
         if (!q)
             return reply_text(c, st, err);
+        /* every sample completed during the issue calls (an SUT answering from issue_query):
+         * the whole answer is one frame in one buffer, which libmicrohttpd sends with its headers
+         * in one write (Content-Length): one segment, no chunk framing, no terminating chunk */
+        pthread_mutex_lock(&q->mu);
+        int all_done = q->left == 0;
+        ms_net_buf whole = {0};
+        if (all_done) {
+            close_frame(q);
+            whole = q->rec; /* handed to libmicrohttpd, which frees it */
+            q->rec = (ms_net_buf){0};
+        }
+        pthread_mutex_unlock(&q->mu);
+        if (all_done) {
+            req_free(q);
+            if (!whole.len)
+                ms_net_buf_free(&whole);
+            return reply(c, MHD_HTTP_OK, whole.len ? (void *)whole.data : (void *)"", whole.len,
+                         "application/octet-stream", whole.len == 0);
+        }
         struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_out, q,
                                                                    stream_done);
         if (!r) {
@@ -423,6 +460,13 @@ ms_node *ms_node_start(lg_sut_instance *si, const ms_node_options *o, ms_err *e)
         int k = snprintf(num, sizeof num, ",\"sample_size\":%zu", si->data.sample_size);
         ms_net_buf_put(&ib, num, (size_t)k);
     }
+    /* the most samples the node takes in one query: a request of that many (28 bytes a sample at
+     * most with its frame's header, plus its data) fits in --max-body */
+    size_t per = 28 + (si->data.issue ? si->data.sample_size : 0), most = nd->o.max_body > 8 ? (nd->o.max_body - 8) / per : 0;
+    if (most > MS_NET_MAX_SAMPLES)
+        most = MS_NET_MAX_SAMPLES;
+    int k = snprintf(num, sizeof num, ",\"max_query_samples\":%zu", most ? most : 1);
+    ms_net_buf_put(&ib, num, (size_t)k);
     int l = snprintf(num, sizeof num, ",\"total_sample_count\":%zu,\"performance_sample_count\":%zu}\n",
                      qsl->total_sample_count, qsl->performance_sample_count);
     if (ms_net_buf_put(&ib, num, (size_t)l) || ms_net_buf_put(&ib, "", 1)) {
@@ -490,6 +534,11 @@ unsigned ms_node_port(const ms_node *nd)
 uint64_t ms_node_samples_served(const ms_node *nd)
 {
     return atomic_load(&nd->served);
+}
+
+uint64_t ms_node_queries_issued(const ms_node *nd)
+{
+    return atomic_load(&nd->queries);
 }
 
 void ms_node_stop(ms_node *nd)

@@ -72,6 +72,18 @@ int ms_net_resp_begin(ms_net_buf *b, uint32_t n)
     return ms_net_buf_put(b, MS_NET_RESP_MAGIC, 4) || put_u32(b, n) ? -1 : 0;
 }
 
+int ms_net_resp_open(ms_net_buf *b, size_t *hdr)
+{
+    *hdr = b->len;
+    return ms_net_buf_put(b, MS_NET_RESP_MAGIC, 4) || put_u32(b, 0) ? -1 : 0;
+}
+
+void ms_net_resp_close(ms_net_buf *b, size_t hdr, uint32_t n)
+{
+    for (int i = 0; i < 4; i++)
+        b->data[hdr + 4 + (size_t)i] = (uint8_t)(n >> (8 * i));
+}
+
 int ms_net_resp_add(ms_net_buf *b, const ms_net_result *r)
 {
     uint8_t flags = r->is_first_token ? 2 : r->has_first_token ? 1 : 0;

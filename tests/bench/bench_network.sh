@@ -3,7 +3,12 @@
 # same run: Server with the null SUT on two loopback nodes (`mlsubmit sut serve`) at rising QPS
 # until the first INVALID run (goal: >= 50,000 queries/s VALID), the latency the network adds per
 # query at 10,000 QPS (goal: p99 <= 200 us more), and Offline samples/s. Short runs
-# (BENCH_NET_SECONDS, default 2 s each) so that the whole takes about a minute.
+# (BENCH_NET_SECONDS, default 2 s each) so that the whole takes about a minute and a half.
+# The added latency is measured BENCH_NET_REPS times (default 3), each time an in-process run
+# then a network run back to back; added = network minus in-process percentile of the same
+# repetition, and the median of the repetitions is reported. The latencies are mostly the
+# machine's scheduling when it is shared: the load average is printed before and after, and the
+# bench runs at the caller's niceness (printed; run it with nice -n 0 to measure).
 set -eu
 M=${MLSUBMIT:-$(pwd)/build/mlsubmit}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-bench-XXXXXX")
@@ -12,7 +17,7 @@ trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 export MLSUBMIT_NO_PROGRESS=1
 SECS=${BENCH_NET_SECONDS:-2}
 val() { grep -m1 "^$1" "$2" | sed 's/.*: *//'; }
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), niceness $(nice)"
 for n in a b; do
   "$M" sut serve --sut null --listen 127.0.0.1:0 --name "bench-$n" --port-file "$TMP/port.$n" 2>/dev/null &
   PIDS+=($!)
@@ -31,13 +36,20 @@ for s in null "$NET"; do
     -o "$TMP/off" >/dev/null 2>&1 || true
   echo "offline ${s%%:*}: $(val 'Samples per second' "$TMP/off/mlperf_log_summary.txt") samples/s"
 done
-# 2. added latency at 10,000 QPS
-server null 10000 "$TMP/l0"; server "$NET" 10000 "$TMP/l1"
-for p in 50.00 99.00; do
-  a=$(val "$p percentile latency" "$TMP/l0/mlperf_log_summary.txt"); b=$(val "$p percentile latency" "$TMP/l1/mlperf_log_summary.txt")
-  echo "server 10000 QPS p${p%%.*}: in-process $a ns, network $b ns, added $((b - a)) ns (goal p99 <= 200000)"
+# 2. added latency at 10,000 QPS: repetitions of (in-process, network), median of the differences
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
+: >"$TMP/added50"; : >"$TMP/added99"
+for r in $(seq "${BENCH_NET_REPS:-3}"); do
+  server null 10000 "$TMP/l0"; server "$NET" 10000 "$TMP/l1"
+  line="server 10000 QPS rep $r:"
+  for p in 50.00 99.00; do
+    a=$(val "$p percentile latency" "$TMP/l0/mlperf_log_summary.txt"); b=$(val "$p percentile latency" "$TMP/l1/mlperf_log_summary.txt")
+    echo $((b - a)) >>"$TMP/added${p%%.*}"
+    line="$line p${p%%.*} in-process $a ns, network $b ns, added $((b - a)) ns;"
+  done
+  echo "$line network $(val 'Result is' "$TMP/l1/mlperf_log_summary.txt"), load average $(cut -d' ' -f1 /proc/loadavg)"
 done
-echo "server 10000 QPS over the network: $(val 'Result is' "$TMP/l1/mlperf_log_summary.txt")"
+echo "server 10000 QPS added latency, median of ${BENCH_NET_REPS:-3}: p50 $(median <"$TMP/added50") ns, p99 $(median <"$TMP/added99") ns (goal p99 <= 200000)"
 # 3. highest VALID Server QPS over two nodes
 best=0
 for q in 1000 5000 10000 20000 30000 40000 50000 60000 80000 100000 120000 150000; do

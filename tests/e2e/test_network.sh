@@ -68,6 +68,24 @@ PY
   done
 done
 
+# ---- an Offline query: one share per node, each issued there as one query -------------------------
+# (700 samples over two nodes, chunk=16: two shares of 350, not 44 frames of 16); a node whose
+# --max-body takes fewer samples at once (max_query_samples in GET /info) gets its share cut there
+start_node sh-a null; A=$NODE_URL; PA=$NODE_PID
+start_node sh-b null; B=$NODE_URL; PB=$NODE_PID
+valid_run "$TMP/share" "Offline shared over two nodes" timeout 120 $M loadgen run --scenario Offline --mode performance \
+  --sut "network:$A,$B,chunk=16" $SHORT --timeout 20s -o "$TMP/share"
+stop_node $PA; stop_node $PB
+for x in a b; do
+  expect_grep 'stopped after 350 sample\(s\) in 1 query$' "$TMP/node.sh-$x.log" "node sh-$x: its share as one query"
+done
+start_node sh-small null --max-body 2000; A=$NODE_URL; PA=$NODE_PID
+curl -s "$A/info" | grep -q '"max_query_samples":71,' && ok || fail "max_query_samples of a 2000-byte --max-body: $(curl -s "$A/info")"
+valid_run "$TMP/share1" "Offline over a node taking 71 samples at once" timeout 120 $M loadgen run --scenario Offline \
+  --mode performance --sut "network:$A" $SHORT --timeout 20s -o "$TMP/share1"
+stop_node $PA
+expect_grep 'stopped after 700 sample\(s\) in 10 queries$' "$TMP/node.sh-small.log" "a share cut at max_query_samples"
+
 # ---- tokens SUT: first tokens and token counts come back ------------------------------------------
 start_node tok-a "tokens:ttft=1ms,tpot=50us,len=8..16,seed=3"; A=$NODE_URL; PA=$NODE_PID
 start_node tok-b "tokens:ttft=1ms,tpot=50us,len=8..16,seed=3"; B=$NODE_URL; PB=$NODE_PID

@@ -121,6 +121,45 @@ START_TEST(response_stream_frames)
 END_TEST
 
 /* A request of two frames (two queries): decoded one at a time. */
+/* frames appended to a stream with their count set afterwards (the node's answer, closed at a
+ * size) decode like frames made by ms_net_resp_begin */
+START_TEST(response_frames_opened_and_closed)
+{
+    ms_net_buf b = {0};
+    size_t h1, h2;
+    ms_net_result r1 = {.id = 1, .n_tokens = 0, .data = (const uint8_t *)"ab", .size = 2};
+    ms_net_result r2 = {.id = 2, .n_tokens = 3, .data = (const uint8_t *)"c", .size = 1};
+    ck_assert_int_eq(ms_net_resp_open(&b, &h1), 0);
+    ck_assert_uint_eq(h1, 0);
+    ck_assert_int_eq(ms_net_resp_add(&b, &r1), 0);
+    ck_assert_int_eq(ms_net_resp_add(&b, &r2), 0);
+    ms_net_resp_close(&b, h1, 2);
+    ck_assert_int_eq(ms_net_resp_open(&b, &h2), 0);
+    ck_assert_uint_eq(h2, 8 + 23 + 22);
+    ck_assert_int_eq(ms_net_resp_add(&b, &r1), 0);
+    ms_net_resp_close(&b, h2, 1);
+    ms_net_result *r;
+    size_t n, used;
+    ms_err e;
+    ck_assert_int_eq(ms_net_resp_decode_frame(b.data, b.len, &r, &n, &used, &e), MS_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(used, h2);
+    ck_assert_uint_eq(r[1].id, 2);
+    ck_assert_int_eq(r[1].n_tokens, 3);
+    free(r);
+    ck_assert_int_eq(ms_net_resp_decode(b.data + h2, b.len - h2, &r, &n, &e), MS_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(memcmp(r[0].data, "ab", 2), 0);
+    free(r);
+    /* a frame still open says 0 records: the bytes after its header are not a frame */
+    ck_assert_int_eq(ms_net_resp_open(&b, &h1), 0);
+    ck_assert_int_eq(ms_net_resp_add(&b, &r2), 0);
+    ck_assert_int_eq(ms_net_resp_decode(b.data + h1, b.len - h1, &r, &n, &e), MS_EINPUT);
+    free(r);
+    ms_net_buf_free(&b);
+}
+END_TEST
+
 START_TEST(request_frames_back_to_back)
 {
     ms_net_buf b = {0}, f2 = {0};
@@ -203,6 +242,7 @@ static Suite *net_suite(void)
     tcase_add_test(tc, request_round_trip_and_errors);
     tcase_add_test(tc, response_round_trip_and_errors);
     tcase_add_test(tc, response_stream_frames);
+    tcase_add_test(tc, response_frames_opened_and_closed);
     tcase_add_test(tc, request_frames_back_to_back);
     tcase_add_test(tc, sink_serves_a_sut_without_a_run);
     suite_add_tcase(s, tc);

@@ -8,14 +8,18 @@
  *   written); node names must be unique; the QSL is a counting QSL sized by --total-samples,
  *   else by the nodes' own QSL (which must agree).
  * - Name(): GET /name on every node (a round trip each), "Network SUT (N nodes: a, b, ...)".
- * - issue_query: a query's samples are cut into requests of at most chunk samples (default
- *   1024; a query is never merged with another), each sent to the node with the fewest samples
- *   outstanding.
+ * - issue_query: a query goes to the node with the fewest samples outstanding, whole; a query of
+ *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
+ *   each node's share issued there as one query (cut only where it exceeds what the node takes
+ *   at once, GET /info max_query_samples). The LoadGen's issuing thread sends it at once when
+ *   the node has a free connection; else it waits, and frames that wait together for a node
+ *   go back to back in one request (each still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
  *   LoadGen's --timeout ends the test. */
 #include <curl/curl.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -23,12 +27,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/fsutil.h"
 #include "loadgen/suts/sut.h"
 #include "net/net.h"
 
-/* A query (or a part of one, cut at chunk samples) waiting for a connection: its frame. */
+/* A query, or a node's share of one, waiting for a connection to its node: its frame. */
 typedef struct net_item {
     lg_test *test;
     size_t n;
@@ -41,8 +49,11 @@ typedef struct net_node {
     char *url;            /* base URL without a trailing '/' */
     char *query_url;      /* url + "/query" */
     char name[256];
-    uint64_t outstanding; /* samples sent, not yet answered (under net_sut.mu) */
-    size_t busy;          /* transfers in flight (worker thread only) */
+    uint64_t outstanding; /* samples given to it, not yet answered (under net_sut.mu) */
+    size_t busy;          /* transfers in flight (under net_sut.mmu) */
+    size_t max_query;     /* most samples it takes in one query (GET /info max_query_samples) */
+    struct net_item *pend, *pend_tail; /* its frames not sent yet, in issue order (under mu) */
+    uint64_t query;       /* the last query given a share of (under mu) */
 } net_node;
 
 /* One POST /query in flight: one or more queries' frames; the response streams back. */
@@ -71,16 +82,28 @@ typedef struct net_sut {
     char *auth;           /* "Authorization: Bearer ..." or NULL */
     struct curl_slist *hdrs; /* headers of every query request */
     char name[4096];
+    /* libcurl's multi handle is driven by whichever thread holds mmu: the LoadGen's issuing
+     * thread sends a query itself when a connection is free (no hand-over to another thread),
+     * the QDL's thread waits in epoll_wait (without mmu) for the nodes' answers and curl's
+     * timers (curl_multi_socket_action: libcurl tells us its sockets and timer, on_socket and
+     * on_timer, and we wait for them) */
     CURLM *multi;
+    pthread_mutex_t mmu;
+    int ep, efd;          /* epoll set of curl's sockets, eventfd to wake the QDL's thread */
+    int64_t deadline;     /* curl's timer, CLOCK_MONOTONIC ns, -1 none (under mmu) */
+    int64_t wait_until;   /* the QDL's thread sleeps until then; INT64_MIN: it is awake (mmu) */
+    _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread */
+    _Atomic int sleeping; /* the QDL's thread is in (or about to enter) epoll_wait */
+    _Atomic size_t nlive; /* transfers in flight (changed under mmu) */
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
-    net_item *pend, *pend_tail; /* queries not sent yet, in issue order (under mu) */
-    net_xfer *live;       /* in the multi handle (worker thread only) */
-    net_xfer *spare;      /* finished transfers kept with their easy handle (worker only) */
+    net_xfer *live;       /* in the multi handle (under mmu) */
+    net_xfer *spare;      /* finished transfers kept with their easy handle (under mmu) */
     _Atomic int stop;
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
+    uint64_t queries;     /* queries issued (under mu) */
     lg_sut_instance *local; /* the nodes' dataset loaded here: its QSL, and the bytes sent */
 } net_sut;
 
@@ -355,8 +378,13 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     }
     memset(x->state, 0, n);
     size_t m = 0;
+    if (!list->next) { /* one frame: it is the body (the buffers swap, no copy) */
+        ms_net_buf t = x->req;
+        x->req = list->frame;
+        list->frame = t;
+    }
     for (net_item *it = list; it; it = it->next) {
-        if (ms_net_buf_put(&x->req, it->frame.data, it->frame.len)) {
+        if (it->frame.len && ms_net_buf_put(&x->req, it->frame.data, it->frame.len)) {
             xfer_free(x);
             return NULL;
         }
@@ -377,84 +405,182 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, ns->hdrs);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->cerr);
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L); /* libcurl's default, said: no Nagle delay */
     return x;
 }
 
-/* Sends waiting queries while a node has a free connection: to the node with the fewest samples
- * outstanding, several queries' frames in one request when they wait together (transport only:
- * the node issues each frame as its own query). */
+/* Sends each node's waiting frames while it has a free connection (under mmu): several queries'
+ * frames in one request when they wait together (transport only: the node issues each frame
+ * as its own query), up to the most samples the node takes at once. */
 static void dispatch(net_sut *ns)
 {
     pthread_mutex_lock(&ns->mu);
-    while (ns->pend) {
-        size_t best = ns->nn;
-        for (size_t i = 0; i < ns->nn; i++)
-            if (ns->nodes[i].busy < ns->conns &&
-                (best == ns->nn || ns->nodes[i].outstanding < ns->nodes[best].outstanding))
-                best = i;
-        if (best == ns->nn)
-            break;
-        net_item *first = ns->pend, *last = first;
-        size_t n = first->n;
-        while (last->next && last->next->test == first->test && n + last->next->n <= ns->chunk) {
-            last = last->next;
-            n += last->n;
+    for (size_t k = 0; k < ns->nn; k++) {
+        net_node *nd = &ns->nodes[k];
+        while (nd->pend && nd->busy < ns->conns) {
+            net_item *first = nd->pend, *last = first;
+            size_t n = first->n;
+            while (last->next && last->next->test == first->test && n + last->next->n <= nd->max_query) {
+                last = last->next;
+                n += last->n;
+            }
+            nd->pend = last->next;
+            if (!nd->pend)
+                nd->pend_tail = NULL;
+            last->next = NULL;
+            nd->busy++;
+            pthread_mutex_unlock(&ns->mu);
+            net_xfer *x = make_xfer(ns, first, n, k);
+            for (net_item *it = first, *nx; it; it = nx) {
+                nx = it->next;
+                item_free(it);
+            }
+            if (!x) {
+                fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
+                return;
+            }
+            x->next = ns->live;
+            ns->live = x;
+            atomic_fetch_add(&ns->nlive, 1);
+            curl_multi_add_handle(ns->multi, x->h);
+            pthread_mutex_lock(&ns->mu);
         }
-        ns->pend = last->next;
-        if (!ns->pend)
-            ns->pend_tail = NULL;
-        last->next = NULL;
-        ns->nodes[best].outstanding += n;
-        ns->nodes[best].busy++;
-        pthread_mutex_unlock(&ns->mu);
-        net_xfer *x = make_xfer(ns, first, n, best);
-        for (net_item *it = first, *nx; it; it = nx) {
-            nx = it->next;
-            item_free(it);
-        }
-        if (!x) {
-            fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
-            return;
-        }
-        x->next = ns->live;
-        ns->live = x;
-        curl_multi_add_handle(ns->multi, x->h);
-        pthread_mutex_lock(&ns->mu);
     }
     pthread_mutex_unlock(&ns->mu);
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* libcurl's socket callback: the sockets the QDL's thread waits on, and for what. */
+static int on_socket(CURL *h, curl_socket_t fd, int what, void *ud, void *sp)
+{
+    (void)h, (void)sp;
+    net_sut *ns = ud;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(ns->ep, EPOLL_CTL_DEL, fd, NULL);
+        return 0;
+    }
+    struct epoll_event ev = {.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
+                             .data.fd = fd};
+    if (epoll_ctl(ns->ep, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
+        epoll_ctl(ns->ep, EPOLL_CTL_ADD, fd, &ev);
+    return 0;
+}
+
+/* libcurl's timer callback (under mmu): when curl_multi_socket_action(CURL_SOCKET_TIMEOUT) is due. */
+static int on_timer(CURLM *m, long ms, void *ud)
+{
+    (void)m;
+    net_sut *ns = ud;
+    ns->deadline = ms < 0 ? -1 : mono_ns() + (int64_t)ms * 1000000;
+    return 0;
+}
+
+static void wake_worker(net_sut *ns)
+{
+    uint64_t one = 1;
+    ssize_t w = write(ns->efd, &one, sizeof one);
+    (void)w; /* a full counter already wakes it */
+}
+
+/* Runs curl's due timers (under mmu): a transfer just added starts here, in the calling thread. */
+static void run_timers(net_sut *ns)
+{
+    int running;
+    for (int i = 0; i < 8 && ns->deadline >= 0 && ns->deadline <= mono_ns(); i++) {
+        ns->deadline = -1;
+        curl_multi_socket_action(ns->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+}
+
+/* Finished transfers (under mmu): checked, their connection free again. */
+static int reap(net_sut *ns)
+{
+    CURLMsg *m;
+    int left, done = 0;
+    while ((m = curl_multi_info_read(ns->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        net_xfer *x = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        CURLcode cc = m->data.result;
+        curl_multi_remove_handle(ns->multi, x->h);
+        for (net_xfer **pp = &ns->live; *pp; pp = &(*pp)->next)
+            if (*pp == x) {
+                *pp = x->next;
+                break;
+            }
+        ns->nodes[x->node].busy--;
+        atomic_fetch_sub(&ns->nlive, 1);
+        finish(ns, x, cc, x->cerr);
+        x->next = ns->spare;
+        ns->spare = x;
+        done++;
+    }
+    return done;
+}
+
+/* Sends what waits and drives curl until nothing is due (under mmu). */
+static void pump(net_sut *ns)
+{
+    for (int round = 0; round < 64; round++) {
+        dispatch(ns);
+        run_timers(ns);
+        if (!reap(ns))
+            break; /* else a connection is free again: send what waits */
+    }
+}
+
+/* The QDL's thread: waits for the nodes' answers (and curl's timers), without mmu. */
 static void *worker(void *arg)
 {
     net_sut *ns = arg;
+    struct epoll_event ev[32];
+    pthread_mutex_lock(&ns->mmu);
     while (!atomic_load(&ns->stop)) {
-        dispatch(ns);
-        int running = 0, done = 0;
-        curl_multi_perform(ns->multi, &running);
-        CURLMsg *m;
-        int left;
-        while ((m = curl_multi_info_read(ns->multi, &left))) {
-            if (m->msg != CURLMSG_DONE)
-                continue;
-            net_xfer *x = NULL;
-            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-            CURLcode cc = m->data.result;
-            curl_multi_remove_handle(ns->multi, x->h);
-            for (net_xfer **pp = &ns->live; *pp; pp = &(*pp)->next)
-                if (*pp == x) {
-                    *pp = x->next;
-                    break;
-                }
-            ns->nodes[x->node].busy--;
-            finish(ns, x, cc, x->cerr);
-            x->next = ns->spare;
-            ns->spare = x;
-            done++;
+        /* curl's timer, at most a second away (its own timers of a second or more, such as
+         * the connect timeout, need no exact wake-up; shorter ones set by the issuing thread
+         * wake this one, net_issue) */
+        int64_t now = mono_ns(), until = now + 1000000000;
+        if (ns->deadline >= 0 && ns->deadline < until)
+            until = ns->deadline;
+        ns->wait_until = until;
+        pthread_mutex_unlock(&ns->mmu);
+        /* queries the issuing thread left to this thread: sent before waiting (sleeping is set
+         * first, and the issuing thread kicks before it looks at it: one of the two sees the
+         * other, so a query is never left while this thread sleeps) */
+        atomic_store(&ns->sleeping, 1);
+        if (atomic_exchange(&ns->kicks, 0)) {
+            atomic_store(&ns->sleeping, 0);
+            pthread_mutex_lock(&ns->mmu);
+            ns->wait_until = INT64_MIN;
+            pump(ns);
+            continue;
         }
-        if (done)
-            continue; /* a connection is free: send what waits */
-        curl_multi_poll(ns->multi, NULL, 0, 100, NULL);
+        int n = epoll_wait(ns->ep, ev, 32, until <= now ? 0 : (int)((until - now + 999999) / 1000000));
+        atomic_store(&ns->sleeping, 0);
+        pthread_mutex_lock(&ns->mmu);
+        ns->wait_until = INT64_MIN;
+        for (int i = 0; i < n; i++) {
+            if (ev[i].data.fd == ns->efd) {
+                uint64_t v;
+                ssize_t r = read(ns->efd, &v, sizeof v);
+                (void)r;
+                continue;
+            }
+            int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                             (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                             (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+            curl_multi_socket_action(ns->multi, ev[i].data.fd, f, &running);
+        }
+        pump(ns);
     }
+    pthread_mutex_unlock(&ns->mmu);
     return NULL;
 }
 
@@ -484,47 +610,93 @@ static const char *net_name(void *ctx)
     return ns->name;
 }
 
+/* One frame of samples s[0..m) for node k, queued for it. */
+static int queue_frame(net_sut *ns, lg_test *test, const lg_query_sample *s, size_t m, size_t k)
+{
+    net_item *it = calloc(1, sizeof *it);
+    int bad = !it || !(it->ids = malloc(m * sizeof *it->ids)) || ms_net_req_begin(&it->frame, (uint32_t)m);
+    for (size_t i = 0; i < m && !bad; i++) {
+        it->ids[i] = s[i].id;
+        /* the sample index, and the QSL's bytes of the sample when the nodes' SUT has a
+         * dataset (else no data: the index is the sample) */
+        const void *p = NULL;
+        size_t sz = 0;
+        if (ns->local && ns->local->data.sample(ns->local->priv, s[i].index, &p, &sz) != 0) {
+            fail(ns, "network SUT: sample %zu is not in the %s QSL", (size_t)s[i].index, ns->local->data.dataset);
+            item_free(it);
+            return -1;
+        }
+        bad = ms_net_req_add(&it->frame, s[i].id, s[i].index, p, (uint32_t)sz);
+    }
+    if (bad) {
+        item_free(it);
+        fail(ns, "network SUT: out of memory for a query of %zu sample(s)", m);
+        return -1;
+    }
+    it->test = test;
+    it->n = m;
+    pthread_mutex_lock(&ns->mu);
+    net_node *nd = &ns->nodes[k];
+    if (nd->pend_tail)
+        nd->pend_tail->next = it;
+    else
+        nd->pend = it;
+    nd->pend_tail = it;
+    pthread_mutex_unlock(&ns->mu);
+    return 0;
+}
+
+/* A query goes whole to the node with the fewest samples outstanding; a query of at least
+ * 2 * chunk samples (Offline) is shared among up to n / chunk nodes, those with the fewest
+ * outstanding, in equal shares. Each node issues its share as one query (one frame), unless
+ * it is above what the node takes at once (max_query), which cuts it into several. */
 static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
 {
     net_sut *ns = ctx;
-    int wake = 0;
-    for (size_t off = 0; off < n; off += ns->chunk) {
-        size_t m = n - off < ns->chunk ? n - off : ns->chunk;
-        net_item *it = calloc(1, sizeof *it);
-        int bad = !it || !(it->ids = malloc(m * sizeof *it->ids)) || ms_net_req_begin(&it->frame, (uint32_t)m);
-        for (size_t i = 0; i < m && !bad; i++) {
-            it->ids[i] = s[off + i].id;
-            /* the sample index, and the QSL's bytes of the sample when the nodes' SUT has a
-             * dataset (else no data: the index is the sample) */
-            const void *p = NULL;
-            size_t sz = 0;
-            if (ns->local && ns->local->data.sample(ns->local->priv, s[off + i].index, &p, &sz) != 0) {
-                fail(ns, "network SUT: sample %zu is not in the %s QSL", (size_t)s[off + i].index,
-                     ns->local->data.dataset);
-                item_free(it);
-                return;
-            }
-            bad = ms_net_req_add(&it->frame, s[off + i].id, s[off + i].index, p, (uint32_t)sz);
-        }
-        if (bad) {
-            item_free(it);
-            fail(ns, "network SUT: out of memory for a query of %zu sample(s)", m);
-            return;
-        }
-        it->test = test;
-        it->n = m;
+    size_t parts = n / ns->chunk;
+    if (parts < 1)
+        parts = 1;
+    if (parts > ns->nn)
+        parts = ns->nn;
+    size_t off = 0;
+    pthread_mutex_lock(&ns->mu);
+    uint64_t q = ++ns->queries;
+    pthread_mutex_unlock(&ns->mu);
+    for (size_t j = 0; j < parts; j++) {
+        size_t share = n / parts + (j < n % parts), k = ns->nn;
         pthread_mutex_lock(&ns->mu);
-        if (ns->pend_tail)
-            ns->pend_tail->next = it;
-        else {
-            ns->pend = it;
-            wake = 1; /* the worker may be waiting in curl_multi_poll with nothing to send */
-        }
-        ns->pend_tail = it;
+        for (size_t i = 0; i < ns->nn; i++) /* the least busy of the nodes without a share yet */
+            if (ns->nodes[i].query != q && (k == ns->nn || ns->nodes[i].outstanding < ns->nodes[k].outstanding))
+                k = i;
+        ns->nodes[k].query = q;
+        ns->nodes[k].outstanding += share;
         pthread_mutex_unlock(&ns->mu);
+        for (size_t m; share > 0; share -= m, off += m) {
+            m = share < ns->nodes[k].max_query ? share : ns->nodes[k].max_query;
+            if (queue_frame(ns, test, s + off, m, k) != 0)
+                return;
+        }
     }
-    if (wake)
-        curl_multi_wakeup(ns->multi);
+    /* Who sends it. When nothing is in flight (SingleStream, a quiet Server) this thread sends
+     * it at once: no hand-over to the QDL's thread, whose wake-up would be most of the round
+     * trip. When transfers are in flight the QDL's thread is the one that sends (woken if it
+     * sleeps): this thread keeps to the LoadGen's schedule (at tens of thousands of queries a
+     * second a send here per query would make it late), and the queries that wait meanwhile
+     * go together in one request. */
+    atomic_fetch_add(&ns->kicks, 1);
+    if (atomic_load(&ns->nlive) == 0 && pthread_mutex_trylock(&ns->mmu) == 0) {
+        atomic_store(&ns->kicks, 0);
+        pump(ns);
+        /* curl wants a timer before the one the QDL's thread sleeps until (rare: its own
+         * timers are a second or more), or another thread kicked meanwhile */
+        int wake = (ns->deadline >= 0 && ns->deadline < ns->wait_until) || atomic_load(&ns->kicks);
+        pthread_mutex_unlock(&ns->mmu);
+        if (wake)
+            wake_worker(ns);
+        return;
+    }
+    if (atomic_load(&ns->sleeping))
+        wake_worker(ns);
 }
 
 static void net_flush(void *ctx)
@@ -539,7 +711,7 @@ static void net_destroy(void *priv)
         return;
     if (ns->th_started) {
         atomic_store(&ns->stop, 1);
-        curl_multi_wakeup(ns->multi);
+        wake_worker(ns);
         pthread_join(ns->th, NULL);
     }
     for (net_xfer *x = ns->live, *nx; x; x = nx) {
@@ -551,12 +723,18 @@ static void net_destroy(void *priv)
         nx = x->next;
         xfer_free(x);
     }
-    for (net_item *x = ns->pend, *nx; x; x = nx) {
-        nx = x->next;
-        item_free(x);
-    }
+    for (size_t i = 0; i < ns->nn; i++)
+        for (net_item *x = ns->nodes[i].pend, *nx; x; x = nx) {
+            nx = x->next;
+            item_free(x);
+        }
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
+    if (ns->ep >= 0)
+        close(ns->ep);
+    if (ns->efd >= 0)
+        close(ns->efd);
+    pthread_mutex_destroy(&ns->mmu);
     curl_slist_free_all(ns->hdrs);
     lg_sut_destroy(ns->local);
     for (size_t i = 0; i < ns->nn; i++) {
@@ -581,7 +759,7 @@ static int net_qsl_io(void *ctx, const lg_sample_index *idx, size_t n)
     return 0;
 }
 
-/* GET /info of one node: its name and QSL sizes. */
+/* GET /info of one node: its name, QSL sizes, dataset and query size limit. */
 static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, char *dataset, size_t dn,
                      size_t *sample_size, ms_err *e)
 {
@@ -608,6 +786,12 @@ static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, cha
     json_t *ds = json_object_get(j, "dataset"), *ss = json_object_get(j, "sample_size");
     snprintf(dataset, dn, "%s", json_is_string(ds) ? json_string_value(ds) : "");
     *sample_size = json_is_integer(ss) && json_integer_value(ss) > 0 ? (size_t)json_integer_value(ss) : 0;
+    /* the most samples it takes in one query (its request size limit); the wire format's limit
+     * when it does not say */
+    json_t *mq = json_object_get(j, "max_query_samples");
+    nd->max_query = MS_NET_MAX_SAMPLES;
+    if (json_is_integer(mq) && json_integer_value(mq) > 0 && json_integer_value(mq) < (json_int_t)MS_NET_MAX_SAMPLES)
+        nd->max_query = (size_t)json_integer_value(mq);
     *total = (size_t)json_integer_value(t);
     *perf = (size_t)json_integer_value(p);
     json_decref(j);
@@ -622,6 +806,10 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     if (!ns)
         return ms_err_oom(e);
     pthread_mutex_init(&ns->mu, NULL);
+    pthread_mutex_init(&ns->mmu, NULL);
+    ns->ep = ns->efd = -1;
+    ns->deadline = -1;
+    ns->wait_until = INT64_MIN;
     si->priv = ns;
     si->destroy = net_destroy;
     ns->si = si;
@@ -738,6 +926,15 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
         return ms_err_oom(e);
     curl_multi_setopt(ns->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)ns->conns);
     curl_multi_setopt(ns->multi, CURLMOPT_MAXCONNECTS, (long)(ns->conns * ns->nn));
+    curl_multi_setopt(ns->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(ns->multi, CURLMOPT_SOCKETDATA, ns);
+    curl_multi_setopt(ns->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(ns->multi, CURLMOPT_TIMERDATA, ns);
+    ns->ep = epoll_create1(EPOLL_CLOEXEC);
+    ns->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event wev = {.events = EPOLLIN, .data.fd = ns->efd};
+    if (ns->ep < 0 || ns->efd < 0 || epoll_ctl(ns->ep, EPOLL_CTL_ADD, ns->efd, &wev) != 0)
+        return ms_err_errno(e, MS_ERUNTIME, errno, "network SUT: cannot make its event loop");
     if (pthread_create(&ns->th, NULL, worker, ns) != 0)
         return ms_err_set(e, MS_ERUNTIME, "network SUT: cannot start its thread");
     ns->th_started = 1;
@@ -748,6 +945,6 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
 LG_SUT_DEFINE(network, "Network division: the QDL, sends every sample to SUT nodes (mlsubmit sut serve)",
               "               URL[,URL...]   nodes, e.g. network:http://127.0.0.1:9001,http://127.0.0.1:9002\n"
               "               token-file=F   send \"Authorization: Bearer <first line of F>\"\n"
-              "               chunk=N        most samples per request (default 1024; Offline queries are split)\n"
+              "               chunk=N        a query of at least 2N samples is shared among the nodes (default 1024)\n"
               "               conns=N        HTTP/1.1 connections per node (default 4)\n",
               net_create)
