@@ -80,7 +80,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
         pt[i] = mt[i] ? ck_rules_pattern(r, mt[i]) : NULL;
         if (!pt[i]) {
             if (report)
-                FIND(c, "A3", CK_SEV_ERROR, rel, 0, NULL, mt[i] ? mt[i] : "?",
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, 0, NULL, mt[i] ? mt[i] : "?",
                      "no accuracy pattern for metric %s in %s rules", mt[i] ? mt[i] : "?",
                      r->version);
             broken = 1;
@@ -115,7 +115,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
             out->parsed_any = 1;
             if (ms_py_float_parse(g, gl, &v)) {
                 if (report)
-                    FIND(c, "A3", CK_SEV_ERROR, rel, (long)it.line_no, "a number", NULL,
+                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, "a number", NULL,
                          "%s value '%.*s' is not a number (the MLCommons checker raises)", mt[i],
                          (int)gl, g);
                 continue;
@@ -126,7 +126,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, thr[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, "A3", CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
                      "accuracy not met: %s expected=%s, found=%s", mt[i], e1, e2);
             }
         }
@@ -141,7 +141,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, lim[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, "A3", CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
                      "accuracy not met: %s upper limit=%s, found=%s", ml[i], e1, e2);
             }
         }
@@ -159,16 +159,16 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
     free(scratch);
     if (report) {
         for (size_t i = 0; i < nt; i++)
-            if (!seen[i] && !ck_skipped(c->run, "A3")) {
+            if (!seen[i] && !ck_skipped(c->run, CK_ID(A3))) {
                 int matched = 0;
                 for (size_t k = 0; k < out->n; k++)
                     matched |= !strcmp(out->keys[k], mt[i]);
                 if (!matched)
-                    FIND(c, "A3", CK_SEV_ERROR, rel, 0, mt[i], "not found",
+                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, 0, mt[i], "not found",
                          "accuracy metric %s not found in accuracy.txt", mt[i]);
             }
         if (!hash)
-            FIND(c, "A4", CK_SEV_ERROR, rel, 0, "hash=<sha256>", "no hash line",
+            FIND(c, CK_ID(A4), CK_SEV_ERROR, rel, 0, "hash=<sha256>", "no hash line",
                  "no hash value for mlperf_log_accuracy.json");
     }
 }
@@ -211,7 +211,7 @@ int group_accuracy(sctx *c, const char *scen_rel)
     textfile t;
     /* check_accuracy_dir reads accuracy.txt line by line and stops at the line where every
      * metric and the hash were seen: whether invalid UTF-8 raises depends on how far it reads */
-    read_textfile_ex(c, txt_rel, "A3", 1, 1, &t);
+    read_textfile_ex(c, txt_rel, CK_ID(A3), 1, 1, &t);
     if (t.ok && t.bad_utf8) {
         const json_t *tg = ck_targets(r, "accuracy_targets", s->mlperf_model, s->scen_dir);
         const json_t *lm = ck_targets(r, "accuracy_upper_limits", s->mlperf_model, s->scen_dir);
@@ -221,7 +221,7 @@ int group_accuracy(sctx *c, const char *scen_rel)
             parse_accuracy(c, txt_rel, &t, tg, lm, &dry, 0, &stop);
         accres_free(&dry);
         if (!tg || ms_py_utf8_read_raises(t.text, t.len, stop)) {
-            FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, "UTF-8 text", "an invalid byte",
+            FIND(c, CK_ID(A3), CK_SEV_ERROR, txt_rel, 0, "UTF-8 text", "an invalid byte",
                  "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
                  "decode it", t.bad_off);
             t.ok = 0;
@@ -233,7 +233,7 @@ int group_accuracy(sctx *c, const char *scen_rel)
          * the performance and compliance checks still run */
         int stops = r->sw.accuracy_failure_stops;
         if (t.missing) {
-            FIND(c, "A1", CK_SEV_ERROR, txt_rel, 0, NULL, NULL,
+            FIND(c, CK_ID(A1), CK_SEV_ERROR, txt_rel, 0, NULL, NULL,
                  "%s has no accuracy.txt. Generate it with accuracy-imagenet.py or "
                  "accuracy-coco.py or process_accuracy.py", acc_rel);
             free(t.text);
@@ -248,7 +248,7 @@ int group_accuracy(sctx *c, const char *scen_rel)
         if (ck_files_diff(r, acc_abs, ck_rget(r, "accuracy_dir_required_files"), NULL, NULL, &diff))
             c->run->oom = 1;
         if (diff) {
-            FIND(c, "A2", stops ? CK_SEV_ERROR : CK_SEV_WARNING, acc_rel, 0, NULL, diff,
+            FIND(c, CK_ID(A2), stops ? CK_SEV_ERROR : CK_SEV_WARNING, acc_rel, 0, NULL, diff,
                  "%s has file list mismatch (%s)%s", acc_rel, diff,
                  stops ? "" : " (this round's checker only logs this)");
             free(diff);
@@ -264,10 +264,10 @@ int group_accuracy(sctx *c, const char *scen_rel)
     const json_t *limits = ck_targets(r, "accuracy_upper_limits", s->mlperf_model, s->scen_dir);
     size_t a3_start = s->f.n;
     if (t.missing) {
-        FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, NULL, NULL, "accuracy.txt is missing");
+        FIND(c, CK_ID(A3), CK_SEV_ERROR, txt_rel, 0, NULL, NULL, "accuracy.txt is missing");
     } else if (t.ok) {
         if (!targets)
-            FIND(c, "A3", CK_SEV_ERROR, txt_rel, 0, "a model with accuracy targets",
+            FIND(c, CK_ID(A3), CK_SEV_ERROR, txt_rel, 0, "a model with accuracy targets",
                  s->mlperf_model, "model %s has no accuracy target in %s rules (the MLCommons "
                  "checker raises)", s->mlperf_model, r->version);
         else
@@ -277,7 +277,7 @@ int group_accuracy(sctx *c, const char *scen_rel)
     if (c->unified && s->open && !t.missing) {
         /* unified: open-division accuracy always passes when accuracy.txt exists */
         for (size_t i = a3_start; i < s->f.n; i++)
-            if (!strcmp(s->f.v[i].id, "A3") || !strcmp(s->f.v[i].id, "A4"))
+            if (!strcmp(s->f.v[i].id, CK_ID(A3)) || !strcmp(s->f.v[i].id, CK_ID(A4)))
                 if (s->f.v[i].sev == CK_SEV_ERROR)
                     s->f.v[i].sev = CK_SEV_WARNING;
     }
@@ -287,12 +287,12 @@ int group_accuracy(sctx *c, const char *scen_rel)
         long long sz = ck_fsize(abs);
         long long max = (long long)json_integer_value(ck_rget(r, "max_truncated_accuracy_log_bytes"));
         if (sz < 0) {
-            FIND(c, "A5", CK_SEV_ERROR, json_rel, 0, NULL, NULL, "%s is missing", json_rel);
+            FIND(c, CK_ID(A5), CK_SEV_ERROR, json_rel, 0, NULL, NULL, "%s is missing", json_rel);
         } else if (sz > max) {
             char e1[32], e2[32];
             snprintf(e1, sizeof e1, "<= %lld bytes", max);
             snprintf(e2, sizeof e2, "%lld bytes", sz);
-            FIND(c, "A5", CK_SEV_ERROR, json_rel, 0, e1, e2, "%s is not truncated", json_rel);
+            FIND(c, CK_ID(A5), CK_SEV_ERROR, json_rel, 0, e1, e2, "%s is not truncated", json_rel);
         }
         free(abs);
     }
@@ -302,11 +302,11 @@ int group_accuracy(sctx *c, const char *scen_rel)
         memset(&d, 0, sizeof d);
         char *abs = absof(c, det_rel);
         if (!ck_isfile(abs)) {
-            FIND(c, "A6", CK_SEV_ERROR, det_rel, 0, NULL, NULL, "%s is missing", det_rel);
-        } else if (load_dlog(c, det_rel, "A6", &d)) {
-            check_log_errors(c, &d, det_rel, "A6", 0, NULL);
+            FIND(c, CK_ID(A6), CK_SEV_ERROR, det_rel, 0, NULL, NULL, "%s is missing", det_rel);
+        } else if (load_dlog(c, det_rel, CK_ID(A6), &d)) {
+            check_log_errors(c, &d, det_rel, CK_ID(A6), 0, NULL);
             /* A7: dataset coverage */
-            if (!ck_skipped(c->run, "A7")) {
+            if (!ck_skipped(c->run, CK_ID(A7))) {
                 double have;
                 const char *key = "qsl_reported_total_count";
                 if (c->unified && ck_dlog_get(&d, "effective_accuracy_sample_count"))
@@ -334,21 +334,21 @@ int group_accuracy(sctx *c, const char *scen_rel)
                     char e1[32], e2[32];
                     snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
                     snprintf(e2, sizeof e2, "%.0f", have);
-                    FIND(c, "A7", c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, det_rel,
+                    FIND(c, CK_ID(A7), c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, det_rel,
                          (long)(ck_dlog_get(&d, key) ? ck_dlog_get(&d, key)->line : 0), e1, e2,
                          "accuracy run does not cover all dataset, accuracy samples: %s, dataset "
                          "size: %s%s", e2, e1, c->unified ? "" : " (the legacy checker only logs this)");
                 } else if (json_is_number(want) && ck_dlog_num(&d, key, &have) != 0 && c->unified) {
                     char e1[32];
                     snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
-                    FIND(c, "A7", CK_SEV_ERROR, det_rel, 0, e1, "None",
+                    FIND(c, CK_ID(A7), CK_SEV_ERROR, det_rel, 0, e1, "None",
                          "%s is missing from the accuracy run's detail log", key);
                 }
             }
             /* P17-like stricter check for the accuracy run's mode */
             char *mode = ck_dlog_str(&d, "effective_test_mode");
             if (mode && strcmp(mode, "AccuracyOnly"))
-                FIND(c, "P17", CK_SEV_WARNING, det_rel, 0, "AccuracyOnly", mode,
+                FIND(c, CK_ID(P17), CK_SEV_WARNING, det_rel, 0, "AccuracyOnly", mode,
                      "the accuracy run was made in %s mode", mode);
             free(mode);
         }
@@ -394,7 +394,7 @@ int group_accuracy(sctx *c, const char *scen_rel)
             free(dabs);
         }
         if (miss)
-            FIND(c, "A8", CK_SEV_ERROR, acc_rel, 0, NULL, missing.data,
+            FIND(c, CK_ID(A8), CK_SEV_ERROR, acc_rel, 0, NULL, missing.data,
                  "%s expected to have the following extra files ([%s])", acc_rel, missing.data);
         ms_buf_free(&missing);
     }
@@ -404,9 +404,9 @@ int group_accuracy(sctx *c, const char *scen_rel)
         /* an unparsable detail log (L1) stays an error: the reference does not get this far,
          * MLPerfLog raises in find_error_in_detail_log (check_accuracy_dir) and the run ends */
         for (size_t i = start; i < s->f.n; i++)
-            if (s->f.v[i].sev == CK_SEV_ERROR && strcmp(s->f.v[i].id, "L1"))
+            if (s->f.v[i].sev == CK_SEV_ERROR && strcmp(s->f.v[i].id, CK_ID(L1)))
                 s->f.v[i].sev = CK_SEV_WARNING;
-        FIND(c, "A9", CK_SEV_INFO, acc_rel, 0, NULL, NULL,
+        FIND(c, CK_ID(A9), CK_SEV_INFO, acc_rel, 0, NULL, NULL,
              "%s, accuracy not valid but taken for open", acc_rel);
         s->acc_ok = !any_counting(c->run, &s->f, start);
     }

@@ -66,9 +66,9 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
         c->run->oom = 1;
         goto out;
     }
-    read_textfile(c, v_rel, "C5", 1, &t);
+    read_textfile(c, v_rel, CK_ID(C5), 1, &t);
     if (t.missing) {
-        FIND(c, "C5", CK_SEV_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s", v_rel, tdir_rel);
+        FIND(c, CK_ID(C5), CK_SEV_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s", v_rel, tdir_rel);
         goto out;
     }
     if (!t.ok)
@@ -78,7 +78,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
     if (passed && c->unified)
         goto out;
     if (!ck_pexists(acc_abs)) {
-        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", tdir_rel);
+        FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", tdir_rel);
         goto out;
     }
     char *diff = NULL;
@@ -87,7 +87,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
                                        : "test01_accuracy_dir_files_when_fail"),
                   NULL, NULL, &diff);
     if (diff) {
-        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)", acc_rel,
+        FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, NULL, diff, "%s has file list mismatch (%s)", acc_rel,
              diff);
         free(diff);
         goto out;
@@ -102,19 +102,19 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
     textfile tb, tc;
     char *b_rel = ck_join(acc_rel, "baseline_accuracy.txt");
     char *c_rel = ck_join(acc_rel, "compliance_accuracy.txt");
-    read_textfile(c, b_rel, "C5", 1, &tb);
-    read_textfile(c, c_rel, "C5", 1, &tc);
+    read_textfile(c, b_rel, CK_ID(C5), 1, &tb);
+    read_textfile(c, c_rel, CK_ID(C5), 1, &tc);
     if (tb.ok)
         last_values(c, &tb, targets, base);
     if (tc.ok)
         last_values(c, &tc, targets, comp);
     if (!targets)
-        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, s->mlperf_model,
+        FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, NULL, s->mlperf_model,
              "model %s has no accuracy targets", s->mlperf_model);
     for (size_t i = 0; targets && i < json_array_size(targets) && i < 32; i++) {
         const char *m = json_string_value(json_object_get(json_array_get(targets, i), "metric"));
         if (base[i] == 0 || comp[i] == 0) {
-            FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, m, "0 or missing",
+            FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, m, "0 or missing",
                  "Compliance test accuracy check (non-deterministic mode) in %s failed: %s "
                  "missing in baseline or compliance accuracy", tdir_rel, m ? m : "?");
             break;
@@ -125,7 +125,7 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
             char e1[48], e2[48];
             snprintf(e1, sizeof e1, "<= %g%%", allowed);
             snprintf(e2, sizeof e2, "%g%%", delta);
-            FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, e1, e2,
+            FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, e1, e2,
                  "Compliance test accuracy check (non-deterministic mode) in %s failed: %s "
                  "differs by %g%% between baseline and compliance runs", tdir_rel, m, delta);
             break;
@@ -163,9 +163,9 @@ static void check_test06(sctx *c, const char *tdir_rel)
 {
     char *rel = ck_join(tdir_rel, "verify_accuracy.txt");
     textfile t;
-    read_textfile(c, rel, "C6", 1, &t);
+    read_textfile(c, rel, CK_ID(C6), 1, &t);
     if (t.missing) {
-        FIND(c, "C6", CK_SEV_ERROR, rel, 0, NULL, NULL, "verify_accuracy.txt is missing in %s",
+        FIND(c, CK_ID(C6), CK_SEV_ERROR, rel, 0, NULL, NULL, "verify_accuracy.txt is missing in %s",
              tdir_rel);
     } else if (t.ok) {
         const json_t *req = ck_rget(c->r, "test06_required_lines");
@@ -178,7 +178,7 @@ static void check_test06(sctx *c, const char *tdir_rel)
         int eos = eos_l && text_has_stripped_line(&t, eos_l);
         int len = len_l && text_has_stripped_line(&t, len_l);
         if (!first || !eos || !len)
-            FIND(c, "C6", CK_SEV_ERROR, rel, 0, "first token, EOS and sample length checks pass", NULL,
+            FIND(c, CK_ID(C6), CK_SEV_ERROR, rel, 0, "first token, EOS and sample length checks pass", NULL,
                  "TEST06 accuracy check failed. first_token_check: %s eos_check: %s "
                  "length_check: %s", first ? "True" : "False", eos ? "True" : "False",
                  len ? "True" : "False");
@@ -208,24 +208,24 @@ static int compliance_last_test(sctx *c, const char *cdir_rel, const json_t *tes
         if (!tdir_abs || !v_rel || !r_abs) {
             c->run->oom = 1;
         } else if (!ck_pexists(tdir_abs)) {
-            FIND(c, "C2", CK_SEV_ERROR, tdir_rel, 0, test, "missing",
+            FIND(c, CK_ID(C2), CK_SEV_ERROR, tdir_rel, 0, test, "missing",
                  "Missing %s in compliance dir %s", test, cdir_rel);
             perf_pass = 0;
         } else {
             textfile t;
-            read_textfile(c, v_rel, "C4", 1, &t);
+            read_textfile(c, v_rel, CK_ID(C4), 1, &t);
             if (!t.missing && !t.ok)
                 c->raises = 1; /* check_compliance_perf_dir raises reading it: no verdict */
             perf_pass = t.ok && text_has_substring_line(&t, "TEST PASS");
             if (t.missing)
-                FIND(c, "C4", CK_SEV_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s",
+                FIND(c, CK_ID(C4), CK_SEV_ERROR, v_rel, 0, NULL, NULL, "%s is missing in %s",
                      "verify_performance.txt", tdir_rel);
             else if (!perf_pass)
-                FIND(c, "C4", CK_SEV_ERROR, v_rel, 0, "TEST PASS", NULL,
+                FIND(c, CK_ID(C4), CK_SEV_ERROR, v_rel, 0, "TEST PASS", NULL,
                      "Compliance test performance check in %s failed", tdir_rel);
             free(t.text);
             if (!ck_pexists(r_abs)) {
-                FIND(c, "C4", CK_SEV_ERROR, r_rel, 0, NULL, NULL,
+                FIND(c, CK_ID(C4), CK_SEV_ERROR, r_rel, 0, NULL, NULL,
                      "%s has no performance/run_1 directory", tdir_rel);
                 perf_pass = 0;
             }
@@ -244,9 +244,9 @@ static int compliance_last_test(sctx *c, const char *cdir_rel, const json_t *tes
     if (!va_abs || !acc_abs) {
         c->run->oom = 1;
     } else if (!ck_pexists(va_abs)) {
-        FIND(c, "C5", CK_SEV_ERROR, va_rel, 0, NULL, NULL, "verify_accuracy.txt is missing in %s", t1);
+        FIND(c, CK_ID(C5), CK_SEV_ERROR, va_rel, 0, NULL, NULL, "verify_accuracy.txt is missing in %s", t1);
     } else if (!ck_pexists(acc_abs)) {
-        FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", t1);
+        FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", t1);
     } else {
         acc_pass = 1;
     }
@@ -281,7 +281,7 @@ void group_compliance(sctx *c, const char *scen_rel)
     const json_t *tests = ck_rget2(r, "compliance_tests", s->mlperf_model);
     int has06 = ck_jlist_has(tests, "TEST06");
     if (json_array_size(tests) && !ck_pexists(cdir_abs)) {
-        FIND(c, "C1", CK_SEV_ERROR, cdir_rel, 0, NULL, NULL, "no compliance dir for %s: %s", s->rel,
+        FIND(c, CK_ID(C1), CK_SEV_ERROR, cdir_rel, 0, NULL, NULL, "no compliance dir for %s: %s", s->rel,
              cdir_rel);
         goto out;
     }
@@ -303,7 +303,7 @@ void group_compliance(sctx *c, const char *scen_rel)
             break;
         }
         if (!ck_pexists(tdir_abs)) {
-            FIND(c, "C2", CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
+            FIND(c, CK_ID(C2), CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
                  test, cdir_rel);
         } else {
             /* TEST05 (rules up to v4.1) is a performance test like TEST01/TEST04:
@@ -312,20 +312,20 @@ void group_compliance(sctx *c, const char *scen_rel)
                             !strcmp(test, "TEST05");
             if (perf_test && !(has06 && !c->unified)) {
                 /* C4: verdict file and run files */
-                check_verify_file(c, tdir_rel, "verify_performance.txt", "C4",
+                check_verify_file(c, tdir_rel, "verify_performance.txt", CK_ID(C4),
                                   "Compliance test performance", 0);
                 char *run_rel = ck_fmt("%s/performance/run_1", tdir_rel);
                 char *run_abs = run_rel ? absof(c, run_rel) : NULL;
                 char *log_rel = run_rel ? ck_join(run_rel, "mlperf_log_detail.txt") : NULL;
                 if (!run_abs || !ck_pexists(run_abs)) {
-                    FIND(c, "C4", CK_SEV_ERROR, run_rel, 0, NULL, NULL,
+                    FIND(c, CK_ID(C4), CK_SEV_ERROR, run_rel, 0, NULL, NULL,
                          "%s has no performance/run_1 directory", tdir_rel);
                 } else {
                     char *diff = NULL;
                     ck_files_diff(r, run_abs, ck_rget(r, "compliance_perf_dir_required_files"),
                                   ck_rget(r, "perf_dir_optional_files"), NULL, &diff);
                     if (diff && !c->unified) {
-                        FIND(c, "C4", CK_SEV_ERROR, run_rel, 0, NULL, diff,
+                        FIND(c, CK_ID(C4), CK_SEV_ERROR, run_rel, 0, NULL, diff,
                              "%s has file list mismatch (%s)", run_rel, diff);
                     }
                     free(diff);
@@ -335,18 +335,18 @@ void group_compliance(sctx *c, const char *scen_rel)
                         ck_dlog d;
                         memset(&d, 0, sizeof d);
                         size_t before = s->f.n;
-                        if (load_dlog(c, log_rel, "C3", &d)) {
+                        if (load_dlog(c, log_rel, CK_ID(C3), &d)) {
                             pctx p = {c, test, s->scen_fixed, log_rel, 1};
                             ck_value v = {0};
                             int inf = 0;
                             check_perf_log(&p, &d, &v, &inf, NULL);
                         } else {
                             for (size_t k = before; k < s->f.n; k++)
-                                s->f.v[k].id = "C3";
+                                s->f.v[k].id = CK_ID(C3);
                         }
                         ck_dlog_free(&d);
                     } else if (c->unified) {
-                        FIND(c, "C4", CK_SEV_ERROR, log_rel, 0, NULL, NULL, "%s is missing", log_rel);
+                        FIND(c, CK_ID(C4), CK_SEV_ERROR, log_rel, 0, NULL, NULL, "%s is missing", log_rel);
                     }
                     free(log_abs);
                 }
@@ -359,12 +359,12 @@ void group_compliance(sctx *c, const char *scen_rel)
             else if (!strcmp(test, "TEST06"))
                 check_test06(c, tdir_rel);
             else if (!strcmp(test, "TEST07"))
-                check_verify_file(c, tdir_rel, "verify_accuracy.txt", "C7", "TEST07 accuracy", 0);
+                check_verify_file(c, tdir_rel, "verify_accuracy.txt", CK_ID(C7), "TEST07 accuracy", 0);
             else if (!strcmp(test, "TEST08"))
-                check_verify_file(c, tdir_rel, "verify_accuracy.txt", "C8",
+                check_verify_file(c, tdir_rel, "verify_accuracy.txt", CK_ID(C8),
                                   "Compliance test TEST08 accuracy", 1);
             else if (!strcmp(test, "TEST09"))
-                check_verify_file(c, tdir_rel, "verify_output_len.txt", "C9",
+                check_verify_file(c, tdir_rel, "verify_output_len.txt", CK_ID(C9),
                                   "TEST09 output length", 0);
         }
         free(tdir_rel);

@@ -25,13 +25,13 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
     json_t *j = abs ? json_load_file(abs, 0, &je) : NULL;
     free(abs);
     if (!j) {
-        FIND(c, "E4", CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,
+        FIND(c, CK_ID(E4), CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,
              "cannot parse the implementation JSON: %s (the MLCommons checker raises)", je.text);
         c->raises = 1;
         return;
     }
     if (!json_is_object(j)) {
-        FIND(c, "E4", CK_SEV_ERROR, rel, 0, "a JSON object", "another JSON value",
+        FIND(c, CK_ID(E4), CK_SEV_ERROR, rel, 0, "a JSON object", "another JSON value",
              "the implementation JSON must be an object");
         json_decref(j);
         return;
@@ -42,11 +42,11 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
         const json_t *v = json_object_get(j, k);
         char *ptr = ms_json_pointer_append("", k);
         if (!v)
-            ck_report_finding(c->run, &s->f, &c->w, "E4", CK_SEV_ERROR, rel, 0, ptr, "present",
+            ck_report_finding(c->run, &s->f, &c->w, CK_ID(E4), CK_SEV_ERROR, rel, 0, ptr, "present",
                               "missing", "field %s is missing", k);
         else if (!c->run->o->skip_meaningful_fields_emptiness_check && c->r->sw.emptiness_checks &&
                  !ms_py_truthy(v))
-            ck_report_finding(c->run, &s->f, &c->w, "E4", CK_SEV_ERROR, rel, 0, ptr,
+            ck_report_finding(c->run, &s->f, &c->w, CK_ID(E4), CK_SEV_ERROR, rel, 0, ptr,
                               "a meaningful value", "empty", "field %s is missing meaningful value",
                               k);
         free(ptr);
@@ -68,7 +68,7 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
                 const json_t *fv = ptr[0] == '/' ? json_object_get(j, ptr + 1) : NULL;
                 if (fv && !ms_py_truthy(fv))
                     continue;
-                ck_report_finding(c->run, &s->f, &c->w, "E6", CK_SEV_WARNING, rel, 0, ptr, NULL,
+                ck_report_finding(c->run, &s->f, &c->w, CK_ID(E6), CK_SEV_WARNING, rel, 0, ptr, NULL,
                                   NULL, "%s (%s)", errs.v[i].message, errs.v[i].keyword);
             }
         }
@@ -128,11 +128,11 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
         }
         free(dir);
         if (!found_rel) {
-            FIND(c, "E3", CK_SEV_ERROR, mdir_rel, 0, pat, NULL, "%s is missing %s", mdir_rel, pat);
+            FIND(c, CK_ID(E3), CK_SEV_ERROR, mdir_rel, 0, pat, NULL, "%s is missing %s", mdir_rel, pat);
         } else if (!c->run->o->skip_empty_files_check && c->r->sw.emptiness_checks) {
             char *abs = absof(c, found_rel);
             if (ck_fsize(abs) == 0)
-                FIND(c, "E3", CK_SEV_ERROR, found_rel, 0, "a non-empty file", "0 bytes",
+                FIND(c, CK_ID(E3), CK_SEV_ERROR, found_rel, 0, "a non-empty file", "0 bytes",
                      "%s is having empty %s", mdir_rel, pat);
             free(abs);
         }
@@ -157,15 +157,15 @@ int group_measurements(sctx *c, const char *scen_rel)
         goto out;
     }
     if (split && !ck_pexists(mdir_abs)) {
-        FIND(c, "E1", CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "no measurement_dir for %s", mdir_rel);
+        FIND(c, CK_ID(E1), CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "no measurement_dir for %s", mdir_rel);
         goto out;
     }
     /* E2 */
     const json_t *files = ck_rget(c->r, "measurements_required_files");
     for (size_t i = 0; i < json_array_size(files); i++)
-        need_nonempty_file(c, mdir_rel, json_string_value(json_array_get(files, i)), "E2");
+        need_nonempty_file(c, mdir_rel, json_string_value(json_array_get(files, i)), CK_ID(E2));
     /* E3 (legacy only) */
-    if (!c->unified && s->has_power && !ck_skipped(c->run, "E3"))
+    if (!c->unified && s->has_power && !ck_skipped(c->run, CK_ID(E3)))
         check_power_measure_files(c, mdir_rel);
     /* E4: implementation JSON */
     char *impl_name = NULL;
@@ -194,7 +194,7 @@ int group_measurements(sctx *c, const char *scen_rel)
         free(suffix);
         ck_dir_free(&d);
         if (!impl_name) {
-            FIND(c, "E4", CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "%s is missing %s*.json", s->rel,
+            FIND(c, CK_ID(E4), CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "%s is missing %s*.json", s->rel,
                  s->system);
         }
     } else {
@@ -203,7 +203,7 @@ int group_measurements(sctx *c, const char *scen_rel)
         char *rel = ck_join(mdir_rel, impl_name);
         char *abs = rel ? absof(c, rel) : NULL;
         if (!ck_isfile(abs)) {
-            FIND(c, "E1", CK_SEV_ERROR, rel, 0, NULL, NULL, "%s measurements json file not found",
+            FIND(c, CK_ID(E1), CK_SEV_ERROR, rel, 0, NULL, NULL, "%s measurements json file not found",
                  s->rel);
             free(impl_name);
             impl_name = NULL;
@@ -252,7 +252,7 @@ int group_measurements(sctx *c, const char *scen_rel)
                 size_t cl = strlen(code_dir);  /* shown without the empty impl's slash */
                 if (cl > 1 && code_dir[cl - 1] == '/')
                     code_dir[cl - 1] = '\0';
-                FIND(c, "E5", CK_SEV_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
+                FIND(c, CK_ID(E5), CK_SEV_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
                      s->rel, code_dir);
             }
             free(abs);
@@ -265,7 +265,7 @@ int group_measurements(sctx *c, const char *scen_rel)
         char *src = ck_join(sub_rel, "src");
         char *abs = src ? absof(c, src) : NULL;
         if (!ck_pexists(abs))
-            FIND(c, "E5", CK_SEV_ERROR, src, 0, NULL, NULL, "%s src directory does not exist", src);
+            FIND(c, CK_ID(E5), CK_SEV_ERROR, src, 0, NULL, NULL, "%s src directory does not exist", src);
         free(src);
         free(abs);
     }
@@ -277,7 +277,7 @@ out:
          * check_measurement_dir raised: then there is no verdict and the errors stay) */
         int missing = 0;
         for (size_t i = start; i < s->f.n; i++) {
-            if (!strcmp(s->f.v[i].id, "E1"))
+            if (!strcmp(s->f.v[i].id, CK_ID(E1)))
                 missing = 1;
             else if (s->f.v[i].sev == CK_SEV_ERROR && !c->raises)
                 s->f.v[i].sev = CK_SEV_WARNING;

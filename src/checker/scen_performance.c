@@ -32,10 +32,10 @@ static int pf(pctx *p, const char *pid, ck_sev sev, long line, const char *exp,
     const char *id = pid;
     char prefix[64] = "";
     if (p->tag && !strcmp(p->tag, "ranging")) {
-        id = "W3";
+        id = CK_ID(W3);
         snprintf(prefix, sizeof prefix, "ranging run (%s): ", pid);
     } else if (p->tag) {
-        id = "C3";
+        id = CK_ID(C3);
         snprintf(prefix, sizeof prefix, "%s performance run (%s): ", p->tag, pid);
     }
     int rc = ck_report_finding(p->c->run, &p->c->s->f, &p->c->w, id, sev, p->file, line, NULL,
@@ -99,14 +99,14 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         ck_dlog_truthy(d, "result_perf_constraints_met"))
         valid_ok = 1;
     if (!valid_ok)
-        pf(p, "P2", c->unified ? CK_SEV_WARNING : CK_SEV_ERROR, kline(d, "result_validity"), "VALID",
+        pf(p, CK_ID(P2), c->unified ? CK_SEV_WARNING : CK_SEV_ERROR, kline(d, "result_validity"), "VALID",
            validity ? validity : "None", "result_validity is %s%s", validity ? validity : "missing",
            c->unified ? " (the unified checker does not check it)" : "");
     free(validity);
 
     char *S = ck_dlog_str(d, "effective_scenario");
     if (!S) {
-        pf(p, "P8", CK_SEV_ERROR, 0, "a scenario", "None",
+        pf(p, CK_ID(P8), CK_SEV_ERROR, 0, "a scenario", "None",
            "effective_scenario is missing (the MLCommons checker raises an exception)");
         return 0;
     }
@@ -121,9 +121,9 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     double res = NAN;
     int have_res = 0;
     if (!field) {
-        pf(p, "P8", CK_SEV_ERROR, kline(d, "effective_scenario"), "a known scenario", S,
+        pf(p, CK_ID(P8), CK_SEV_ERROR, kline(d, "effective_scenario"), "a known scenario", S,
            "no result field for scenario %s in %s rules", S, r->version);
-    } else if (need_num(p, d, "P8", field, &res)) {
+    } else if (need_num(p, d, CK_ID(P8), field, &res)) {
         have_res = 1;
     }
     const json_t *to_ms = ck_rget(r, "result_ns_to_ms_scenarios");
@@ -143,7 +143,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     /* P3: LLM token latencies */
     if (ck_rlist_has(r, "llm_models", model)) {
         if (!ck_dlog_truthy(d, "requested_use_token_latencies")) {
-            pf(p, "P3", CK_SEV_ERROR, kline(d, "requested_use_token_latencies"), "true",
+            pf(p, CK_ID(P3), CK_SEV_ERROR, kline(d, "requested_use_token_latencies"), "true",
                "false", "use_token_latencies flag needs to be enabled for LLM benchmarks");
         } else {
             const char *lim_scen = c->unified ? S : p->fixed;
@@ -151,17 +151,17 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
                 const json_t *lim = ck_rget3(r, "llm_token_latency_limits_ns", model, lim_scen);
                 double ttft, tpot;
                 if (!lim) {
-                    pf(p, "P3", CK_SEV_ERROR, 0, "a TTFT/TPOT limit", "none",
+                    pf(p, CK_ID(P3), CK_SEV_ERROR, 0, "a TTFT/TPOT limit", "none",
                        "no TTFT/TPOT limits for %s %s in %s (the MLCommons checker fails it)",
                        model, lim_scen, r->version);
-                } else if (need_num(p, d, "P3", "result_first_token_99.00_percentile_latency_ns", &ttft) &&
-                           need_num(p, d, "P3", "result_time_per_output_token_99.00_percentile_ns", &tpot)) {
+                } else if (need_num(p, d, CK_ID(P3), "result_first_token_99.00_percentile_latency_ns", &ttft) &&
+                           need_num(p, d, CK_ID(P3), "result_time_per_output_token_99.00_percentile_ns", &tpot)) {
                     double lt = json_number_value(json_object_get(lim, "ttft"));
                     double lp = json_number_value(json_object_get(lim, "tpot"));
                     if (!(ttft < lt && tpot < lp)) {
                         snprintf(e1, sizeof e1, "TTFT < %.0f, TPOT < %.0f", lt, lp);
                         snprintf(e2, sizeof e2, "TTFT %.0f, TPOT %.0f", ttft, tpot);
-                        pf(p, "P3", CK_SEV_ERROR, kline(d, "result_first_token_99.00_percentile_latency_ns"),
+                        pf(p, CK_ID(P3), CK_SEV_ERROR, kline(d, "result_first_token_99.00_percentile_latency_ns"),
                            e1, e2, "Failed extra check for TTFT and TPOT (%s limits of %s): "
                            "obtained TTFT 99-tile %.4f, TPOT 99-tile %.4f",
                            lim_scen, model, ttft, tpot);
@@ -174,17 +174,17 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     /* P4: equal-issue mode (rules list; empty in the unified rounds) */
     if (ck_rlist_has(r, "equal_issue_required_models", model) &&
         !ck_dlog_truthy(d, "effective_sample_concatenate_permutation"))
-        pf(p, "P4", CK_SEV_ERROR, kline(d, "effective_sample_concatenate_permutation"), "true",
+        pf(p, CK_ID(P4), CK_SEV_ERROR, kline(d, "effective_sample_concatenate_permutation"), "true",
            "false", "%s requires equal issue mode (sample_concatenate_permutation)", model);
 
     /* P5 */
     {
         size_t before = c->s->f.n;
-        check_log_errors(c, d, p->file, "P5", p->compliance, p->tag);
+        check_log_errors(c, d, p->file, CK_ID(P5), p->compliance, p->tag);
         if (p->tag && c->s->f.n > before) {
             /* compliance / ranging runs report under their own IDs */
             ck_finding *f = &c->s->f.v[c->s->f.n - 1];
-            f->id = !strcmp(p->tag, "ranging") ? "W3" : "C3";
+            f->id = !strcmp(p->tag, "ranging") ? CK_ID(W3) : CK_ID(C3);
         }
     }
 
@@ -192,13 +192,13 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     const json_t *psc = ck_rget2(r, "performance_sample_count", model);
     double pscv;
     if (!psc) {
-        pf(p, "P6", CK_SEV_ERROR, 0, "a known model", model,
+        pf(p, CK_ID(P6), CK_SEV_ERROR, 0, "a known model", model,
            "model %s has no performance_sample_count in %s rules", model, r->version);
-    } else if (need_num(p, d, "P6", "effective_performance_sample_count", &pscv) &&
+    } else if (need_num(p, d, CK_ID(P6), "effective_performance_sample_count", &pscv) &&
                pscv < json_number_value(psc)) {
         snprintf(e1, sizeof e1, ">= %.0f", json_number_value(psc));
         snprintf(e2, sizeof e2, "%.0f", pscv);
-        pf(p, "P6", CK_SEV_ERROR, kline(d, "effective_performance_sample_count"), e1, e2,
+        pf(p, CK_ID(P6), CK_SEV_ERROR, kline(d, "effective_performance_sample_count"), e1, e2,
            "performance_sample_count, found %.0f, needs to be >= %.0f", pscv,
            json_number_value(psc));
     }
@@ -216,13 +216,13 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         snprintf(e1, sizeof e1, "%llu", (unsigned long long)seeds[i]);
         if (ck_dlog_u64(d, seed_keys[i], &v) != 0) {
             char *t = ck_dlog_text(d, seed_keys[i]);
-            pf(p, "P7", t ? logged_only_sev(p, "P7") : CK_SEV_ERROR, kline(d, seed_keys[i]), e1,
+            pf(p, CK_ID(P7), t ? logged_only_sev(p, CK_ID(P7)) : CK_SEV_ERROR, kline(d, seed_keys[i]), e1,
                t ? t : "None",
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, t ? t : "None");
             free(t);
         } else if (v != seeds[i]) {
             snprintf(e2, sizeof e2, "%llu", (unsigned long long)v);
-            pf(p, "P7", logged_only_sev(p, "P7"), kline(d, seed_keys[i]), e1, e2,
+            pf(p, CK_ID(P7), logged_only_sev(p, CK_ID(P7)), kline(d, seed_keys[i]), e1, e2,
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, e2);
         }
     }
@@ -235,7 +235,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         int met = ck_dlog_truthy(d, "early_stopping_met");
         if (!met && !ignore_es) {
             char *msg = ck_dlog_text(d, "early_stopping_result");
-            pf(p, "P9", c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, kline(d, "early_stopping_met"),
+            pf(p, CK_ID(P9), c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, kline(d, "early_stopping_met"),
                "true", "false", "Early stopping condition was not met, msg=%s%s",
                msg ? msg : "None", c->unified ? "" : " (the legacy checker only logs this)");
             free(msg);
@@ -243,11 +243,11 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, S);
         double tl;
         if ((met || !c->unified) && json_is_number(lc) && json_number_value(lc) != 0 &&
-            need_num(p, d, "P10", "effective_target_latency_ns", &tl) &&
+            need_num(p, d, CK_ID(P10), "effective_target_latency_ns", &tl) &&
             tl > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", tl);
-            pf(p, "P10", logged_only_sev(p, "P10"), kline(d, "effective_target_latency_ns"), e1, e2,
+            pf(p, CK_ID(P10), logged_only_sev(p, CK_ID(P10)), kline(d, "effective_target_latency_ns"), e1, e2,
                "Latency constraint with early stopping not met, expected=%.0f, found=%.0f",
                json_number_value(lc), tl);
         }
@@ -255,11 +255,11 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, c->unified ? p->fixed : S);
         double l99;
         if (json_is_number(lc) && json_number_value(lc) != 0 &&
-            need_num(p, d, "P11", "result_99.00_percentile_latency_ns", &l99) &&
+            need_num(p, d, CK_ID(P11), "result_99.00_percentile_latency_ns", &l99) &&
             l99 > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", l99);
-            pf(p, "P11", c->unified ? CK_SEV_ERROR : CK_SEV_WARNING,
+            pf(p, CK_ID(P11), c->unified ? CK_SEV_ERROR : CK_SEV_WARNING,
                kline(d, "result_99.00_percentile_latency_ns"), e1, e2,
                "Latency constraint not met, expected=%.0f, found=%.0f", json_number_value(lc), l99);
         }
@@ -267,7 +267,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         const json_t *mq = ck_rget2(r, "min_queries", model);
         double mqc;
         if (!mq) {
-            pf(p, "P12", CK_SEV_ERROR, 0, "a known model", model,
+            pf(p, CK_ID(P12), CK_SEV_ERROR, 0, "a known model", model,
                "model %s has no min_queries entry in %s rules (the MLCommons checker raises)",
                model, r->version);
         } else {
@@ -276,11 +276,11 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
             if (smoke && json_is_number(json_object_get(smoke, "min_query_count")) &&
                 need > json_number_value(json_object_get(smoke, "min_query_count")))
                 need = json_number_value(json_object_get(smoke, "min_query_count"));
-            if (req && need && need_num(p, d, "P12", "effective_min_query_count", &mqc) &&
+            if (req && need && need_num(p, d, CK_ID(P12), "effective_min_query_count", &mqc) &&
                 mqc < need) {
                 snprintf(e1, sizeof e1, ">= %.0f", need);
                 snprintf(e2, sizeof e2, "%.0f", mqc);
-                pf(p, "P12", logged_only_sev(p, "P12"), kline(d, "effective_min_query_count"), e1, e2,
+                pf(p, CK_ID(P12), logged_only_sev(p, CK_ID(P12)), kline(d, "effective_min_query_count"), e1, e2,
                    "Required minimum Query Count not met by user config, Expected=%.0f, Found=%.0f",
                    need, mqc);
             }
@@ -291,15 +291,15 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         const json_t *spq = ck_rget2(r, "offline_min_samples_per_query", model);
         double v;
         if (!spq) {
-            pf(p, "P13", CK_SEV_ERROR, 0, "a known model", model,
+            pf(p, CK_ID(P13), CK_SEV_ERROR, 0, "a known model", model,
                "model %s has no Offline minimum samples per query in %s rules (the MLCommons "
                "checker raises)", model, r->version);
         } else if ((!c->unified || !strcmp(s->division, "closed")) &&
-                   need_num(p, d, "P13", "effective_samples_per_query", &v) &&
+                   need_num(p, d, CK_ID(P13), "effective_samples_per_query", &v) &&
                    v < json_number_value(spq)) {
             snprintf(e1, sizeof e1, ">= %.0f", json_number_value(spq));
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P13", logged_only_sev(p, "P13"), kline(d, "effective_samples_per_query"), e1, e2,
+            pf(p, CK_ID(P13), logged_only_sev(p, CK_ID(P13)), kline(d, "effective_samples_per_query"), e1, e2,
                "Required minimum samples per query not met by user config, Expected=%.0f, Found=%.0f",
                json_number_value(spq), v);
         }
@@ -310,10 +310,10 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         if (smoke && json_is_number(json_object_get(smoke, "min_duration_ms")))
             need = json_number_value(json_object_get(smoke, "min_duration_ms"));
         double v;
-        if (need_num(p, d, "P14", "effective_min_duration_ms", &v) && v < need) {
+        if (need_num(p, d, CK_ID(P14), "effective_min_duration_ms", &v) && v < need) {
             snprintf(e1, sizeof e1, ">= %.0f", need);
             snprintf(e2, sizeof e2, "%.0f", v);
-            pf(p, "P14", logged_only_sev(p, "P14"), kline(d, "effective_min_duration_ms"), e1, e2,
+            pf(p, CK_ID(P14), logged_only_sev(p, CK_ID(P14)), kline(d, "effective_min_duration_ms"), e1, e2,
                "Test duration less than 600s in user config. expected=%.0f, found=%.0f", need, v);
         }
     }
@@ -322,14 +322,14 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         int net = s->sys->is_network;
         int want = !strcmp(s->division, "network") ? 1 : !strcmp(s->division, "closed") ? 0 : -1;
         if (want >= 0 && want != net)
-            pf(p, "P15", CK_SEV_ERROR, 0, want ? "a network system" : "a non-network system",
+            pf(p, CK_ID(P15), CK_SEV_ERROR, 0, want ? "a network system" : "a non-network system",
                net ? "network" : "not network", "incorrect network mode (=%s) for division '%s'",
                net ? "True" : "False", s->division);
         if (net) {
             char *sut = ck_dlog_str(d, "sut_name");
             const char *sub = json_string_value(ck_rget(r, "network_sut_name_substring"));
             if (!sut || !sub || !strstr(sut, sub))
-                pf(p, "P15", CK_SEV_ERROR, kline(d, "sut_name"), sub ? sub : "Network SUT",
+                pf(p, CK_ID(P15), CK_SEV_ERROR, kline(d, "sut_name"), sub ? sub : "Network SUT",
                    sut ? sut : "None",
                    "invalid sut name for network mode. expecting the substring '%s' got '%s'",
                    sub ? sub : "", sut ? sut : "None");
@@ -340,7 +340,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     {
         char *mode = ck_dlog_str(d, "effective_test_mode");
         if (mode && strcmp(mode, "PerformanceOnly") && !p->tag)
-            pf(p, "P17", CK_SEV_WARNING, kline(d, "effective_test_mode"), "PerformanceOnly", mode,
+            pf(p, CK_ID(P17), CK_SEV_WARNING, kline(d, "effective_test_mode"), "PerformanceOnly", mode,
                "the performance run was made in %s mode", mode);
         free(mode);
     }
@@ -359,12 +359,12 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         if (c->unified) {
             const char *st = s->sys ? s->sys->category : NULL;
             if (!st || !strstr(st, "edge")) {
-                pf(p, "P16", CK_SEV_ERROR, kline(d, "effective_scenario"), "an edge system",
+                pf(p, CK_ID(P16), CK_SEV_ERROR, kline(d, "effective_scenario"), "an edge system",
                    st ? st : "None", "Result can not be inferred for %s suite. Scenario: %s, "
                    "Scenario fixed: %s", st ? st : "None", S, F);
                 allowed = 0;
             } else if (!allowed) {
-                pf(p, "P16", CK_SEV_ERROR, kline(d, "effective_scenario"), "an allowed inference",
+                pf(p, CK_ID(P16), CK_SEV_ERROR, kline(d, "effective_scenario"), "an allowed inference",
                    S, "Result for scenario %s can not be inferred from %s", F, S);
             }
         }
@@ -375,7 +375,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
             const ck_dval *q = ck_dlog_get(d, "result_qps_without_loadgen_overhead");
             double v;
             if (!q || !q->raw || ck_dlog_num(d, "result_qps_without_loadgen_overhead", &v)) {
-                pf(p, "I1", CK_SEV_ERROR, 0, "a number", "None",
+                pf(p, CK_ID(I1), CK_SEV_ERROR, 0, "a number", "None",
                    "result_qps_without_loadgen_overhead is missing (Offline inferred from "
                    "SingleStream)");
                 val->set = 0;
@@ -390,8 +390,8 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         } else if (pair_ms_off) {
             *inferred = 1;
             double spq, lat;
-            if (need_num(p, d, "I2", "effective_samples_per_query", &spq) &&
-                need_num(p, d, "I2", "result_mean_query_latency_ns", &lat)) {
+            if (need_num(p, d, CK_ID(I2), "effective_samples_per_query", &spq) &&
+                need_num(p, d, CK_ID(I2), "result_mean_query_latency_ns", &lat)) {
                 val->set = 1;
                 val->d = (spq * 1000) / (lat / 1000000.0);
                 ms_py_float_repr(val->d, val->text);
@@ -401,9 +401,9 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         } else if (pair_ss_ms) {
             *inferred = 1;
             double es;
-            if (need_num(p, d, "I3", "early_stopping_latency_ms", &es)) {
+            if (need_num(p, d, CK_ID(I3), "early_stopping_latency_ms", &es)) {
                 if (es == 0)
-                    pf(p, "I3", CK_SEV_ERROR, kline(d, "early_stopping_latency_ms"), "> 0", "0",
+                    pf(p, CK_ID(I3), CK_SEV_ERROR, kline(d, "early_stopping_latency_ms"), "> 0", "0",
                        "Not enough samples were processed for early stopping to make an estimate");
                 val->set = 1;
                 val->d = (es * 8) / 1000000.0;
@@ -412,7 +412,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
                 val->set = 0;
             }
         } else if (!strcmp(Fc, "Interactive") && strcmp(Scn, "Server")) {
-            pf(p, "I4", CK_SEV_ERROR, kline(d, "effective_scenario"), "Server", S,
+            pf(p, CK_ID(I4), CK_SEV_ERROR, kline(d, "effective_scenario"), "Server", S,
                "an Interactive result needs a Server-scenario log, found %s", S);
         }
     } else if (c->unified && F && strcmp(F, "Interactive") == 0 && strcmp(S, "Server") != 0) {
@@ -437,11 +437,11 @@ void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, int *log
     }
     if (!ck_pexists(run_abs)) {
         if (c->unified)
-            FIND(c, "P0", CK_SEV_ERROR, log_rel, 0, NULL, NULL,
+            FIND(c, CK_ID(P0), CK_SEV_ERROR, log_rel, 0, NULL, NULL,
                  "performance log missing (the unified checker crashes on a loadgen submission "
                  "without it)");
         else
-            FIND(c, "P0", CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s is missing", run_rel);
+            FIND(c, CK_ID(P0), CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s is missing", run_rel);
         goto out;
     }
     if (!c->unified) {
@@ -454,7 +454,7 @@ void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, int *log
             /* with performance_file_list_stops off (check_results_dir of tag v3.0) the mismatch
              * is only logged and check_performance_dir still reads the detail log */
             int stops = r->sw.performance_file_list_stops;
-            FIND(c, s->has_power && strstr(diff, "spl.txt") ? "W1" : "P1",
+            FIND(c, s->has_power && strstr(diff, "spl.txt") ? CK_ID(W1) : CK_ID(P1),
                  stops ? CK_SEV_ERROR : CK_SEV_WARNING, run_rel, 0, NULL, diff,
                  "%s has file list mismatch (%s)%s", run_rel, diff,
                  stops ? "" : " (this round's checker only logs this)");
@@ -464,7 +464,7 @@ void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, int *log
         }
     }
     s->perf_ran = 1;
-    if (!load_dlog(c, log_rel, "P8", log_out))
+    if (!load_dlog(c, log_rel, CK_ID(P8), log_out))
         goto out;
     *log_ok = 1;
     pctx p = {c, NULL, s->scen_fixed, log_rel, 0};
@@ -585,7 +585,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
         goto out;
     }
     if (ck_read_text(sum_abs, (size_t)64 << 20, &text, &len, &e)) {
-        FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, NULL, NULL, "%s (the checker's exception: no result)",
+        FIND(c, CK_ID(P8), CK_SEV_ERROR, sum_rel, 0, NULL, NULL, "%s (the checker's exception: no result)",
              e.msg);
         goto out;
     }
@@ -593,7 +593,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
      * UnicodeDecodeError, which check_results_dir's bare `except:` turns into no result */
     size_t bad = 0;
     if (!ms_utf8_valid(text, len, &bad) && ms_py_utf8_read_raises(text, len, MS_PY_READ_TO_EOF)) {
-        FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, "UTF-8 text", "an invalid byte",
+        FIND(c, CK_ID(P8), CK_SEV_ERROR, sum_rel, 0, "UTF-8 text", "an invalid byte",
              "the file is not valid UTF-8 (byte offset %zu): the checker's exception, no result",
              bad);
         goto out;
@@ -628,13 +628,13 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
     unsigned long long psc;
     const json_t *need = ck_rget2(r, "performance_sample_count", s->mlperf_model);
     if (!need || sum_int(sum_get(kv, nkv, "performance_sample_count"), &psc)) {
-        FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, "performance_sample_count", "None",
+        FIND(c, CK_ID(P8), CK_SEV_ERROR, sum_rel, 0, "performance_sample_count", "None",
              "%s: no performance_sample_count (or no rule for %s): the checker's exception",
              sum_rel, s->mlperf_model);
         goto out;
     }
     if ((double)psc < json_number_value(need)) {
-        FIND(c, "P6", CK_SEV_ERROR, sum_rel, 0, NULL, NULL,
+        FIND(c, CK_ID(P6), CK_SEV_ERROR, sum_rel, 0, NULL, NULL,
              "%s performance_sample_count, found %.0f, needs to be > %llu", log_rel,
              json_number_value(need), psc);
         valid = 0;
@@ -643,7 +643,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
     {
         ck_dlog d;
         memset(&d, 0, sizeof d);
-        if (!load_dlog(c, log_rel, "P8", &d)) {
+        if (!load_dlog(c, log_rel, CK_ID(P8), &d)) {
             ck_dlog_free(&d);
             goto out;
         }
@@ -655,7 +655,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
                 ignored = t && strstr(d.errors[i], t);
             }
             if (!ignored) {
-                FIND(c, "P5", CK_SEV_ERROR, log_rel, 0, "no LoadGen errors", d.errors[i],
+                FIND(c, CK_ID(P5), CK_SEV_ERROR, log_rel, 0, "no LoadGen errors", d.errors[i],
                      "%s contains error: %s", log_rel, d.errors[i]);
                 valid = 0;
             }
@@ -668,12 +668,12 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
         const char *t = sum_get(kv, nkv, seeds[i]);
         unsigned long long sv;
         if (sum_int(t, &sv)) {
-            FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, seeds[i], "None",
+            FIND(c, CK_ID(P8), CK_SEV_ERROR, sum_rel, 0, seeds[i], "None",
                  "%s: %s is missing (the checker's exception)", sum_rel, seeds[i]);
             goto out;
         }
         if ((uint64_t)sv != r->seeds[i])
-            FIND(c, "P7", CK_SEV_WARNING, sum_rel, 0, NULL, t, "%s %s is wrong, expected=%llu, found=%s",
+            FIND(c, CK_ID(P7), CK_SEV_WARNING, sum_rel, 0, NULL, t, "%s %s is wrong, expected=%llu, found=%s",
                  log_rel, seeds[i], (unsigned long long)r->seeds[i], t);
     }
     const char *scen = sum_get(kv, nkv, "Scenario");
@@ -681,7 +681,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
     const char *rt = field ? sum_get(kv, nkv, field) : NULL;
     double res;
     if (!rt || ms_py_float_parse(rt, strlen(rt), &res)) {
-        FIND(c, "P8", CK_SEV_ERROR, sum_rel, 0, field ? field : "a known Scenario", "None",
+        FIND(c, CK_ID(P8), CK_SEV_ERROR, sum_rel, 0, field ? field : "a known Scenario", "None",
              "%s: no result for scenario %s (the checker's exception)", sum_rel,
              scen ? scen : "None");
         goto out;
@@ -690,7 +690,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
         /* logged only (no verdict change), except a model without min_queries: its exception */
         const json_t *mq = ck_rget2(r, "min_queries", s->mlperf_model);
         if (!mq) {
-            FIND(c, "P12", CK_SEV_ERROR, sum_rel, 0, "a known model", s->mlperf_model,
+            FIND(c, CK_ID(P12), CK_SEV_ERROR, sum_rel, 0, "a known model", s->mlperf_model,
                  "model %s has no min_queries entry in %s rules (the checker raises)",
                  s->mlperf_model, r->version);
             goto out;
@@ -700,13 +700,13 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
         const json_t *need_q = json_object_get(mq, scen);
         unsigned long long mqc;
         if (!json_is_number(need_q) || sum_int(sum_get(kv, nkv, "min_query_count"), &mqc)) {
-            FIND(c, "P12", CK_SEV_ERROR, sum_rel, 0, "a minimum query count for this scenario",
+            FIND(c, CK_ID(P12), CK_SEV_ERROR, sum_rel, 0, "a minimum query count for this scenario",
                  scen, "%s: no minimum query count for scenario '%s' of %s (the checker raises)",
                  sum_rel, scen, s->mlperf_model);
             goto out;
         }
         if ((double)mqc < json_number_value(need_q))
-            FIND(c, "P12", CK_SEV_WARNING, sum_rel, 0, NULL, NULL,
+            FIND(c, CK_ID(P12), CK_SEV_WARNING, sum_rel, 0, NULL, NULL,
                  "%s Required minimum Query Count not met by user config, Expected=%.0f, Found=%llu",
                  log_rel, json_number_value(need_q), mqc);
     }
@@ -742,14 +742,14 @@ void group_performance_summary(sctx *c, const char *scen_rel)
             return;
         }
         if (!ck_pexists(run_abs)) {
-            FIND(c, "P0", CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s is missing", run_rel);
+            FIND(c, CK_ID(P0), CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s is missing", run_rel);
         } else {
             char *diff = NULL;
             if (ck_files_diff(r, run_abs, ck_rget(r, "perf_dir_required_files"),
                               ck_rget(r, "perf_dir_optional_files"), NULL, &diff))
                 c->run->oom = 1;
             if (diff)
-                FIND(c, "P1", CK_SEV_WARNING, run_rel, 0, NULL, diff,
+                FIND(c, CK_ID(P1), CK_SEV_WARNING, run_rel, 0, NULL, diff,
                      "%s has file list mismatch (%s)", run_rel, diff);
             free(diff);
             s->perf_ran = 1;
@@ -759,7 +759,7 @@ void group_performance_summary(sctx *c, const char *scen_rel)
                 s->value = v;  /* results[name] = r: the last valid run's */
                 any_valid = 1;
             } else {
-                FIND(c, "P2", CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s has issues", run_rel);
+                FIND(c, CK_ID(P2), CK_SEV_ERROR, run_rel, 0, NULL, NULL, "%s has issues", run_rel);
                 (void)before;
             }
         }

@@ -75,7 +75,7 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                                       ck_rget(r, "perf_dir_optional_files"), spl, &diff))
             c->run->oom = 1;
         if (diff)
-            FIND(c, "W1", CK_SEV_ERROR, run_rel, 0, NULL, diff, "%s has file list mismatch (%s)",
+            FIND(c, CK_ID(W1), CK_SEV_ERROR, run_rel, 0, NULL, diff, "%s has file list mismatch (%s)",
                  run_rel, diff);
         free(diff);
         diff = NULL;
@@ -84,14 +84,14 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
     /* W2: file sets */
     if (ck_files_diff(r, rng_abs, ck_rget(r, "perf_dir_required_files"),
                       ck_rget(r, "perf_dir_optional_files"), spl, &diff) == 0 && diff) {
-        FIND(c, "W2", CK_SEV_ERROR, rng_rel, 0, NULL, diff, "%s has file list mismatch (%s)", rng_rel,
+        FIND(c, CK_ID(W2), CK_SEV_ERROR, rng_rel, 0, NULL, diff, "%s has file list mismatch (%s)", rng_rel,
              diff);
         free(diff);
         diff = NULL;
     }
     if (ck_files_diff(r, pwr_abs, ck_rget(r, "power_dir_required_files"), NULL, NULL, &diff) == 0 &&
         diff) {
-        FIND(c, "W2", CK_SEV_ERROR, pwr_rel, 0, NULL, diff, "%s has file list mismatch (%s)", pwr_rel,
+        FIND(c, CK_ID(W2), CK_SEV_ERROR, pwr_rel, 0, NULL, diff, "%s has file list mismatch (%s)", pwr_rel,
              diff);
         free(diff);
         diff = NULL;
@@ -102,7 +102,7 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
         ck_dlog d;
         memset(&d, 0, sizeof d);
         size_t before = s->f.n;
-        if (rlog && load_dlog(c, rlog, "W3", &d)) {
+        if (rlog && load_dlog(c, rlog, CK_ID(W3), &d)) {
             char *S = ck_dlog_str(&d, "effective_scenario");
             const char *field = S ? json_string_value(ck_rget3(r, "result_field_overrides",
                                                                s->mlperf_model, S)) : NULL;
@@ -110,13 +110,13 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                 field = json_string_value(ck_rget2(r, "result_field", S));
             double v;
             if (!field || ck_dlog_num(&d, field, &v))
-                FIND(c, "W3", CK_SEV_ERROR, rlog, 0, field ? field : "a result field", "None",
+                FIND(c, CK_ID(W3), CK_SEV_ERROR, rlog, 0, field ? field : "a result field", "None",
                      "%s caused exception in check_ranging_dir: %s is missing", rng_rel,
                      field ? field : "effective_scenario");
             free(S);
         }
         for (size_t i = before; i < s->f.n; i++)
-            s->f.v[i].id = "W3";
+            s->f.v[i].id = CK_ID(W3);
         ck_dlog_free(&d);
         free(rlog);
     }
@@ -126,12 +126,12 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
         long long b_us, e_us;
         char *run_log_rel = ck_join(run_rel, "mlperf_log_detail.txt");
         if (!pb || !pe || parse_ptd_time(pb, &b_us) || parse_ptd_time(pe, &e_us)) {
-            FIND(c, "W5", CK_SEV_ERROR, run_log_rel, kline(run_log, "power_begin"),
+            FIND(c, CK_ID(W5), CK_SEV_ERROR, run_log_rel, kline(run_log, "power_begin"),
                  "power_begin/power_end as MM-DD-YYYY HH:MM:SS.ffffff",
                  pb ? pb : "None", "power_begin/power_end missing or malformed");
         } else {
             textfile t;
-            read_textfile(c, spl_rel, "W5", 1, &t);
+            read_textfile(c, spl_rel, CK_ID(W5), 1, &t);
             double sum = 0;
             size_t nsamp = 0;
             if (t.ok) {
@@ -158,7 +158,7 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                     double w;
                     if (nf < 4 || parse_ptd_time(fields[1], &ts) ||
                         ms_py_float_parse(fields[3], strlen(fields[3]), &w)) {
-                        FIND(c, "W5", CK_SEV_ERROR, spl_rel, (long)it.line_no, "Time,<timestamp>,..,<watts>",
+                        FIND(c, CK_ID(W5), CK_SEV_ERROR, spl_rel, (long)it.line_no, "Time,<timestamp>,..,<watts>",
                              NULL, "malformed power sample line");
                         continue;
                     }
@@ -169,11 +169,11 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                 }
                 free(lb);
             } else if (t.missing) {
-                FIND(c, "W5", CK_SEV_ERROR, spl_rel, 0, NULL, NULL, "%s is missing", spl_rel);
+                FIND(c, CK_ID(W5), CK_SEV_ERROR, spl_rel, 0, NULL, NULL, "%s is missing", spl_rel);
             }
             free(t.text);
             if (t.ok && nsamp == 0) {
-                FIND(c, "W5", CK_SEV_ERROR, spl_rel, 0, "samples between power_begin and power_end",
+                FIND(c, CK_ID(W5), CK_SEV_ERROR, spl_rel, 0, "samples between power_begin and power_end",
                      "none", "%s has no power samples falling in power range: %s - %s", spl_rel,
                      pb, pe);
             } else if (t.ok) {
@@ -206,7 +206,7 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                         nqd = (double)nq;
                     }
                     if (nqd == 0) {
-                        FIND(c, "W5", CK_SEV_ERROR, run_log_rel, 0, "result_query_count", "None",
+                        FIND(c, CK_ID(W5), CK_SEV_ERROR, run_log_rel, 0, "result_query_count", "None",
                              "result_query_count is missing or zero");
                     } else if (!strcmp(F, "MultiStream") && !strcmp(S, "SingleStream") &&
                                r->sw.early_stopping) {

@@ -136,18 +136,18 @@ int load_dlog(sctx *c, const char *rel, const char *id, ck_dlog *d)
         return 0;
     }
     if (d->nbad) {
-        FIND(c, "L1", CK_SEV_ERROR, rel, (long)d->first_bad_line, "valid JSON after :::MLLOG",
+        FIND(c, CK_ID(L1), CK_SEV_ERROR, rel, (long)d->first_bad_line, "valid JSON after :::MLLOG",
              d->bad_msg, "malformed :::MLLOG record (%s); %zu such line(s) make the whole log "
              "unparsable", d->bad_msg, d->nbad);
         return 0;
     }
     if (d->bad_utf8) {
-        FIND(c, "L1", CK_SEV_ERROR, rel, (long)d->bad_utf8_line, "UTF-8 text", "an invalid byte",
+        FIND(c, CK_ID(L1), CK_SEV_ERROR, rel, (long)d->bad_utf8_line, "UTF-8 text", "an invalid byte",
              "the detail log is not valid UTF-8");
         return 0;
     }
     if (c->unified && !d->first_line_is_record) {
-        FIND(c, "L1", CK_SEV_ERROR, rel, 1, ":::MLLOG record", "another line",
+        FIND(c, CK_ID(L1), CK_SEV_ERROR, rel, 1, ":::MLLOG record", "another line",
              "the first line must be a :::MLLOG record (the unified checker rejects the log)");
         return 0;
     }
@@ -231,7 +231,7 @@ void ck_eval_scenario(ck_state *run, ck_scen *s)
             s->errors++;
             int null_key = 0;
             for (size_t i = mstart; i < s->f.n; i++)
-                null_key |= !strcmp(s->f.v[i].id, "E1") || !strcmp(s->f.v[i].id, "E2");
+                null_key |= !strcmp(s->f.v[i].id, CK_ID(E1)) || !strcmp(s->f.v[i].id, CK_ID(E2));
             if (!null_key) {
                 free(s->meas_key);
                 s->meas_key = NULL;
