@@ -98,7 +98,18 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
  * -1 if the file could not be checked at all (e set). */
 int ck_rules_lint(const char *path, const char *data_dir, char **out, ms_err *e);
 
-/* Check catalogue: ID, title, hint; for --list-checks and option validation. */
+/* Check catalogue (src/checker/checks.def): ID, title, hint; for --list-checks and option
+ * validation. ck_check_id numbers the checks in listing order (CK_S1 .. CK_R1); CK_ID(P7) is
+ * the string P7 as a literal, and a name not in the catalogue does not compile. */
+#define CK_KIND_OFFICIAL 0
+#define CK_KIND_STRICTER 1
+typedef enum ck_check_id {
+#define CK_CHECK(id, kind, title, hint) CK_##id,
+#include "checker/checks.def"
+#undef CK_CHECK
+    CK_NCHECKS
+} ck_check_id;
+#define CK_ID(id) (#id + 0 * CK_##id)
 typedef struct ck_check_info {
     const char *id;
     const char *title;

@@ -49,7 +49,7 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
                           const ck_dir *results)
 {
     ck_where w = {div, sub, NULL, NULL, NULL};
-    if (!ck_skipped(run, "S10") && run->rules.sw.systems_results_check) {
+    if (!ck_skipped(run, CK_ID(S10)) && run->rules.sw.systems_results_check) {
         const char *names[2] = {"measurements", "systems"};
         for (int k = 0; k < 2; k++) {
             char *p = ck_join(ls->sub.abs, names[k]);
@@ -69,7 +69,7 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
                         found = results->v[r].is_dir && !strcmp(results->v[r].name, base);
                     if (!found) {
                         char *rel = ck_fmt("%s/%s/%s/%s", div, sub, names[k], en->name);
-                        ck_report_finding(run, &ls->f, &w, "S10", CK_SEV_ERROR, rel, 0, NULL,
+                        ck_report_finding(run, &ls->f, &w, CK_ID(S10), CK_SEV_ERROR, rel, 0, NULL,
                                           "a results/ directory of the same name", "none",
                                           k == 0 ? "%s/%s/measurements has the following "
                                                    "directories with no results: ['%s']"
@@ -85,13 +85,13 @@ static void check_s10_s11(ck_state *run, ck_psub *ls, const char *div, const cha
             free(p);
         }
     }
-    if ((!strcmp(div, "closed") || !strcmp(div, "network")) && !ck_skipped(run, "S11") &&
+    if ((!strcmp(div, "closed") || !strcmp(div, "network")) && !ck_skipped(run, CK_ID(S11)) &&
         run->rules.sw.calibration_doc_required) {
         char *a = ck_join(ls->sub.abs, "calibration.md");
         char *b = ck_join3(ls->sub.abs, "documentation", "calibration.md");
         if (a && b && !ck_pexists(a) && !ck_pexists(b)) {
             char *rel = ck_fmt("%s/%s/documentation/calibration.md", div, sub);
-            ck_report_finding(run, &ls->f, &w, "S11", CK_SEV_ERROR, rel, 0, NULL,
+            ck_report_finding(run, &ls->f, &w, CK_ID(S11), CK_SEV_ERROR, rel, 0, NULL,
                               "calibration.md or documentation/calibration.md", "none",
                               "%s/%s: has not calibration file. One of %s/%s/calibration.md or "
                               "%s/%s/documentation/calibration.md is required",
@@ -125,7 +125,7 @@ static int inline_mapping(ck_state *run, ck_psub *ls, const char *div, const cha
         char *colon = strchr(item, ':');
         if (!colon || strchr(colon + 1, ':')) {
             ck_where w = {div, sub, NULL, NULL, NULL};
-            if (ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_ERROR, NULL, 0, NULL,
+            if (ck_report_finding(run, &ls->f, &w, CK_ID(M7), CK_SEV_ERROR, NULL, 0, NULL,
                                   "name:model pairs separated by ';'", item,
                                   "--extra-model-benchmark-map: '%s' is not a name:model pair "
                                   "(the MLCommons checker crashes)", item))
@@ -154,7 +154,7 @@ static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char 
         json_error_t je;
         json_t *j = json_load_file(abs, 0, &je);
         if (!j || !json_is_object(j)) {
-            if (ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_ERROR, rel, j ? 0 : je.line, NULL,
+            if (ck_report_finding(run, &ls->f, &w, CK_ID(M7), CK_SEV_ERROR, rel, j ? 0 : je.line, NULL,
                                   "a JSON object", j ? "another JSON value" : je.text,
                                   "cannot use the model mapping: %s (the MLCommons checker "
                                   "crashes)", j ? "not a JSON object" : je.text))
@@ -166,7 +166,7 @@ static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char 
             ms_err e;
             if (run->map_schema && ms_jschema_validate(run->map_schema, j, &errs, 20, &e) == 0)
                 for (size_t i = 0; i < errs.n; i++)
-                    ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_WARNING, rel, 0,
+                    ck_report_finding(run, &ls->f, &w, CK_ID(M7), CK_SEV_WARNING, rel, 0,
                                       errs.v[i].pointer, NULL, NULL, "%s (%s)", errs.v[i].message,
                                       errs.v[i].keyword);
             ms_jschema_errors_free(&errs);
@@ -176,7 +176,7 @@ static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char 
                 const char *m = json_string_value(v);
                 if (m && !ck_rlist_has(&run->rules, "models", m)) {
                     char *ptr = ms_json_pointer_append("", k);
-                    ck_report_finding(run, &ls->f, &w, "M7", CK_SEV_WARNING, rel, 0, ptr,
+                    ck_report_finding(run, &ls->f, &w, CK_ID(M7), CK_SEV_WARNING, rel, 0, ptr,
                                       "a model of the round", m,
                                       "%s maps to '%s', which is not a %s model", k, m,
                                       run->rules.version);
@@ -212,7 +212,7 @@ static int plan_tree(plan *pl, ms_err *e)
             continue;
         if (!ck_rlist_has(r, "valid_divisions", de->name)) {
             if (!ck_rlist_has(r, "ignored_root_dirs_without_error", de->name))
-                ck_report_finding(run, &pl->root_f, NULL, "S1", CK_SEV_WARNING, de->name, 0, NULL,
+                ck_report_finding(run, &pl->root_f, NULL, CK_ID(S1), CK_SEV_WARNING, de->name, 0, NULL,
                                   "closed, open or network", de->name,
                                   "invalid division in input dir %s", de->name);
             continue;
@@ -223,7 +223,7 @@ static int plan_tree(plan *pl, ms_err *e)
         if (!ld->name)
             goto oom;
         ld->first = pl->p.nsubs;
-        if (nbad && ck_report_finding(run, &ld->f, NULL, "S2", CK_SEV_ERROR, NULL, 0, NULL,
+        if (nbad && ck_report_finding(run, &ld->f, NULL, CK_ID(S2), CK_SEV_ERROR, NULL, 0, NULL,
                                       "only *.md and *.pdf files at the root", bad.data,
                                       "Root contains files outside division folder: [%s]; "
                                       "nothing is checked", bad.data)) {
@@ -245,7 +245,7 @@ static int plan_tree(plan *pl, ms_err *e)
                 ms_buf_printf(&files, "%s'%s'", nf++ ? ", " : "", dd.v[i].name);
         if (nf) {
             ck_where w = {de->name, NULL, NULL, NULL, NULL};
-            ld->s3 = ck_report_finding(run, &ld->f, &w, "S3", CK_SEV_ERROR, de->name, 0, NULL,
+            ld->s3 = ck_report_finding(run, &ld->f, &w, CK_ID(S3), CK_SEV_ERROR, de->name, 0, NULL,
                                        "only submitter directories", files.data,
                                        "%s contains files outside submitter folder [%s]",
                                        de->name, files.data);
@@ -328,7 +328,7 @@ static int plan_tree(plan *pl, ms_err *e)
                     char *mrel = ck_fmt("%s/%s/results/%s/%s", de->name, se->name, ye->name,
                                         me->name);
                     if (closed && !ck_rlist_has(r, "models", lm->mlperf) &&
-                        ck_report_finding(run, &lm->f, &w, "M2", CK_SEV_ERROR, mrel, 0, NULL,
+                        ck_report_finding(run, &lm->f, &w, CK_ID(M2), CK_SEV_ERROR, mrel, 0, NULL,
                                           "a model of the round", me->name,
                                           "%s has an invalid model %s for closed/network division",
                                           mrel, me->name)) {
@@ -340,7 +340,7 @@ static int plan_tree(plan *pl, ms_err *e)
                     lm->opt = ck_optional(r, ly->sys.category, lm->mlperf);
                     if (!lm->req) {
                         /* even waived, there is no scenario table to check against */
-                        ck_report_finding(run, &lm->f, &w, "M3", CK_SEV_ERROR, mrel, 0, NULL,
+                        ck_report_finding(run, &lm->f, &w, CK_ID(M3), CK_SEV_ERROR, mrel, 0, NULL,
                                           "a model with scenarios for this system type",
                                           lm->mlperf, "%s has an invalid model %s, system_type=%s",
                                           mrel, lm->mlperf, ly->sys.category);
@@ -391,7 +391,7 @@ static int plan_tree(plan *pl, ms_err *e)
                             !ck_jlist_has(lm->opt, s->scen_fixed)) {
                             ck_where sw = {de->name, se->name, ye->name, me->name, s->scen_dir};
                             s->skip_task = ck_report_finding(
-                                run, &s->f, &sw, "M4", CK_SEV_ERROR, s->rel, 0, NULL,
+                                run, &s->f, &sw, CK_ID(M4), CK_SEV_ERROR, s->rel, 0, NULL,
                                 "a required or optional scenario", s->scen_dir,
                                 "%s ignoring scenario %s (neither required nor optional)", s->rel,
                                 s->scen_dir);
@@ -755,7 +755,7 @@ static void bookkeeping(plan *pl)
                                 ck_report_finding(run, &run->findings,
                                                   &(ck_where){s->division, s->submitter, s->system,
                                                               s->model_dir, s->scen_dir},
-                                                  "P8", CK_SEV_ERROR, s->rel, 0, NULL, "a non-zero value",
+                                                  CK_ID(P8), CK_SEV_ERROR, s->rel, 0, NULL, "a non-zero value",
                                                   "0.0", "the result value is 0, which the "
                                                   "MLCommons checker counts as no result");
                         }
@@ -778,7 +778,7 @@ static void bookkeeping(plan *pl)
                             ck_report_finding(run, &run->findings,
                                               &(ck_where){s->division, s->submitter, s->system,
                                                           s->model_dir, s->scen_dir},
-                                              "M4", CK_SEV_ERROR, s->rel, 0, NULL, "a scenario name",
+                                              CK_ID(M4), CK_SEV_ERROR, s->rel, 0, NULL, "a scenario name",
                                               s->scen_dir, "%s: '%s' is not a scenario (the MLCommons "
                                               "checker raises writing its summary row)", s->rel,
                                               s->scen_dir);
@@ -820,7 +820,7 @@ static void bookkeeping(plan *pl)
                         }
                         if (closed) {
                             int counts = ck_report_finding(
-                                run, &run->findings, &mw, "M5",
+                                run, &run->findings, &mw, CK_ID(M5),
                                 all_present ? CK_SEV_INFO : CK_SEV_ERROR, mkey, 0, NULL,
                                 "every required scenario", miss.data,
                                 "%s does not have all required scenarios, missing {%s}", mkey,
@@ -830,7 +830,7 @@ static void bookkeeping(plan *pl)
                                 m5 = 1;
                             }
                         } else if (run->o->debug) {
-                            ck_report_finding(run, &run->findings, &mw, "M5", CK_SEV_INFO, mkey, 0,
+                            ck_report_finding(run, &run->findings, &mw, CK_ID(M5), CK_SEV_INFO, mkey, 0,
                                               NULL, NULL, miss.data,
                                               "%s ignoring missing scenarios in open division ({%s})",
                                               mkey, miss.data);
@@ -840,7 +840,7 @@ static void bookkeeping(plan *pl)
                     if (closed && ck_jlist_has(lm->opt, "Server") &&
                         ck_jlist_has(lm->opt, "Interactive") && !had_server_or_interactive) {
                         int counts = ck_report_finding(
-                            run, &run->findings, &mw, "M6",
+                            run, &run->findings, &mw, CK_ID(M6),
                             saw_si_dir ? CK_SEV_INFO : CK_SEV_ERROR, mkey, 0, NULL,
                             "a valid Server or Interactive result", "none",
                             "%s does not have all required scenarios, one of [Server, "

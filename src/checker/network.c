@@ -79,7 +79,7 @@ void ck_check_network_system(ck_state *run, ck_system *sys, const char *division
         for (size_t i = 0; i < json_array_size(types); i++)
             ok |= !strcmp(stype, json_string_value(json_array_get(types, i)));
         if (!ok)
-            ck_report_finding(run, &sys->findings, &w, "N1", CK_SEV_WARNING, rel, 0, "/system_type", "datacenter",
+            ck_report_finding(run, &sys->findings, &w, CK_ID(N1), CK_SEV_WARNING, rel, 0, "/system_type", "datacenter",
                               stype, "%s: system_type '%s': the Network division is for datacenter systems only",
                               rel, stype);
     }
@@ -97,11 +97,11 @@ void ck_check_network_system(ck_state *run, ck_system *sys, const char *division
             is_count |= !strcmp(k, json_string_value(json_array_get(counts, c)));
         const char *s = json_string_value(v);
         if (is_count && !positive_count(v))
-            ck_report_finding(run, &sys->findings, &w, "N2", CK_SEV_WARNING, rel, 0, ptr, "a positive count",
+            ck_report_finding(run, &sys->findings, &w, CK_ID(N2), CK_SEV_WARNING, rel, 0, ptr, "a positive count",
                               s ? s : "not a count", "%s, field %s: expected a positive count of %s", rel, k,
                               !strcmp(k, "number_connections") ? "connections" : "network interfaces");
         else if (!is_count && (!s || !s[strspn(s, " \t")]))
-            ck_report_finding(run, &sys->findings, &w, "N2", CK_SEV_WARNING, rel, 0, ptr, "a description",
+            ck_report_finding(run, &sys->findings, &w, CK_ID(N2), CK_SEV_WARNING, rel, 0, ptr, "a description",
                               s ? "empty" : "not a string", "%s, field %s: the network division needs it described",
                               rel, k);
         free(ptr);
@@ -115,7 +115,7 @@ void ck_check_network_system(ck_state *run, ck_system *sys, const char *division
         if (code && !has_file(code, 8)) {
             char *crel = ms_path_join(division, submitter);
             char *crel2 = crel ? ms_path_join(crel, cdir) : NULL;
-            ck_report_finding(run, &sys->findings, &w, "N3", CK_SEV_WARNING, crel2 ? crel2 : cdir, 0, NULL,
+            ck_report_finding(run, &sys->findings, &w, CK_ID(N3), CK_SEV_WARNING, crel2 ? crel2 : cdir, 0, NULL,
                               "the QDL's source and documentation", "no file",
                               "%s/: no file; the network division publishes the Query Dispatch Library's code "
                               "and the documentation of what it sends over the network", crel2 ? crel2 : cdir);

@@ -66,7 +66,7 @@ static void pw_report(pwctx *c, ck_sev sev, const char *rel, const char *pointer
     va_end(ap);
     if (!msg)
         c->run->oom = 1;
-    ck_report_finding(c->run, c->out, c->w, "W4", sev, rel, 0, pointer, exp, found,
+    ck_report_finding(c->run, c->out, c->w, CK_ID(W4), sev, rel, 0, pointer, exp, found,
                       "Power WG check '%s': %s", c->check, msg ? msg : "(out of memory)");
     free(msg);
     c->failed = 1;
@@ -1491,7 +1491,7 @@ static json_t *load_session(pwctx *c, const char *rel)
 
 void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const char *perf_rel)
 {
-    if (ck_skipped(run, "W4"))
+    if (ck_skipped(run, CK_ID(W4)))
         return;
     pwctx c;
     memset(&c, 0, sizeof c);
@@ -1502,7 +1502,7 @@ void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const ch
     c.pc = ck_rget(&run->rules, "power_checker");
     c.check = "session files";
     if (!json_is_object(c.pc)) {
-        ck_report_finding(run, out, w, "W4", CK_SEV_ERROR, perf_rel, 0, NULL, "power_checker facts",
+        ck_report_finding(run, out, w, CK_ID(W4), CK_SEV_ERROR, perf_rel, 0, NULL, "power_checker facts",
                           "none", "the %s rules have no Power WG checker facts (power_checker)",
                           run->rules.version);
         return;

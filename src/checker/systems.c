@@ -31,20 +31,20 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     int unified = r->unified;
     sys->ok = 0;
     if (!ck_isfile(abs)) {
-        YF("Y1", CK_SEV_ERROR, NULL, NULL, NULL, "no system_desc for %s/%s/%s%s", division, submitter,
+        YF(CK_ID(Y1), CK_SEV_ERROR, NULL, NULL, NULL, "no system_desc for %s/%s/%s%s", division, submitter,
            sys->name, unified ? " (the unified checker crashes on this)" : "");
         return;
     }
     json_error_t je;
     sys->j = json_load_file(abs, JSON_ALLOW_NUL, &je);
     if (!sys->j) {
-        ck_report_finding(run, &sys->findings, &w, "Y9", CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0,
+        ck_report_finding(run, &sys->findings, &w, CK_ID(Y9), CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0,
                           NULL, "a JSON object", je.text, "cannot parse the system description: %s",
                           je.text);
         return;
     }
     if (!json_is_object(sys->j)) {
-        YF("Y9", CK_SEV_ERROR, NULL, "a JSON object", "another JSON value",
+        YF(CK_ID(Y9), CK_SEV_ERROR, NULL, "a JSON object", "another JSON value",
            "the system description must be a JSON object");
         return;
     }
@@ -53,7 +53,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     /* Y2 */
     const json_t *status = json_object_get(j, "status");
     if (!json_is_string(status)) {
-        YF("Y9", CK_SEV_ERROR, "/status", "a string", status ? "another JSON value" : "missing",
+        YF(CK_ID(Y9), CK_SEV_ERROR, "/status", "a string", status ? "another JSON value" : "missing",
            "status must be a string (the MLCommons checker crashes otherwise)");
     } else {
         char low[64];
@@ -61,7 +61,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         for (char *p = low; *p; p++)
             *p = (char)tolower((unsigned char)*p);
         if (r->sw.status_checked && !ck_rlist_has(r, "valid_availabilities", low))
-            YF("Y2", CK_SEV_ERROR, "/status", "available, preview or rdi", json_string_value(status),
+            YF(CK_ID(Y2), CK_SEV_ERROR, "/status", "available, preview or rdi", json_string_value(status),
                "%s has invalid status (%s)", rel, low);
     }
     /* Y3 */
@@ -76,7 +76,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         ms_buf b = MS_BUF_INIT;
         if (ms_py_str_json(&b, st) == 0)
             t = ms_buf_steal(&b);
-        YF("Y3", CK_SEV_ERROR, "/system_type", "datacenter, edge, datacenter,edge or edge,datacenter",
+        YF(CK_ID(Y3), CK_SEV_ERROR, "/system_type", "datacenter, edge, datacenter,edge or edge,datacenter",
            t ? t : "None", "%s has invalid system type (%s)", rel, t ? t : "None");
         free(t);
         ms_buf_free(&b);
@@ -86,7 +86,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     const json_t *isn = json_object_get(j, "is_network");
     int net_str = 0, net_truthy = ms_py_truthy(isn);
     if (isn && !json_is_string(isn) && !json_is_null(isn)) {
-        YF("Y9", CK_SEV_ERROR, "/is_network", "the string \"true\" or \"false\"", "a non-string value",
+        YF(CK_ID(Y9), CK_SEV_ERROR, "/is_network", "the string \"true\" or \"false\"", "a non-string value",
            "is_network must be a string (the MLCommons checker crashes on a JSON boolean)");
     } else if (json_is_string(isn)) {
         net_str = lower_eq(json_string_value(isn), "true");
@@ -94,7 +94,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     sys->is_network = net_str;
     int want = !strcmp(division, "network") ? 1 : !strcmp(division, "closed") ? 0 : -1;
     if (want >= 0 && want != net_str)
-        YF("Y4", CK_SEV_ERROR, "/is_network", want ? "\"true\"" : "absent or \"false\"",
+        YF(CK_ID(Y4), CK_SEV_ERROR, "/is_network", want ? "\"true\"" : "absent or \"false\"",
            net_str ? "true" : "false", "%s incorrect network mode (=%s) for division '%s'", rel,
            net_str ? "True" : "False", division);
     /* Y5: required and meaningful fields */
@@ -111,10 +111,10 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             const json_t *v = json_object_get(j, k);
             char *ptr = ms_json_pointer_append("", k);
             if (!v)
-                YF("Y5", CK_SEV_ERROR, ptr, "present", "missing", "%s, field %s is missing", rel, k);
+                YF(CK_ID(Y5), CK_SEV_ERROR, ptr, "present", "missing", "%s, field %s is missing", rel, k);
             else if (!run->o->skip_meaningful_fields_emptiness_check && ck_jlist_has(mean, k) &&
                      !ms_py_truthy(v))
-                YF("Y5", CK_SEV_ERROR, ptr, "a meaningful response", "empty",
+                YF(CK_ID(Y5), CK_SEV_ERROR, ptr, "a meaningful response", "empty",
                    "%s, field %s requires a meaningful response but is empty%s", rel, k,
                    json_is_integer(v) ? " (the integer 0 counts as empty; write \"0\")" : "");
             free(ptr);
@@ -131,18 +131,18 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
                 !strcmp(k, "system_power_capacity"))
                 continue;
             char *ptr = ms_json_pointer_append("", k);
-            YF("Y8", CK_SEV_WARNING, ptr, NULL, k, "%s, field %s is unknown", rel, k);
+            YF(CK_ID(Y8), CK_SEV_WARNING, ptr, NULL, k, "%s, field %s is unknown", rel, k);
             free(ptr);
         }
     }
     /* Y6 */
     const json_t *sub = json_object_get(j, "submitter");
     if (!json_is_string(sub))
-        YF("Y9", CK_SEV_ERROR, "/submitter", "a string", sub ? "another JSON value" : "missing",
+        YF(CK_ID(Y9), CK_SEV_ERROR, "/submitter", "a string", sub ? "another JSON value" : "missing",
            "submitter must be a string (the MLCommons checker crashes otherwise)");
     else if (r->sw.submitter_case_sensitive ? strcmp(json_string_value(sub), submitter) != 0
                                             : !lower_eq(json_string_value(sub), submitter))
-        YF("Y6", CK_SEV_ERROR, "/submitter", submitter, json_string_value(sub),
+        YF(CK_ID(Y6), CK_SEV_ERROR, "/submitter", submitter, json_string_value(sub),
            "%s has submitter %s, directory has %s", rel, json_string_value(sub), submitter);
     /* Y7 */
     const char *div = json_string_value(json_object_get(j, "division"));
@@ -151,7 +151,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         ms_buf b = MS_BUF_INIT;
         if (ms_py_str_json(&b, json_object_get(j, "division")) == 0)
             t = ms_buf_steal(&b);
-        YF("Y7", CK_SEV_ERROR, "/division", division, t ? t : "None",
+        YF(CK_ID(Y7), CK_SEV_ERROR, "/division", division, t ? t : "None",
            "%s has division %s, division has %s", rel, t ? t : "None", division);
         free(t);
         ms_buf_free(&b);
@@ -169,7 +169,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             const json_t *v = json_object_get(j, strs[i]);
             if (v && !json_is_string(v) && ck_jlist_has(quoted, strs_col[i])) {
                 char *ptr = ms_json_pointer_append("", strs[i]);
-                YF("Y9", CK_SEV_ERROR, ptr, "a string", "another JSON value",
+                YF(CK_ID(Y9), CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
                    strs[i]);
                 free(ptr);
@@ -180,7 +180,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
             const json_t *v = json_object_get(j, opt[i]);
             if (v && !json_is_string(v) && ck_jlist_has(quoted, opt[i])) {
                 char *ptr = ms_json_pointer_append("", opt[i]);
-                YF("Y9", CK_SEV_ERROR, ptr, "a string", "another JSON value",
+                YF(CK_ID(Y9), CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
                    opt[i]);
                 free(ptr);
@@ -192,7 +192,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         if (ck_jlist_has(quoted, "notes") &&
             ((hw && !json_is_string(hw) && (!ms_py_truthy(sw) || ms_py_truthy(hw))) ||
              (sw && ms_py_truthy(sw) && !json_is_string(sw))))
-            YF("Y9", CK_SEV_ERROR, "/hw_notes", "strings", "another JSON value",
+            YF(CK_ID(Y9), CK_SEV_ERROR, "/hw_notes", "strings", "another JSON value",
                "hw_notes/sw_notes must be strings (the MLCommons checker crashes writing "
                "summary.csv)");
     }
@@ -210,7 +210,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
                 if (!strcmp(x->keyword, "required") || !strcmp(x->keyword, "additionalProperties") ||
                     !strcmp(x->keyword, "not") || covered(x->pointer, done))
                     continue;
-                ck_report_finding(run, &sys->findings, &w, "Y10", CK_SEV_WARNING, rel, 0, x->pointer,
+                ck_report_finding(run, &sys->findings, &w, CK_ID(Y10), CK_SEV_WARNING, rel, 0, x->pointer,
                                   NULL, NULL, "%s (%s)", x->message, x->keyword);
             }
         }

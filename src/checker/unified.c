@@ -36,7 +36,7 @@ static void check_scenario_set(ck_state *run, ck_pmodel *m, const ck_system *sys
     char *mrel = ck_fmt("%s/%s/results/%s/%s", div, sub, sys->name, m->dir);
     m->ok = 1;
     if (!sys->category) {
-        ck_report_finding(run, &m->f, &w, "M3", CK_SEV_ERROR, mrel, 0, NULL, "a valid system_type",
+        ck_report_finding(run, &m->f, &w, CK_ID(M3), CK_SEV_ERROR, mrel, 0, NULL, "a valid system_type",
                           "invalid", "cannot compute the scenario set: invalid system_type (the "
                           "unified checker crashes)");
         m->ok = 0;
@@ -46,7 +46,7 @@ static void check_scenario_set(ck_state *run, ck_pmodel *m, const ck_system *sys
     const json_t *req = ck_required(r, sys->category, m->mlperf);
     const json_t *opt = ck_optional(r, sys->category, m->mlperf);
     if (!req) {
-        ck_report_finding(run, &m->f, &w, "M3", CK_SEV_ERROR, mrel, 0, NULL,
+        ck_report_finding(run, &m->f, &w, CK_ID(M3), CK_SEV_ERROR, mrel, 0, NULL,
                           "a model with scenarios for this system type", m->mlperf,
                           "%s has an invalid model %s, system_type=%s (the unified checker "
                           "crashes)", mrel, m->mlperf, sys->category);
@@ -76,7 +76,7 @@ static void check_scenario_set(ck_state *run, ck_pmodel *m, const ck_system *sys
             have |= scens->v[k].is_dir && (!strcasecmp(scens->v[k].name, "server") ||
                                            !strcasecmp(scens->v[k].name, "interactive"));
         if (!have) {
-            if (ck_report_finding(run, &m->f, &w, "M6", CK_SEV_ERROR, mrel, 0, NULL,
+            if (ck_report_finding(run, &m->f, &w, CK_ID(M6), CK_SEV_ERROR, mrel, 0, NULL,
                                   "a Server or Interactive directory", "none",
                                   "%s does not have all required scenarios, missing ['(one of) "
                                   "Interactive or Server']; every scenario of the model fails",
@@ -85,14 +85,14 @@ static void check_scenario_set(ck_state *run, ck_pmodel *m, const ck_system *sys
         }
     }
     if (nmiss) {
-        if (ck_report_finding(run, &m->f, &w, "M5", CK_SEV_ERROR, mrel, 0, NULL,
+        if (ck_report_finding(run, &m->f, &w, CK_ID(M5), CK_SEV_ERROR, mrel, 0, NULL,
                               "every required scenario", miss.data,
                               "%s does not have all required scenarios, missing [%s]; every "
                               "scenario of the model fails", mrel, miss.data))
             m->ok = 0;
     }
     if (nunk) {
-        if (ck_report_finding(run, &m->f, &w, "M4", CK_SEV_ERROR, mrel, 0, NULL,
+        if (ck_report_finding(run, &m->f, &w, CK_ID(M4), CK_SEV_ERROR, mrel, 0, NULL,
                               "required or optional scenarios", unk.data,
                               "%s has all unknown scenarios for this benchmark [%s]; every "
                               "scenario of the model fails", mrel, unk.data))
@@ -139,7 +139,7 @@ static int plan_tree(uplan *pl, ms_err *e)
             char *rabs = ck_join(us->sub.abs, "results");
             if (!rabs || !ck_isdir(rabs)) {
                 char *rel = ck_fmt("%s/%s/results", div, se->name);
-                ck_report_finding(run, &us->f, &w, "R1", CK_SEV_ERROR, rel, 0, NULL, "a results/ "
+                ck_report_finding(run, &us->f, &w, CK_ID(R1), CK_SEV_ERROR, rel, 0, NULL, "a results/ "
                                   "directory", "missing", "the submitter has no results/ "
                                   "directory (the unified checker crashes)");
                 free(rel);
@@ -154,7 +154,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                     json_t *j = json_load_file(mabs, 0, &je);
                     char *rel = ck_fmt("%s/%s/model_mapping.json", div, se->name);
                     if (!json_is_object(j)) {
-                        ck_report_finding(run, &us->f, &w, "M7", CK_SEV_ERROR, rel, j ? 0 : je.line,
+                        ck_report_finding(run, &us->f, &w, CK_ID(M7), CK_SEV_ERROR, rel, j ? 0 : je.line,
                                           NULL, "a JSON object", j ? "another JSON value" : je.text,
                                           "cannot use the model mapping (the unified checker "
                                           "crashes)");
@@ -167,7 +167,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                         if (run->map_schema &&
                             ms_jschema_validate(run->map_schema, j, &errs, 20, &e2) == 0)
                             for (size_t i = 0; i < errs.n; i++)
-                                ck_report_finding(run, &us->f, &w, "M7", CK_SEV_WARNING, rel, 0,
+                                ck_report_finding(run, &us->f, &w, CK_ID(M7), CK_SEV_WARNING, rel, 0,
                                                   errs.v[i].pointer, NULL, NULL, "%s (%s)",
                                                   errs.v[i].message, errs.v[i].keyword);
                         ms_jschema_errors_free(&errs);
@@ -420,14 +420,14 @@ static void design_power(ck_state *run, ck_system *sys, const ck_scen *s)
     if (!yabs) {
         run->oom = 1;
     } else if (!ck_pexists(yabs)) {
-        ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_WARNING, yrel2, 0, NULL,
+        ck_report_finding(run, &run->findings, &w, CK_ID(W6), CK_SEV_WARNING, yrel2, 0, NULL,
                           "system_power_capacity or a nameplate YAML", "none",
                           "%s has power results but no nameplate power YAML (%s) and no "
                           "system_power_capacity; design_power_watts is None", s->system, yrel2);
     } else {
         char err[300];
         if (ck_nameplate_yaml(yabs, &sys->np_text, err, sizeof err)) {
-            if (ck_report_finding(run, &run->findings, &w, "W6", CK_SEV_ERROR, yrel2, 0, NULL,
+            if (ck_report_finding(run, &run->findings, &w, CK_ID(W6), CK_SEV_ERROR, yrel2, 0, NULL,
                                   "a readable nameplate power YAML", err,
                                   "the nameplate power YAML exists but cannot be read: %s", err))
                 sys->np_ok = 0;
@@ -542,7 +542,7 @@ static void bookkeeping(uplan *pl)
                             ck_report_finding(run, &s->f,
                                               &(ck_where){s->division, s->submitter, s->system,
                                                           s->model_dir, s->scen_dir},
-                                              "Y9", CK_SEV_ERROR, s->sys->json_rel, 0, NULL,
+                                              CK_ID(Y9), CK_SEV_ERROR, s->sys->json_rel, 0, NULL,
                                               "integers (or integer strings)", "another value",
                                               "number_of_nodes and accelerators_per_node must be "
                                               "integers for total_accelerators (the unified "

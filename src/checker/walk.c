@@ -71,13 +71,13 @@ static const char *relof(const wctx *c, const char *abs)
 static void check_name(wctx *c, const char *rel, const char *name)
 {
     if (name[0] == '.')
-        walk_find(c, "S6", 0, rel, "a name not starting with '.'", name,
+        walk_find(c, CK_ID(S6), 0, rel, "a name not starting with '.'", name,
                   "file or directory with a git unfriendly name (starts with '.')");
     if (strchr(name, ' '))
-        walk_find(c, "S7", 0, rel, "a name without spaces", name,
+        walk_find(c, CK_ID(S7), 0, rel, "a name without spaces", name,
                   "file or directory with a space in its name");
     if (!name_portable(name))
-        walk_find(c, "S13", 1, rel, "valid UTF-8 without control characters", NULL,
+        walk_find(c, CK_ID(S13), 1, rel, "valid UTF-8 without control characters", NULL,
                   "file name is not portable (invalid UTF-8 or control characters)");
 }
 
@@ -91,7 +91,7 @@ static void check_link_target(wctx *c, const char *abs, const char *rel, int is_
     size_t n = c->root_real_len;
     int inside = !strncmp(real, c->root_real, n) && (real[n] == '/' || real[n] == '\0');
     if (!inside) {
-        walk_find(c, "S12", 1, rel, "a target inside the submission tree", real,
+        walk_find(c, CK_ID(S12), 1, rel, "a target inside the submission tree", real,
                   "symbolic link points outside the submission tree");
         return;
     }
@@ -107,7 +107,7 @@ static void check_link_target(wctx *c, const char *abs, const char *rel, int is_
             size_t m = strlen(real);
             if (!strncmp(linkdir_real, real, m) &&
                 (linkdir_real[m] == '/' || linkdir_real[m] == '\0'))
-                walk_find(c, "S12", 1, rel, "no directory cycle", real,
+                walk_find(c, CK_ID(S12), 1, rel, "no directory cycle", real,
                           "symbolic link to an ancestor directory forms a loop");
         }
         free(parent);
@@ -148,16 +148,16 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         check_name(&c, drel, dname);
         size_t dl = strlen(dir);
         if (dl >= 11 && !strcmp(dir + dl - 11, "__pycache__"))
-            walk_find(&c, "S8", 0, drel, NULL, "__pycache__", "__pycache__ directory");
+            walk_find(&c, CK_ID(S8), 0, drel, NULL, "__pycache__", "__pycache__ directory");
         ck_dir d;
         if (ck_dir_read_sized(&d, dir)) {
-            ck_report_finding(run, &sub->walk, &c.w, "R1", CK_SEV_ERROR, drel, 0, NULL, NULL, NULL,
+            ck_report_finding(run, &sub->walk, &c.w, CK_ID(R1), CK_SEV_ERROR, drel, 0, NULL, NULL, NULL,
                               "cannot read the directory: %s", strerror(d.err));
             free(dir);
             continue;
         }
         if (d.n == 0)
-            walk_find(&c, "S9", 0, drel, "files or subdirectories", "an empty directory",
+            walk_find(&c, CK_ID(S9), 0, drel, "files or subdirectories", "an empty directory",
                       "empty directory");
         for (size_t i = 0; i < d.n; i++) {
             ck_entry *en = &d.v[i];
@@ -204,11 +204,11 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
                     int exists_root = as_seen && ck_pexists(as_seen);
                     free(as_seen);
                     if (!exists_root)
-                        walk_find(&c, "S4", 0, rel, "an existing target", target,
+                        walk_find(&c, CK_ID(S4), 0, rel, "an existing target", target,
                                   "broken symbolic link (its target does not exist relative to "
                                   "the submission root)");
                     else if (!ck_pexists(path))
-                        walk_find(&c, "S4", 0, rel, "an existing target", target,
+                        walk_find(&c, CK_ID(S4), 0, rel, "an existing target", target,
                                   "broken symbolic link (the target does not exist relative to "
                                   "the link's directory)");
                     else if (c.root_real)
@@ -219,7 +219,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
                 char e1[48], e2[48];
                 snprintf(e1, sizeof e1, "<= %lld bytes", limit);
                 snprintf(e2, sizeof e2, "%lld bytes", en->size);
-                walk_find(&c, "S5", 0, rel, e1, e2, "file with size greater than 50 MB");
+                walk_find(&c, CK_ID(S5), 0, rel, e1, e2, "file with size greater than 50 MB");
             }
             free(path);
         }
@@ -228,12 +228,12 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
     }
     free(stack);
     stack = NULL;
-    static const char *const ids[] = {"S4", "S5", "S6", "S7", "S8", "S9", "S12", "S13"};
+    static const char *const ids[] = {CK_ID(S4), CK_ID(S5), CK_ID(S6), CK_ID(S7), CK_ID(S8), CK_ID(S9), CK_ID(S12), CK_ID(S13)};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         int k = idx_of(ids[i]);
         if (c.extra[k])
             ck_report_finding(run, &sub->walk, &c.w, ids[i],
-                              (c.unified || !strcmp(ids[i], "S12") || !strcmp(ids[i], "S13"))
+                              (c.unified || !strcmp(ids[i], CK_ID(S12)) || !strcmp(ids[i], CK_ID(S13)))
                                   ? CK_SEV_WARNING : CK_SEV_ERROR,
                               NULL, 0, NULL, NULL, NULL, "... and %zu more like this in %s/%s",
                               c.extra[k], sub->division, sub->name);

@@ -1,0 +1,74 @@
+/* Internal interface between the files of the per-scenario checks: scenario.c (the task,
+ * ck_eval_scenario, and the helpers every group uses: text files, detail logs) and one file per
+ * check group: scen_measurements.c, scen_accuracy.c, scen_performance.c, scen_power.c,
+ * scen_compliance.c. */
+#ifndef MS_CHECKER_SCEN_H
+#define MS_CHECKER_SCEN_H
+
+#include "checker/internal.h"
+
+#define TEXT_MAX (64u * 1024 * 1024)
+
+typedef struct sctx {
+    ck_state *run;
+    ck_scen *s;
+    ck_where w;
+    const ck_rules *r;
+    int unified;
+    int raises; /* a check met input on which the MLCommons checker raises (no verdict) */
+} sctx;
+
+#define FIND(c, id, sev, file, line, exp, found, ...)                                         \
+    ck_report_finding((c)->run, &(c)->s->f, &(c)->w, id, sev, file, line, NULL, exp, found,  \
+                      __VA_ARGS__)
+
+typedef struct textfile {
+    char *text;
+    size_t len;
+    int ok;        /* read and valid UTF-8 (or, read with lenient_utf8, read) */
+    int missing;
+    int bad_utf8;  /* lenient_utf8: not valid UTF-8 as a whole, bad_off the first invalid byte */
+    size_t bad_off;
+} textfile;
+
+typedef struct pctx {
+    sctx *c;
+    const char *tag;       /* NULL main run; "TEST01"... compliance (C3); "ranging" (W3) */
+    const char *fixed;     /* F: canonical scenario of the directory */
+    const char *file;      /* detail log, relative */
+    int compliance;
+} pctx;
+
+/* scenario.c */
+int any_counting(const ck_state *run, const ck_flist *l, size_t from);
+char *absof(const sctx *c, const char *rel);
+void read_textfile_ex(sctx *c, const char *rel, const char *id, int report,
+                      int lenient_utf8, textfile *t);
+void read_textfile(sctx *c, const char *rel, const char *id, int report, textfile *t);
+int text_has_substring_line(const textfile *t, const char *needle);
+int text_has_stripped_line(const textfile *t, const char *s);
+int load_dlog(sctx *c, const char *rel, const char *id, ck_dlog *d);
+void check_log_errors(sctx *c, const ck_dlog *d, const char *rel, const char *id,
+                      int compliance, const char *tag);
+
+/* scen_performance.c */
+long kline(const ck_dlog *d, const char *key);
+const char *canon_or_raw(const ck_rules *r, const char *s);
+int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
+                   char **eff_out);
+void group_performance(sctx *c, const char *scen_rel, ck_dlog *log_out, int *log_ok);
+void group_performance_summary(sctx *c, const char *scen_rel);
+
+/* scen_power.c */
+void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_log_ok);
+
+/* scen_accuracy.c */
+int group_accuracy(sctx *c, const char *scen_rel);
+
+/* scen_measurements.c */
+int group_measurements(sctx *c, const char *scen_rel);
+
+/* scen_compliance.c */
+void group_compliance(sctx *c, const char *scen_rel);
+
+#endif
