@@ -250,6 +250,19 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   fi
 fi
 
+if [ -d "$SHARED/rounds/v2.0/tree" ]; then
+  # seed 882: the summary of a power result's run_1 deleted. check_results_dir only logs the
+  # mismatch, but check_power_dir of tags v1.0.1-v3.0 checks the same run_1 file list and fails
+  # the power result: it and its model's required Offline are NoResults (official: 7 / 3)
+  PS=closed/NVIDIA/results/Orin_TRT_MaxQ/rnnt/Offline
+  old_case v2.0 pwsum && rm "$TMP/pwsum/$PS/performance/run_1/mlperf_log_summary.txt" && old_check v2.0 pwsum
+  if [ "$rc" = 1 ] && grep -q '^Results=7, NoResults=3$' "$TMP/pwsum.out" &&
+     grep -q "ERROR *W1 .*$PS/performance/run_1.*file list mismatch" "$TMP/pwsum.out"; then
+    echo "ok: v2.0 power run summary deleted: W1 fails the power result (the official verdict)"
+  else
+    echo "FAIL: v2.0 power run summary deleted (rc=$rc):"; grep -E 'W1 |^(NoResults|Results=)' "$TMP/pwsum.out"; fail=1
+  fi
+fi
 # ---- TEST01's verify_accuracy.txt: check_compliance_acc_dir reads it up to the "TEST PASS" line ----
 if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   # seed 685: invalid UTF-8 after "TEST PASS", in the first 8,192 bytes: the v2.0 checker raises
