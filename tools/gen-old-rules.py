@@ -256,7 +256,10 @@ ROUNDS["v0.7"] = {
                      server_performance_runs=5, status_checked=False,
                      system_desc_submitter_case_sensitive=True,
                      system_desc_failure_keeps_models=True,
-                     measurement_failure_stops_scenario=False),
+                     measurement_failure_stops_scenario=False,
+                     # check_results_dir of v0.7.1: a submitter without results/ is
+                     # "no submission in" and results[results_path] = None
+                     submitter_without_results_counts=True),
     # Config.get_mlperf_model of v0.7.1: prefixes, not substrings
     "guesses": [
         {"prefix": ["mobilenet"], "model": "mobilenet"},

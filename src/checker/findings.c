@@ -23,6 +23,7 @@ static const ck_check_info checks[] = {
     {"S11", "calibration document", "closed and network submitters need calibration.md or documentation/calibration.md", 0},
     {"S12", "links leaving the tree", "a symbolic link points outside the submission tree; the packaged submission will not contain its target", 1},
     {"S13", "portable file names", "file names must be valid UTF-8 without control characters so that every tool and file system can read them", 1},
+    {"S14", "submitter without results", "a submitter directory needs a results/ directory (the round's checker counts one without it as NoResults)", 0},
     {"Y1", "system description present", "add systems/<sys>.json for every system directory under results/", 0},
     {"Y2", "system status", "status must be available, preview or rdi", 0},
     {"Y3", "system type", "system_type must be datacenter, edge, datacenter,edge or edge,datacenter (no spaces)", 0},

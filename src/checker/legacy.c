@@ -259,6 +259,27 @@ static int plan_tree(plan *pl, ms_err *e)
                 continue;
             char *sabs = ck_join(dabs, se->name);
             char *rabs = sabs ? ck_join(sabs, "results") : NULL;
+            if (rabs && !ck_pexists(rabs) && run->rules.sw.submitter_without_results) {
+                /* check_results_dir of tag v0.7.1: "no submission in", results[path] = None */
+                free(rabs);
+                CK_GROW(pl->p.subs, pl->p.nsubs, pl->p.capsubs);
+                ck_psub *ns = &pl->p.subs[pl->p.nsubs++];
+                ns->sub.division = strdup(de->name);
+                ns->sub.name = strdup(se->name);
+                ns->sub.abs = sabs;
+                ns->first = pl->p.nsyss;
+                ns->skip = ns->no_results = 1;
+                char *rel = ck_fmt("%s/%s/results", de->name, se->name);
+                if (!ns->sub.division || !ns->sub.name || !rel) {
+                    free(rel);
+                    goto oom;
+                }
+                ck_where w = {de->name, se->name, NULL, NULL, NULL};
+                ck_report_finding(run, &ns->f, &w, "S14", CK_SEV_ERROR, rel, 0, NULL,
+                                  "a results/ directory", "none", "no submission in %s", rel);
+                free(rel);
+                continue;
+            }
             if (!rabs || !ck_pexists(rabs)) {
                 free(sabs);
                 free(rabs);
@@ -609,6 +630,17 @@ static void bookkeeping(plan *pl)
                     walk_bad = 1;
             }
             ck_flist_move(&run->findings, &ls->sub.walk);
+            if (ls->no_results) {
+                ck_flist_move(&run->findings, &ls->f);
+                char *rkey = subkey ? ck_fmt("%s/results", subkey) : NULL;
+                if (rkey)
+                    ck_key_set(run, rkey, NULL, 0);
+                else
+                    run->oom = 1;
+                free(rkey);
+                free(subkey);
+                continue;
+            }
             if (walk_bad || ls->skip) {
                 ck_flist_move(&run->findings, &ls->f);
                 ck_key_set(run, subkey, NULL, 0);

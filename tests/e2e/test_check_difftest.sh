@@ -288,6 +288,18 @@ if [ -d "$V30" ]; then
   fi
 fi
 
+if [ -d "$SHARED/rounds/v0.5/tree" ]; then
+  # seed 992: a submitter's results/ renamed (Results): check_results_dir of v0.7.1 logs "no
+  # submission in" and nulls that key (submitter_without_results_counts): NoResults=5, not 4
+  old_case v0.5 nores && mv "$TMP/nores/open/Habana/results" "$TMP/nores/open/Habana/Results" && old_check v0.5 nores
+  if [ "$rc" = 1 ] && grep -q '^Results=2, NoResults=5$' "$TMP/nores.out" &&
+     grep -q '^NoResults open/Habana/results$' "$TMP/nores.out" && grep -q "ERROR *S14 .*no submission in open/Habana/results" "$TMP/nores.out"; then
+    echo "ok: v0.5 submitter without results/: S14, a NoResults key (the official verdict)"
+  else
+    echo "FAIL: v0.5 submitter without results/ (rc=$rc):"; grep -E 'S14|^(NoResults|Results=)' "$TMP/nores.out"; fail=1
+  fi
+fi
+
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 # The smoke runs the rounds whose campaign ended with no unexplained divergence: each mutation
 # kind once per round. Add a round here once its campaign is clean.
