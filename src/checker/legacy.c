@@ -259,28 +259,10 @@ static int plan_tree(plan *pl, ms_err *e)
                 continue;
             char *sabs = ck_join(dabs, se->name);
             char *rabs = sabs ? ck_join(sabs, "results") : NULL;
-            if (rabs && !ck_pexists(rabs) && run->rules.sw.submitter_without_results) {
-                /* check_results_dir of tag v0.7.1: "no submission in", results[path] = None */
-                free(rabs);
-                CK_GROW(pl->p.subs, pl->p.nsubs, pl->p.capsubs);
-                ck_psub *ns = &pl->p.subs[pl->p.nsubs++];
-                ns->sub.division = strdup(de->name);
-                ns->sub.name = strdup(se->name);
-                ns->sub.abs = sabs;
-                ns->first = pl->p.nsyss;
-                ns->skip = ns->no_results = 1;
-                char *rel = ck_fmt("%s/%s/results", de->name, se->name);
-                if (!ns->sub.division || !ns->sub.name || !rel) {
-                    free(rel);
-                    goto oom;
-                }
-                ck_where w = {de->name, se->name, NULL, NULL, NULL};
-                ck_report_finding(run, &ns->f, &w, "S14", CK_SEV_ERROR, rel, 0, NULL,
-                                  "a results/ directory", "none", "no submission in %s", rel);
-                free(rel);
-                continue;
-            }
-            if (!rabs || !ck_pexists(rabs)) {
+            /* check_results_dir of tag v0.7.1 counts a submitter without results/ ("no
+             * submission in", results[results_path] = None); later tags skip it */
+            int nores = rabs && !ck_pexists(rabs) && run->rules.sw.submitter_without_results;
+            if (!nores && (!rabs || !ck_pexists(rabs))) {
                 free(sabs);
                 free(rabs);
                 continue;
@@ -294,6 +276,18 @@ static int plan_tree(plan *pl, ms_err *e)
             if (!ls->sub.division || !ls->sub.name) {
                 free(rabs);
                 goto oom;
+            }
+            if (nores) {
+                free(rabs);
+                ls->skip = ls->no_results = 1;
+                char *rel = ck_fmt("%s/%s/results", de->name, se->name);
+                if (!rel)
+                    goto oom;
+                ck_where w = {de->name, se->name, NULL, NULL, NULL};
+                ck_report_finding(run, &ls->f, &w, "S14", CK_SEV_ERROR, rel, 0, NULL,
+                                  "a results/ directory", "none", "no submission in %s", rel);
+                free(rel);
+                continue;
             }
             if ((!strcmp(de->name, "open") || run->rules.sw.extra_model_map_inline) &&
                 !load_mapping(run, ls, de->name, se->name))
