@@ -262,7 +262,10 @@ ROUNDS["v0.7"] = {
                      measurement_failure_stops_scenario=False,
                      # no results-table tool in tag v0.7.1: the results tables are the
                      # checker's summary.csv rows, every one
-                     report_suite_exact=False),
+                     report_suite_exact=False,
+                     # check_results_dir of v0.7.1: a submitter without results/ is
+                     # "no submission in" and results[results_path] = None
+                     submitter_without_results_counts=True),
     # Config.get_mlperf_model of v0.7.1: prefixes, not substrings
     "guesses": [
         {"prefix": ["mobilenet"], "model": "mobilenet"},

@@ -66,6 +66,8 @@ typedef struct ck_switches {
     int extra_model_map_inline;     /* "extra_model_map_inline" (0): the option is name:model;... */
     int scenario_check_open;        /* "scenario_check_open" (0): M4 (scenario neither required nor
                                      * optional) also in the open division */
+    int submitter_without_results;  /* "submitter_without_results_counts" (0): a submitter folder
+                                     * without results/ is S14 and a NoResults key */
 } ck_switches;
 
 typedef struct ck_rules {
@@ -341,6 +343,7 @@ typedef struct ck_psub {
     ck_submitter sub;
     size_t first, n;           /* systems */
     int skip;                  /* not walked, nothing below it evaluated */
+    int no_results;            /* no results/ folder (S14): its key is <div>/<sub>/results */
     ck_flist f;                /* submitter-level findings (S10, S11, M7, R1) */
 } ck_psub;
 

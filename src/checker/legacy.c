@@ -259,7 +259,10 @@ static int plan_tree(plan *pl, ms_err *e)
                 continue;
             char *sabs = ck_join(dabs, se->name);
             char *rabs = sabs ? ck_join(sabs, "results") : NULL;
-            if (!rabs || !ck_pexists(rabs)) {
+            /* check_results_dir of tag v0.7.1 counts a submitter without results/ ("no
+             * submission in", results[results_path] = None); later tags skip it */
+            int nores = rabs && !ck_pexists(rabs) && run->rules.sw.submitter_without_results;
+            if (!nores && (!rabs || !ck_pexists(rabs))) {
                 free(sabs);
                 free(rabs);
                 continue;
@@ -273,6 +276,18 @@ static int plan_tree(plan *pl, ms_err *e)
             if (!ls->sub.division || !ls->sub.name) {
                 free(rabs);
                 goto oom;
+            }
+            if (nores) {
+                free(rabs);
+                ls->skip = ls->no_results = 1;
+                char *rel = ck_fmt("%s/%s/results", de->name, se->name);
+                if (!rel)
+                    goto oom;
+                ck_where w = {de->name, se->name, NULL, NULL, NULL};
+                ck_report_finding(run, &ls->f, &w, CK_ID(S14), CK_SEV_ERROR, rel, 0, NULL,
+                                  "a results/ directory", "none", "no submission in %s", rel);
+                free(rel);
+                continue;
             }
             if ((!strcmp(de->name, "open") || run->rules.sw.extra_model_map_inline) &&
                 !load_mapping(run, ls, de->name, se->name))
@@ -640,6 +655,17 @@ static void bookkeeping(plan *pl)
                     walk_bad = 1;
             }
             ck_flist_move(&run->findings, &ls->sub.walk);
+            if (ls->no_results) {
+                ck_flist_move(&run->findings, &ls->f);
+                char *rkey = subkey ? ck_fmt("%s/results", subkey) : NULL;
+                if (rkey)
+                    ck_key_set(run, rkey, NULL, 0);
+                else
+                    run->oom = 1;
+                free(rkey);
+                free(subkey);
+                continue;
+            }
             if (walk_bad || ls->skip) {
                 ck_flist_move(&run->findings, &ls->f);
                 ck_key_set(run, subkey, NULL, 0);

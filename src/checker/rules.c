@@ -157,6 +157,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("performance_file_list_stops", performance_file_list_stops, 1),
         SW("extra_model_map_inline", extra_model_map_inline, 0),
         SW("scenario_check_open", scenario_check_open, 0),
+        SW("submitter_without_results_counts", submitter_without_results, 0),
 #undef SW
     };
     for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {

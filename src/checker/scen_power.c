@@ -66,10 +66,12 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
         c->run->oom = 1;
         goto out;
     }
-    /* W1 (unified; the legacy profile checks it with P1): run_1 holds spl.txt */
+    /* W1 (unified; the legacy profile checks it with P1): run_1 holds spl.txt. Where the round
+     * only logs P1 (performance_file_list_stops off), check_power_dir of tags v1.0.1-v3.0 still
+     * fails the power result on the same run_1 file list mismatch (`is_valid = False`). */
     const char *spl[2] = {"spl.txt", NULL};
     char *diff = NULL;
-    if (c->unified) {
+    if (c->unified || !r->sw.performance_file_list_stops) {
         char *run_abs = absof(c, run_rel);
         if (!run_abs || ck_files_diff(r, run_abs, ck_rget(r, "perf_dir_required_files"),
                                       ck_rget(r, "perf_dir_optional_files"), spl, &diff))

@@ -250,6 +250,19 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   fi
 fi
 
+if [ -d "$SHARED/rounds/v2.0/tree" ]; then
+  # seed 882: the summary of a power result's run_1 deleted. check_results_dir only logs the
+  # mismatch, but check_power_dir of tags v1.0.1-v3.0 checks the same run_1 file list and fails
+  # the power result: it and its model's required Offline are NoResults (official: 7 / 3)
+  PS=closed/NVIDIA/results/Orin_TRT_MaxQ/rnnt/Offline
+  old_case v2.0 pwsum && rm "$TMP/pwsum/$PS/performance/run_1/mlperf_log_summary.txt" && old_check v2.0 pwsum
+  if [ "$rc" = 1 ] && grep -q '^Results=7, NoResults=3$' "$TMP/pwsum.out" &&
+     grep -q "ERROR *W1 .*$PS/performance/run_1.*file list mismatch" "$TMP/pwsum.out"; then
+    echo "ok: v2.0 power run summary deleted: W1 fails the power result (the official verdict)"
+  else
+    echo "FAIL: v2.0 power run summary deleted (rc=$rc):"; grep -E 'W1 |^(NoResults|Results=)' "$TMP/pwsum.out"; fail=1
+  fi
+fi
 # ---- TEST01's verify_accuracy.txt: check_compliance_acc_dir reads it up to the "TEST PASS" line ----
 if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   # seed 685: invalid UTF-8 after "TEST PASS", in the first 8,192 bytes: the v2.0 checker raises
@@ -272,6 +285,18 @@ if [ -d "$V30" ]; then
     echo "ok: v3.0 TEST01 verify_accuracy.txt with a trailing lead byte: looks OK (the official verdict)"
   else
     echo "FAIL: v3.0 TEST01 verify_accuracy.txt with a trailing lead byte (rc=$rc):"; grep -E "C5 |^Results=" "$TMP/valead.out"; fail=1
+  fi
+fi
+
+if [ -d "$SHARED/rounds/v0.5/tree" ]; then
+  # seed 992: a submitter's results/ renamed (Results): check_results_dir of v0.7.1 logs "no
+  # submission in" and nulls that key (submitter_without_results_counts): NoResults=5, not 4
+  old_case v0.5 nores && mv "$TMP/nores/open/Habana/results" "$TMP/nores/open/Habana/Results" && old_check v0.5 nores
+  if [ "$rc" = 1 ] && grep -q '^Results=2, NoResults=5$' "$TMP/nores.out" &&
+     grep -q '^NoResults open/Habana/results$' "$TMP/nores.out" && grep -q "ERROR *S14 .*no submission in open/Habana/results" "$TMP/nores.out"; then
+    echo "ok: v0.5 submitter without results/: S14, a NoResults key (the official verdict)"
+  else
+    echo "FAIL: v0.5 submitter without results/ (rc=$rc):"; grep -E 'S14|^(NoResults|Results=)' "$TMP/nores.out"; fail=1
   fi
 fi
 
