@@ -527,6 +527,22 @@ static void pwf_close(pwfile *f)
     memset(f, 0, sizeof *f);
 }
 
+/* Whether the line (up to its first NUL, as strcasestr on it would see it) contains "power_<tail>"
+ * in any case: found from its '_', so that a line is neither copied nor searched byte by byte. */
+static int has_power_key(const char *l, size_t n, const char *tail)
+{
+    n = strnlen(l, n);
+    size_t tn = strlen(tail);
+    for (const char *u = l + 5; u < l + n; u++) {
+        u = memchr(u, '_', (size_t)(l + n - u));
+        if (!u)
+            return 0;
+        if ((size_t)(l + n - u) > tn && !strncasecmp(u - 5, "power", 5) && !strncasecmp(u + 1, tail, tn))
+            return 1;
+    }
+    return 0;
+}
+
 /* power_begin / power_end of a detail log as the Power WG checker reads them: the first lines
  * whose lower-cased text contains the key, the date found by the loose pattern, read with
  * strptime. Returns 0, or -1 after reporting. */
@@ -543,10 +559,17 @@ static int pw_begin_end_read(pwctx *c, const pwtime *tm, const char *dir, int64_
     }
     if (pwf_open(c, rel, &f))
         goto out;
-    while (pwf_next(c, &f, &l, &n) > 0) {
-        int isb = strcasestr(l, "power_begin") != NULL;
-        int ise = !isb && strcasestr(l, "power_end") != NULL;
+    const char *raw;
+    int nl;
+    while (ms_lines_next(&f.it, &raw, &n, &nl)) {
+        int isb = has_power_key(raw, n, "begin");
+        int ise = !isb && has_power_key(raw, n, "end");
         if (isb || ise) {
+            /* the line as Python yields it (with its "\n", NUL-terminated) for the patterns */
+            if (!(l = pw_line(&f.lb, &f.lcap, raw, n, nl, &n))) {
+                c->run->oom = 1;
+                break;
+            }
             size_t ms, ml;
             int64_t v;
             if (!pwre_find(&tm->loadgen_re, l, n, 0, 0, &ms, &ml) || ml == 0) {
@@ -1528,7 +1551,7 @@ static json_t *load_session(pwctx *c, const char *rel)
 {
     char *abs = ck_join(c->run->root, rel);
     json_error_t je;
-    json_t *j = abs ? json_load_file(abs, JSON_DECODE_ANY, &je) : NULL;
+    json_t *j = abs ? ms_json_load_path(abs, JSON_DECODE_ANY, &je) : NULL;
     free(abs);
     if (!j) {
         PW_FAIL(c, rel, NULL, "JSON", je.text, "cannot read %s: %s (line %d)", rel, je.text, je.line);
