@@ -33,11 +33,21 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -pthread $(WARN) $(OPT) $(SANITIZE)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libcurl, libmicrohttpd and libarchive are loaded when a command first needs them (dlopen,
+# src/common/lazylib.c): linked, they and the dozens of libraries they pull in would be mapped at
+# every start (three quarters of a small `mlsubmit check`). Only their headers are used at build
+# time, and the shared object the linker would have chosen (its SONAME) is what is loaded.
+LAZY_PKGS := libmicrohttpd libcurl libarchive
+LINK_LIBS  = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
+soname_of  = $(or $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }'),$(2))
+LAZY_SONAMES = -DMS_SONAME_CURL='"$(call soname_of,curl,libcurl.so.4)"' \
+  -DMS_SONAME_MHD='"$(call soname_of,microhttpd,libmicrohttpd.so.12)"' \
+  -DMS_SONAME_ARCHIVE='"$(call soname_of,archive,libarchive.so.13)"'
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 INCLUDES  := -Isrc -I$(BUILD)/gen
-ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSION)"' $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
+ALL_CFLAGS = $(BASEFLAGS) $(INCLUDES) $(PKG_CFLAGS) -DMLSUBMIT_VERSION='"$(VERSION)"' $(OBJ_DEFS) $(CFLAGS)
+LDLIBS_ALL = $(LINK_LIBS) -ldl -lm -pthread $(LDLIBS)
 
 LIB_SRC   := $(sort $(wildcard src/common/*.c src/loadgen/*.c src/loadgen/suts/*.c \
                src/rules/*.c src/checker/*.c src/audit/*.c src/report/*.c src/runs/*.c src/serve/*.c src/net/*.c))
@@ -134,6 +144,8 @@ $(BUILD)/gen/sut_registry.c: $(SUT_SRC) tools/gen-sut-registry.sh
 	@mkdir -p $(dir $@)
 	tools/gen-sut-registry.sh $(SUT_SRC) > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/obj/src/common/lazylib.o $(BUILD)/pic/src/common/lazylib.o: OBJ_DEFS = $(LAZY_SONAMES)
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -143,7 +155,7 @@ $(BIN): $(CLI_OBJ) $(LIB)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS) $(LDLIBS_ALL)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

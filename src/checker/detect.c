@@ -91,7 +91,7 @@ static void scan_submitter(evidence *ev, const char *sub_abs)
             if (!sd.v[i].is_file || l < 5 || strcmp(sd.v[i].name + l - 5, ".json"))
                 continue;
             char *p = ck_join(sys, sd.v[i].name);
-            json_t *j = p ? json_load_file(p, 0, NULL) : NULL;
+            json_t *j = p ? ms_json_load_path(p, 0, NULL) : NULL;
             if (json_is_object(j)) {
                 if (json_object_get(j, "system_type"))
                     ev->sys_with_type++;
@@ -225,7 +225,7 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
             strcmp(de->d_name + l - 5, ".json"))
             continue;
         char *p = ck_join(rd, de->d_name);
-        json_t *j = p ? json_load_file(p, 0, NULL) : NULL;
+        json_t *j = p ? ms_json_load_path(p, 0, NULL) : NULL;
         free(p);
         const json_t *det = json_object_get(j, "detect");
         if (!json_is_object(det)) {

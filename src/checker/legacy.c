@@ -152,7 +152,7 @@ static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char 
     int ok = 1;
     if (abs && rel && ck_pexists(abs)) {
         json_error_t je;
-        json_t *j = json_load_file(abs, 0, &je);
+        json_t *j = ms_json_load_path(abs, 0, &je);
         if (!j || !json_is_object(j)) {
             if (ck_report_finding(run, &ls->f, &w, CK_ID(M7), CK_SEV_ERROR, rel, j ? 0 : je.line, NULL,
                                   "a JSON object", j ? "another JSON value" : je.text,

@@ -49,6 +49,18 @@ typedef struct pwctx {
     int failed;                /* the current sub-check already reported its problem */
     json_t *client, *server;
     char *client_rel, *server_rel;
+    /* the files read so far (detail logs, spl.txt, ptd_logs.txt, the checksummed result files):
+     * each is read once and shared by the sub-checks (their bytes as on disk) */
+    struct pwcached {
+        char *rel, *text;
+        size_t len;
+    } *files;
+    size_t nfiles, capfiles;
+    /* power_begin / power_end of the ranging [0] and run_1 [1] detail logs, once found */
+    struct {
+        int found;
+        int64_t b, e;
+    } be[2];
 } pwctx;
 
 static void pw_report(pwctx *c, ck_sev sev, const char *rel, const char *pointer,
@@ -383,7 +395,45 @@ typedef struct pwtext {
     size_t len;
 } pwtext;
 
-/* Reads a text file as Python's open() would (UTF-8); reports and returns -1 on failure. */
+/* The bytes of the file rel (relative to ROOT, absolute path abs) from the context's files, read
+ * now if they are not there yet. 0, or -1 with e set (a read error: nothing is kept, so that a
+ * later sub-check reading it again reports it again, as the reference does). */
+static int pw_bytes(pwctx *c, const char *rel, const char *abs, pwtext *t, ms_err *e)
+{
+    for (size_t i = 0; i < c->nfiles; i++)
+        if (!strcmp(c->files[i].rel, rel)) {
+            t->text = c->files[i].text;
+            t->len = c->files[i].len;
+            return 0;
+        }
+    char *text, *name = strdup(rel);
+    size_t len;
+    if (!name || MS_GROW(c->files, c->capfiles, c->nfiles + 1, 8)) {
+        free(name);
+        c->run->oom = 1;
+        return ms_err_oom(e);
+    }
+    if (ck_read_text(abs, PW_TEXT_MAX, &text, &len, e)) {
+        free(name);
+        return -1;
+    }
+    c->files[c->nfiles++] = (struct pwcached){name, text, len};
+    t->text = text;
+    t->len = len;
+    return 0;
+}
+
+static void pw_files_free(pwctx *c)
+{
+    for (size_t i = 0; i < c->nfiles; i++) {
+        free(c->files[i].rel);
+        free(c->files[i].text);
+    }
+    free(c->files);
+}
+
+/* Reads a text file as Python's open() would (UTF-8); reports and returns -1 on failure. The text
+ * belongs to the context (pw_bytes). */
 static int pw_read(pwctx *c, const char *rel, pwtext *t)
 {
     memset(t, 0, sizeof *t);
@@ -398,7 +448,7 @@ static int pw_read(pwctx *c, const char *rel, pwtext *t)
         free(abs);
         return -1;
     }
-    if (ck_read_text(abs, PW_TEXT_MAX, &t->text, &t->len, &e)) {
+    if (pw_bytes(c, rel, abs, t, &e)) {
         PW_FAIL(c, rel, NULL, NULL, NULL, "cannot read %s: %s", rel, e.msg);
         free(abs);
         return -1;
@@ -408,7 +458,6 @@ static int pw_read(pwctx *c, const char *rel, pwtext *t)
     if (!ms_utf8_valid(t->text, t->len, &off)) {
         PW_FAIL(c, rel, NULL, "UTF-8 text", "an invalid byte",
                 "%s is not valid UTF-8 (byte offset %zu)", rel, off);
-        free(t->text);
         t->text = NULL;
         return -1;
     }
@@ -474,15 +523,30 @@ static int pwf_next(pwctx *c, pwfile *f, const char **l, size_t *n)
 
 static void pwf_close(pwfile *f)
 {
-    free(f->t.text);
     free(f->lb);
     memset(f, 0, sizeof *f);
+}
+
+/* Whether the line (up to its first NUL, as strcasestr on it would see it) contains "power_<tail>"
+ * in any case: found from its '_', so that a line is neither copied nor searched byte by byte. */
+static int has_power_key(const char *l, size_t n, const char *tail)
+{
+    n = strnlen(l, n);
+    size_t tn = strlen(tail);
+    for (const char *u = l + 5; u < l + n; u++) {
+        u = memchr(u, '_', (size_t)(l + n - u));
+        if (!u)
+            return 0;
+        if ((size_t)(l + n - u) > tn && !strncasecmp(u - 5, "power", 5) && !strncasecmp(u + 1, tail, tn))
+            return 1;
+    }
+    return 0;
 }
 
 /* power_begin / power_end of a detail log as the Power WG checker reads them: the first lines
  * whose lower-cased text contains the key, the date found by the loose pattern, read with
  * strptime. Returns 0, or -1 after reporting. */
-static int pw_begin_end(pwctx *c, const pwtime *tm, const char *dir, int64_t *b, int64_t *e)
+static int pw_begin_end_read(pwctx *c, const pwtime *tm, const char *dir, int64_t *b, int64_t *e)
 {
     char *rel = ck_fmt("%s/%s/mlperf_log_detail.txt", c->perf_rel, dir);
     pwfile f;
@@ -495,10 +559,17 @@ static int pw_begin_end(pwctx *c, const pwtime *tm, const char *dir, int64_t *b,
     }
     if (pwf_open(c, rel, &f))
         goto out;
-    while (pwf_next(c, &f, &l, &n) > 0) {
-        int isb = strcasestr(l, "power_begin") != NULL;
-        int ise = !isb && strcasestr(l, "power_end") != NULL;
+    const char *raw;
+    int nl;
+    while (ms_lines_next(&f.it, &raw, &n, &nl)) {
+        int isb = has_power_key(raw, n, "begin");
+        int ise = !isb && has_power_key(raw, n, "end");
         if (isb || ise) {
+            /* the line as Python yields it (with its "\n", NUL-terminated) for the patterns */
+            if (!(l = pw_line(&f.lb, &f.lcap, raw, n, nl, &n))) {
+                c->run->oom = 1;
+                break;
+            }
             size_t ms, ml;
             int64_t v;
             if (!pwre_find(&tm->loadgen_re, l, n, 0, 0, &ms, &ml) || ml == 0) {
@@ -538,6 +609,21 @@ out:
     pwf_close(&f);
     free(rel);
     return rc;
+}
+
+/* pw_begin_end_read once per log: dir is "ranging" or "run_1". A failure is not kept (the next
+ * sub-check that needs the times reports it again, as the reference does). */
+static int pw_begin_end(pwctx *c, const pwtime *tm, const char *dir, int64_t *b, int64_t *e)
+{
+    int k = strcmp(dir, "ranging") != 0;
+    if (!c->be[k].found) {
+        if (pw_begin_end_read(c, tm, dir, &c->be[k].b, &c->be[k].e))
+            return -1;
+        c->be[k].found = 1;
+    }
+    *b = c->be[k].b;
+    *e = c->be[k].e;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- checks ---- */
@@ -1103,7 +1189,11 @@ static void chk_results(pwctx *c)
         if (ck_isfile(abs)) {
             char hex[MS_HASH_HEX_MAX];
             ms_err e;
-            if (ms_hash_file("sha1", abs, hex, NULL, &e)) {
+            pwtext t;
+            /* read once for the sub-checks that parse it too; a file too large to keep is
+             * streamed */
+            if (pw_bytes(c, rel, abs, &t, &e) == 0 ? ms_hash_mem("sha1", t.text, t.len, hex, &e)
+                                                   : ms_hash_file("sha1", abs, hex, NULL, &e)) {
                 PW_FAIL(c, rel, NULL, NULL, NULL, "cannot read %s: %s", rel, e.msg);
                 free(rel);
                 free(abs);
@@ -1461,7 +1551,7 @@ static json_t *load_session(pwctx *c, const char *rel)
 {
     char *abs = ck_join(c->run->root, rel);
     json_error_t je;
-    json_t *j = abs ? json_load_file(abs, JSON_DECODE_ANY, &je) : NULL;
+    json_t *j = abs ? ms_json_load_path(abs, JSON_DECODE_ANY, &je) : NULL;
     free(abs);
     if (!j) {
         PW_FAIL(c, rel, NULL, "JSON", je.text, "cannot read %s: %s (line %d)", rel, je.text, je.line);
@@ -1544,6 +1634,7 @@ void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const ch
         }
     }
 out:
+    pw_files_free(&c);
     pwtime_free(&tm);
     pwre_free(&version_re);
     json_decref(c.client);

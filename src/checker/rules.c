@@ -102,7 +102,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
 {
     memset(r, 0, sizeof *r);
     json_error_t je;
-    r->j = json_load_file(path, 0, &je);
+    r->j = ms_json_load_path(path, 0, &je);
     if (!r->j)
         return ms_err_set(e, MS_EINPUT, "%s:%d:%d: invalid rules file: %s", path, je.line,
                           je.column, je.text);

@@ -36,7 +36,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         return;
     }
     json_error_t je;
-    sys->j = json_load_file(abs, JSON_ALLOW_NUL, &je);
+    sys->j = ms_json_load_path(abs, JSON_ALLOW_NUL, &je);
     if (!sys->j) {
         ck_report_finding(run, &sys->findings, &w, CK_ID(Y9), CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0,
                           NULL, "a JSON object", je.text, "cannot parse the system description: %s",

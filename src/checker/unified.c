@@ -151,7 +151,7 @@ static int plan_tree(uplan *pl, ms_err *e)
                 char *mabs = ck_join(us->sub.abs, "model_mapping.json");
                 if (mabs && ck_pexists(mabs)) {
                     json_error_t je;
-                    json_t *j = json_load_file(mabs, 0, &je);
+                    json_t *j = ms_json_load_path(mabs, 0, &je);
                     char *rel = ck_fmt("%s/%s/model_mapping.json", div, se->name);
                     if (!json_is_object(j)) {
                         ck_report_finding(run, &us->f, &w, CK_ID(M7), CK_SEV_ERROR, rel, j ? 0 : je.line,
@@ -448,7 +448,7 @@ static char *private_id(ck_state *run, const ck_scen *s)
     if (!abs)
         goto out;
     json_error_t je;
-    json_t *j = json_load_file(abs, 0, &je);
+    json_t *j = ms_json_load_path(abs, 0, &je);
     const char *v = json_string_value(json_object_get(j, s->system));
     if (v)
         id = strdup(v);

@@ -10,6 +10,7 @@
 #include <pcre2.h>
 
 #include "common/buf.h"
+#include "common/fsutil.h"
 
 #define MAX_DEPTH 200
 
@@ -512,7 +513,7 @@ ms_jschema_dialect ms_jschema_dialect_of(const ms_jschema *s)
 int ms_jschema_load(ms_jschema **out, const char *path, ms_err *e)
 {
     json_error_t je;
-    json_t *j = json_load_file(path, JSON_DECODE_ANY, &je);
+    json_t *j = ms_json_load_path(path, JSON_DECODE_ANY, &je);
     if (!j)
         return ms_err_set(e, MS_EINPUT, "%s:%d:%d: invalid JSON schema: %s", path, je.line,
                           je.column, je.text);
@@ -1332,4 +1333,16 @@ int ms_jschema_validate(const ms_jschema *s, const json_t *instance, ms_jschema_
         return -1;
     }
     return r;
+}
+
+json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je)
+{
+    char *text;
+    size_t len;
+    ms_err e;
+    if (ms_read_file(path, 0, &text, &len, &e) != MS_OK)
+        return json_load_file(path, flags, je);
+    json_t *j = json_loadb(text, len, flags, je);
+    free(text);
+    return j;
 }

@@ -74,4 +74,9 @@ void ms_jschema_errors_free(ms_jschema_errors *errs);
 /* Appends a JSON-pointer token for key (escaping ~ and /) to a malloc'd pointer. */
 char *ms_json_pointer_append(const char *base, const char *key);
 
+/* json_load_file with one read of the whole file and json_loadb (Jansson's own json_load_file
+ * reads a character at a time through fgetc): the same value, and the same error text and line
+ * (a file that cannot be read is left to json_load_file, for its message). */
+json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je);
+
 #endif

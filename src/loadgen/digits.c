@@ -1,7 +1,7 @@
 /* The digits reference benchmark: see digits.h for the dataset, split, model and formats. */
 #include "loadgen/digits.h"
 
-#include <archive.h>
+#include "common/lazy_archive.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -138,6 +138,9 @@ int digits_parse_csv(const char *text, size_t len, const char *name, digits_data
 int digits_load_csv(const char *path, digits_dataset *ds, ms_err *e)
 {
     memset(ds, 0, sizeof *ds);
+    int lrc = ms_lazy_archive_load("the digits dataset (a .csv.gz)", e);
+    if (lrc != MS_OK)
+        return lrc;
     struct archive *a = archive_read_new();
     if (!a)
         return ms_err_oom(e);

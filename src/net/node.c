@@ -10,7 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <microhttpd.h>
+#include "common/lazy_mhd.h"
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -505,6 +505,10 @@ ms_node *ms_node_start(lg_sut_instance *si, const ms_node_options *o, ms_err *e)
     if (inet_pton(AF_INET, nd->o.listen_addr, &sa.sin_addr) != 1) {
         ms_node_free(nd);
         ms_err_set(e, MS_EUSAGE, "--listen: '%s' is not an IPv4 address", nd->o.listen_addr);
+        return NULL;
+    }
+    if (ms_lazy_mhd_load("the SUT node", e) != MS_OK) {
+        ms_node_free(nd);
         return NULL;
     }
     nd->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,

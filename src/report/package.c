@@ -15,8 +15,7 @@
  * system has no O_TMPFILE), so a run killed at any point leaves no partial output. */
 #include "report/report.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "common/lazy_archive.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -368,6 +367,9 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
     if (!rc) {
         w.fd = fileno(of.fp); /* libarchive writes through the descriptor; the FILE stays unused */
         EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+        rc = ms_lazy_archive_load("mlsubmit package", e);
+    }
+    if (!rc) {
         a = archive_write_new();
         if (!a || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
             archive_write_set_options(a, "gzip:!timestamp,gzip:compression-level=6") != ARCHIVE_OK ||
@@ -757,11 +759,16 @@ out:
     return rc;
 }
 
-static struct archive *reader(void)
+/* A tar.gz reader; NULL with e set when libarchive cannot be loaded or memory runs out. */
+static struct archive *reader(ms_err *e)
 {
-    struct archive *a = archive_read_new();
-    if (!a)
+    if (ms_lazy_archive_load("mlsubmit package --verify", e) != MS_OK)
         return NULL;
+    struct archive *a = archive_read_new();
+    if (!a) {
+        ms_err_oom(e);
+        return NULL;
+    }
     archive_read_support_filter_gzip(a);
     archive_read_support_format_tar(a);
     return a;
@@ -772,9 +779,9 @@ int rp_package_verify_mem(const void *data, size_t len, const char *name, rp_not
 {
     memset(st, 0, sizeof *st);
     st->sha256_file = -1;
-    struct archive *a = reader();
+    struct archive *a = reader(e);
     if (!a)
-        return ms_err_oom(e);
+        return e ? e->code : MS_ERUNTIME;
     int rc;
     if (archive_read_open_memory(a, data, len) != ARCHIVE_OK)
         rc = ms_err_set(e, MS_EINPUT, "%s: not a readable tar.gz: %s", name, archive_error_string(a));
@@ -790,9 +797,9 @@ int rp_package_verify(const char *path, rp_note_fn note, void *ctx, rp_verify_st
     st->sha256_file = -1;
     if (!ms_is_regular_file(path))
         return ms_err_set(e, MS_EINPUT, "%s: no such package", path);
-    struct archive *a = reader();
+    struct archive *a = reader(e);
     if (!a)
-        return ms_err_oom(e);
+        return e ? e->code : MS_ERUNTIME;
     int rc;
     if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK)
         rc = ms_err_set(e, MS_EINPUT, "%s: not a readable tar.gz: %s", path, archive_error_string(a));

@@ -3,7 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
+#include "common/lazy_mhd.h"
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -151,6 +151,8 @@ int ms_serve(const ms_serve_opts *o, ms_err *e)
     struct sockaddr_in sa;
     int rc = parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &sa, e);
     if (rc != MS_OK)
+        return rc;
+    if ((rc = ms_lazy_mhd_load("mlsubmit serve", e)) != MS_OK)
         return rc;
     ms_serve_ctx *ctx = ms_serve_ctx_new(o->index_db, o->runs_db, e);
     if (!ctx)

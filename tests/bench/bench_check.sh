@@ -176,9 +176,19 @@ bench_tree v51 "$T/v51" 1.3
 # is timed too, to show it.
 UP=$HERE/../../../shared/upstream/submission-checkers/v5.1.1
 MINI=$HERE/../../../shared/testdata/v5.1-mini/tree
+# A check of the mini round takes a few hundredths of a second, the resolution of the CPU times
+# read from /proc: each mlsubmit sample is BENCH_MINI_REPEAT runs in a row (default 10), divided.
+REP=${BENCH_MINI_REPEAT:-10}
+repeat() { local i; for ((i = 0; i < REP; i++)); do "$@" >/dev/null 2>&1 || true; done; }
+per_run() { # per_run NAME: med_NAME and cpu_NAME of REP runs -> of one run
+  printf -v "med_$1" '%s' "$(calc "$(eval echo "\$med_$1") / $REP")"
+  printf -v "cpu_$1" '%s' "$(calc "$(eval echo "\$cpu_$1") / $REP")"
+}
 if [ -d "$MINI" ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/dev/null 2>&1; then
-  time_median mini "$MLSUBMIT" check "$MINI" --version v5.1 --csv "$T/mini.csv"
-  time_median start "$MLSUBMIT" --version
+  time_median mini repeat "$MLSUBMIT" check "$MINI" --version v5.1 --csv "$T/mini.csv"
+  per_run mini
+  time_median start repeat "$MLSUBMIT" --version
+  per_run start
   RUNS_SAVED=$RUNS
   RUNS=${BENCH_OFFICIAL_RUNS:-3}
   official_mini() { (cd "$T" && python3 "$UP/submission_checker.py" --input "$MINI" --version v5.1 \
@@ -186,15 +196,18 @@ if [ -d "$MINI" ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/
   time_median off official_mini
   RUNS=$RUNS_SAVED
   speed=$(calc "$med_off / $med_mini")
-  printf '\nv5.1 mini round (real, %s): mlsubmit check %.3f s (%.2f CPU s; start-up alone %.3f s, %.2f CPU s)\n' \
+  printf '\nv5.1 mini round (real, %s): mlsubmit check %.3f s (%.3f CPU s; start-up alone %.3f s, %.3f CPU s)\n' \
     "$(du -sh "$MINI" | cut -f1)" "$med_mini" "$cpu_mini" "$med_start" "$cpu_start"
-  printf '  official v5.1.1 checker %.2f s (%.2f CPU s)   speed-up %.1fx wall, %.1fx CPU   (goal >= 30x: %s)\n' \
-    "$med_off" "$cpu_off" "$speed" "$(calc "$cpu_off / ($cpu_mini > 0 ? $cpu_mini : 0.01)")" \
-    "$([ "$(calc "($speed >= 30)")" = 1 ] && echo met || echo MISSED)"
+  cspeed=$(calc "$cpu_off / ($cpu_mini > 0 ? $cpu_mini : 0.001)")
+  printf '  official v5.1.1 checker %.2f s (%.2f CPU s)   speed-up %.1fx wall, %.1fx CPU   (goal >= 30x: %s wall, %s CPU)\n' \
+    "$med_off" "$cpu_off" "$speed" "$cspeed" \
+    "$([ "$(calc "($speed >= 30)")" = 1 ] && echo met || echo MISSED)" \
+    "$([ "$(calc "($cspeed >= 30)")" = 1 ] && echo met || echo MISSED)"
   if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
-    time_median base "$BENCH_BASELINE_BIN" check "$MINI" --version v5.1 --csv "$T/mini.csv"
-    printf '  baseline binary: check %.3f s, %.2f CPU s (speed-up %.1fx)\n' "$med_base" "$cpu_base" \
-      "$(calc "$med_off / $med_base")"
+    time_median base repeat "$BENCH_BASELINE_BIN" check "$MINI" --version v5.1 --csv "$T/mini.csv"
+    per_run base
+    printf '  baseline binary: check %.3f s, %.3f CPU s (speed-up %.1fx wall, %.1fx CPU)\n' "$med_base" \
+      "$cpu_base" "$(calc "$med_off / $med_base")" "$(calc "$cpu_off / ($cpu_base > 0 ? $cpu_base : 0.001)")"
   fi
 fi
 

@@ -213,6 +213,9 @@ mutate W4-uuid $V ERROR W4 $JS "sed -i '/\"uuid\"/s/5f2a9e4b/5f2a9e4c/' $JS" "" 
 mutate W4-session $V ERROR W4 $JS "sed -i '/\"session_name\"/s/synth\"/synth2\"/' $JC" "" "session name"
 mutate W4-phase $V ERROR W4 $JS "sed -i -E '/\"ranging\": \\[\\[/s/\\[\\[([0-9]+)\\.5,/[[\\1.9,/' $JS" "" "phase 1 of ranging: client and server times differ by"
 mutate W4-window $V ERROR W4 $OFFLOG "sed -i 's/$((T0 + 17 * 3600 + 4 * 60 + 10))\\./$((T0 + 17 * 3600 + 4 * 60 + 20))./' $JC $JS" "" "power_begin time .* is not within the testing phase"
+# power_begin / power_end are found in any case (the Power WG checker lower-cases each line; W5,
+# which reads the keys as JSON, is skipped): the upper-case key's time is the one out of the phase
+mutate W4-case $V ERROR W4 $OFFLOG "sed -i 's/\"key\": \"power_begin\"/\"key\": \"POWER_Begin\"/' $OFFLOG && power_rehash $PW && sed -i 's/$((T0 + 17 * 3600 + 4 * 60 + 10))\\./$((T0 + 17 * 3600 + 4 * 60 + 20))./' $JC $JS" "--skip W5" "power_begin time .* is not within the testing phase"
 mutate W4-short $V WARNING W4 $PW "setkey $OFFLOG power_end '\"08-01-2025 17:06:00.000\"' && power_rehash $PW" "" "testing run .* is shorter than the ranging run"
 mutate W4-delta $V ERROR W4 $PW/run_1/spl.txt "sed -i 's/Watts,2\\([0-9]\\)/Watts,1\\1/' $PW/run_1/spl.txt && power_rehash $PW" "" "testing run .* is lower than that of the ranging run .* by more than 5 %"
 mutate W4-msgs $V ERROR W4 $JS "sed -i 's/\"session,2025-08-01_16-49-50_synth,done\", \\(.*\\)\"reply\": \"OK\"/\"session,2025-08-01_16-49-50_synth,done\", \\1\"reply\": \"Error\"/' $JC" "" "client server messages.*replies to command"

@@ -5,6 +5,10 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
+#include "common/lazy_archive.h"
+#include "common/lazy_curl.h"
+#include "common/lazy_mhd.h"
+#include "common/lazylib.h"
 #include "common/mllog.h"
 #include "common/strutil.h"
 #include "common/textlog.h"
@@ -565,6 +569,60 @@ START_TEST(textlog_parses_every_shared_text_log)
 }
 END_TEST
 
+/* common/lazylib.h: a library that is absent gives an error naming it, its shared object, the
+ * package and what needed it; a present one resolves every symbol; the outcome is kept. */
+START_TEST(lazylib_loads_or_names_the_missing_library)
+{
+    static const char *const absent_syms[] = {"nothing", NULL};
+    static void (*absent_slots[1])(void);
+    ms_lazylib absent = {"libmlsubmit-absent", "libmlsubmit-absent.so.7", "mlsubmit-absent-pkg", absent_syms,
+                         absent_slots, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+    ms_err e = {0};
+    ck_assert_int_eq(ms_lazylib_load(&absent, "the frobnicator", &e), MS_ERUNTIME);
+    ck_assert_ptr_nonnull(strstr(e.msg, "the frobnicator needs libmlsubmit-absent (libmlsubmit-absent.so.7)"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "install the Debian package mlsubmit-absent-pkg"));
+    ms_err_clear(&e);
+    ck_assert_int_eq(ms_lazylib_load(&absent, "again", &e), MS_ERUNTIME); /* kept, not retried */
+    ck_assert_ptr_nonnull(strstr(e.msg, "again needs libmlsubmit-absent"));
+
+    static const char *const m_syms[] = {"cos", "sqrt", NULL};
+    static void (*m_slots[2])(void);
+    ms_lazylib libm_ok = {"libm", "libm.so.6", "libc6", m_syms, m_slots, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+    ms_err_clear(&e);
+    ck_assert_int_eq(ms_lazylib_load(&libm_ok, "a test", &e), MS_OK);
+    double (*sq)(double) = (double (*)(double))ms_lazylib_slots(&libm_ok)[1];
+    ck_assert(sq(49.0) == 7.0);
+
+    static const char *const bad_syms[] = {"cos", "ms_no_such_function", NULL};
+    static void (*bad_slots[2])(void);
+    ms_lazylib libm_bad = {"libm", "libm.so.6", "libc6", bad_syms, bad_slots, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+    ms_err_clear(&e);
+    ck_assert_int_eq(ms_lazylib_load(&libm_bad, "a test", &e), MS_ERUNTIME);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no function ms_no_such_function"));
+}
+END_TEST
+
+/* The three libraries the binary no longer links load on demand, and their functions are called
+ * under their own names (the renaming macros of common/lazy_<lib>.h). */
+START_TEST(lazy_libraries_call_through_their_own_names)
+{
+    ms_err e = {0};
+    ck_assert_int_eq(ms_lazy_curl_load("a test", &e), MS_OK);
+    ck_assert_str_eq(curl_easy_strerror(CURLE_OK), "No error");
+    ck_assert_int_eq(ms_lazy_mhd_load("a test", &e), MS_OK);
+    struct MHD_Response *r = MHD_create_response_from_buffer(2, (void *)"ok", MHD_RESPMEM_PERSISTENT);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(MHD_add_response_header(r, "X-Test", "1"), MHD_YES);
+    MHD_destroy_response(r);
+    ck_assert_int_eq(ms_lazy_archive_load("a test", &e), MS_OK);
+    struct archive_entry *en = archive_entry_new();
+    ck_assert_ptr_nonnull(en);
+    archive_entry_set_pathname(en, "a/b.txt");
+    ck_assert_str_eq(archive_entry_pathname(en), "a/b.txt");
+    archive_entry_free(en);
+}
+END_TEST
+
 static Suite *common_suite(void)
 {
     Suite *s = suite_create("common");
@@ -586,6 +644,8 @@ static Suite *common_suite(void)
     tcase_add_test(tc, mllog_memo_scan_matches_the_stateless_scan);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
     tcase_add_test(tc, textlog_parses_every_shared_text_log);
+    tcase_add_test(tc, lazylib_loads_or_names_the_missing_library);
+    tcase_add_test(tc, lazy_libraries_call_through_their_own_names);
     suite_add_tcase(s, tc);
     return s;
 }

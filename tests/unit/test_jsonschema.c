@@ -534,6 +534,49 @@ START_TEST(own_cases)
 }
 END_TEST
 
+/* ms_json_load_path gives what Jansson's json_load_file gives: the value, or the same error text,
+ * line and column (a missing file included). */
+START_TEST(json_load_path_matches_json_load_file)
+{
+    char dir[512], path[600];
+    ms_test_tmpdir(dir, sizeof dir);
+    static const char *const docs[] = {
+        "{\"a\": [1, 2.5, \"x\"], \"b\": {\"c\": null}}\n",
+        "{\"a\": 1,\n \"b\": [1, 2,,]}\n",
+        "[1, 2]\n\n  {",
+        "",
+        "{\"s\": \"bad \xff byte\"}",
+        "{\"nul\": \"a\\u0000b\"}",
+    };
+    for (size_t i = 0; i <= sizeof docs / sizeof *docs; i++) {
+        snprintf(path, sizeof path, "%s/f%zu.json", dir, i);
+        if (i < sizeof docs / sizeof *docs) {
+            FILE *f = fopen(path, "wb");
+            ck_assert_ptr_nonnull(f);
+            fputs(docs[i], f);
+            fclose(f);
+        } /* else: a file that does not exist */
+        for (size_t flags = 0; flags <= JSON_ALLOW_NUL; flags += JSON_ALLOW_NUL) {
+            json_error_t e1, e2;
+            json_t *a = json_load_file(path, flags, &e1);
+            json_t *b = ms_json_load_path(path, flags, &e2);
+            ck_assert_int_eq(a == NULL, b == NULL);
+            if (a) {
+                ck_assert(json_equal(a, b));
+            } else {
+                ck_assert_str_eq(e1.text, e2.text);
+                ck_assert_int_eq(e1.line, e2.line);
+                ck_assert_int_eq(e1.column, e2.column);
+            }
+            json_decref(a);
+            json_decref(b);
+        }
+        unlink(path);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("jsonschema");
@@ -545,6 +588,7 @@ static Suite *suite(void)
     tcase_add_test(tc, errors_carry_pointer_and_keyword);
     tcase_add_test(tc, bad_pattern_and_dangling_ref_are_errors);
     tcase_add_test(tc, project_schemas_are_valid_and_accept_samples);
+    tcase_add_test(tc, json_load_path_matches_json_load_file);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -18,7 +18,7 @@
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
  *   LoadGen's --timeout ends the test. */
-#include <curl/curl.h>
+#include "common/lazy_curl.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -800,6 +800,9 @@ static int node_info(net_sut *ns, net_node *nd, size_t *total, size_t *perf, cha
 
 static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env, ms_err *e)
 {
+    int lrc = ms_lazy_curl_load("the network SUT", e);
+    if (lrc != MS_OK)
+        return lrc;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return ms_err_set(e, MS_ERUNTIME, "network SUT: libcurl cannot be initialised");
     net_sut *ns = calloc(1, sizeof *ns);
