@@ -118,6 +118,19 @@ static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
     }
 }
 
+/* Waits (under q->mu) until the SUT completes something of q, or 100 ms (to see a stop). */
+static void wait_change(nd_req *q)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 100000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+}
+
 /* Closes the open frame of q (under q->mu). */
 static void close_frame(nd_req *q)
 {
@@ -161,14 +174,7 @@ static ssize_t stream_out(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&q->mu);
             return MHD_CONTENT_READER_END_WITH_ERROR;
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+        wait_change(q);
     }
 }
 
@@ -350,10 +356,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         nd_req *q = serve_query(nd, cc->body.data, cc->body.len, &st, err, sizeof err);
         if (!q)
             return reply_text(c, st, err);
-        /* every sample completed during the issue calls (an SUT answering from issue_query):
-         * the whole answer is one frame in one buffer, which libmicrohttpd sends with its headers
-         * in one write (Content-Length): one segment, no chunk framing, no terminating chunk */
+        /* nothing is sent before the SUT completes something (this is the connection's own
+         * thread: it may wait). If every sample is complete by then (an SUT answering from
+         * issue_query, a one-sample query, samples completed together) the whole answer goes
+         * in one buffer, which libmicrohttpd sends with its headers in one write
+         * (Content-Length): one segment, no chunk framing, no terminating chunk. Else the
+         * answer streams (chunked), starting with what is complete. */
         pthread_mutex_lock(&q->mu);
+        while (q->left > 0 && q->rec.len == 0 && !atomic_load(&nd->stopping))
+            wait_change(q);
         int all_done = q->left == 0;
         ms_net_buf whole = {0};
         if (all_done) {
