@@ -411,7 +411,8 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
 
 /* Sends each node's waiting frames while it has a free connection (under mmu): several queries'
  * frames in one request when they wait together (transport only: the node issues each frame
- * as its own query), up to the most samples the node takes at once. */
+ * as its own query), up to chunk samples (a frame larger than that, a node's share of an
+ * Offline query, goes alone): a burst spreads over the node's connections. */
 static void dispatch(net_sut *ns)
 {
     pthread_mutex_lock(&ns->mu);
@@ -419,8 +420,8 @@ static void dispatch(net_sut *ns)
         net_node *nd = &ns->nodes[k];
         while (nd->pend && nd->busy < ns->conns) {
             net_item *first = nd->pend, *last = first;
-            size_t n = first->n;
-            while (last->next && last->next->test == first->test && n + last->next->n <= nd->max_query) {
+            size_t n = first->n, cap = ns->chunk < nd->max_query ? ns->chunk : nd->max_query;
+            while (last->next && last->next->test == first->test && n + last->next->n <= cap) {
                 last = last->next;
                 n += last->n;
             }
