@@ -391,7 +391,10 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
         memcpy(x->ids + m, it->ids, it->n * sizeof *x->ids);
         m += it->n;
     }
-    if (n > 1)
+    size_t sorted = 1; /* the LoadGen's ids usually come in order: sorted only when not */
+    while (sorted < n && x->ids[sorted - 1] < x->ids[sorted])
+        sorted++;
+    if (sorted < n)
         qsort(x->ids, n, sizeof *x->ids, cmp_u64);
     CURL *h = x->h;
     curl_easy_setopt(h, CURLOPT_URL, ns->nodes[k].query_url);
