@@ -11,9 +11,10 @@
  * - issue_query: a query goes to the node with the fewest samples outstanding, whole; a query of
  *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
  *   each node's share issued there as one query (cut only where it exceeds what the node takes
- *   at once, GET /info max_query_samples). The LoadGen's issuing thread sends it at once when
- *   the node has a free connection; else it waits, and frames that wait together for a node
- *   go back to back in one request (each still its own query on the node).
+ *   at once, GET /info max_query_samples). A frame is sent as soon as its node has a free
+ *   connection: by the LoadGen's issuing thread itself when nothing is in flight, else by the
+ *   QDL's thread; frames that wait together for a node go back to back in one request (each
+ *   still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
@@ -83,7 +84,7 @@ typedef struct net_sut {
     struct curl_slist *hdrs; /* headers of every query request */
     char name[4096];
     /* libcurl's multi handle is driven by whichever thread holds mmu: the LoadGen's issuing
-     * thread sends a query itself when a connection is free (no hand-over to another thread),
+     * thread sends a query itself when nothing is in flight (no hand-over to another thread),
      * the QDL's thread waits in epoll_wait (without mmu) for the nodes' answers and curl's
      * timers (curl_multi_socket_action: libcurl tells us its sockets and timer, on_socket and
      * on_timer, and we wait for them) */
