@@ -118,6 +118,19 @@ static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
     }
 }
 
+/* Waits (under q->mu) until the SUT completes something of q, or 100 ms (to see a stop). */
+static void wait_change(nd_req *q)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 100000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+}
+
 /* Closes the open frame of q (under q->mu). */
 static void close_frame(nd_req *q)
 {
@@ -161,14 +174,7 @@ static ssize_t stream_out(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&q->mu);
             return MHD_CONTENT_READER_END_WITH_ERROR;
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+        wait_change(q);
     }
 }
 
@@ -204,76 +210,103 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
     return reply(c, status, text, strlen(text), "text/plain; charset=utf-8", 1);
 }
 
-/* Decodes a query request (one frame per query), checks it, issues every frame as its own
- * query (no batching of queries into one issue_query call) and returns the request whose records
- * the response streams; or NULL with the HTTP status and a one-line reason. */
+/* The frames of a request body, decoded once: samples point into the body. */
+typedef struct nd_frames {
+    ms_net_sample **s;
+    size_t *n;
+    size_t count, cap;
+} nd_frames;
+
+static void frames_free(nd_frames *f)
+{
+    for (size_t i = 0; i < f->count; i++)
+        free(f->s[i]);
+    free(f->s);
+    free(f->n);
+}
+
+/* Decodes a query request (one frame per query), checks every sample, then issues every frame as
+ * its own query (no batching of queries into one issue_query call; nothing is issued when a
+ * sample is bad) and returns the request whose records the response streams; or NULL with the
+ * HTTP status and a one-line reason. */
 static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigned *status, char *err, size_t errn)
 {
     ms_err e;
     size_t total = lg_sut_instance_qsl(nd->si)->total_sample_count;
-    size_t nall = 0, nframes = 0;
+    size_t want = nd->si->data.issue ? nd->si->data.sample_size : 0;
+    size_t nall = 0;
+    nd_frames f = {0};
+    nd_req *q = NULL;
+    lg_query_sample *qs = NULL;
+    const void **px = NULL;
     *status = MHD_HTTP_BAD_REQUEST;
-    for (size_t off = 0; off < len || nframes == 0;) {
+    for (size_t off = 0; off < len || f.count == 0;) {
         ms_net_sample *s = NULL;
         size_t n = 0, used = 0;
         if (ms_net_req_decode_frame(body + off, len - off, &s, &n, &used, &e) != MS_OK) {
-            snprintf(err, errn, "frame %zu at byte %zu: %s\n", nframes, off, e.msg);
-            return NULL;
+            snprintf(err, errn, "frame %zu at byte %zu: %s\n", f.count, off, e.msg);
+            goto bad;
         }
-        size_t want = nd->si->data.issue ? nd->si->data.sample_size : 0;
+        if (f.count == f.cap) {
+            size_t nc = f.cap ? 2 * f.cap : 8;
+            ms_net_sample **ns = realloc(f.s, nc * sizeof *ns);
+            if (ns)
+                f.s = ns;
+            size_t *nn = realloc(f.n, nc * sizeof *nn);
+            if (nn)
+                f.n = nn;
+            if (!ns || !nn) {
+                free(s);
+                goto oom;
+            }
+            f.cap = nc;
+        }
+        f.s[f.count] = s;
+        f.n[f.count++] = n;
         for (size_t i = 0; i < n; i++) {
             if (s[i].index >= total)
                 snprintf(err, errn, "frame %zu, sample %zu: index %" PRIu64 " is not below the QSL's %zu samples\n",
-                         nframes, i, s[i].index, total);
+                         f.count - 1, i, s[i].index, total);
             else if (s[i].size != want && want)
                 snprintf(err, errn, "frame %zu, sample %zu: %u data bytes; this node's SUT infers from the sample's "
-                         "%zu bytes (%s), which the QDL must send\n", nframes, i, s[i].size, want,
+                         "%zu bytes (%s), which the QDL must send\n", f.count - 1, i, s[i].size, want,
                          nd->si->data.dataset);
             else if (s[i].size != want)
                 snprintf(err, errn, "frame %zu, sample %zu: %u data bytes; this node's SUT takes no sample data\n",
-                         nframes, i, s[i].size);
+                         f.count - 1, i, s[i].size);
             else
                 continue;
-            free(s);
-            return NULL;
+            goto bad;
         }
-        free(s);
         nall += n;
-        nframes++;
         off += used;
     }
-    *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-    snprintf(err, errn, "out of memory\n");
-    nd_req *q = calloc(1, sizeof *q);
-    lg_query_sample *qs = calloc(nall ? nall : 1, sizeof *qs);
-    const void **px = calloc(nall ? nall : 1, sizeof *px);
+    q = calloc(1, sizeof *q);
+    qs = malloc((nall ? nall : 1) * sizeof *qs);
+    px = malloc((nall ? nall : 1) * sizeof *px);
     if (q)
-        q->slots = calloc(nall ? nall : 1, sizeof *q->slots);
+        q->slots = malloc((nall ? nall : 1) * sizeof *q->slots);
     if (!q || !qs || !px || !q->slots) {
         if (q)
             free(q->slots);
         free(q);
-        free(qs);
-        free(px);
-        return NULL;
+        q = NULL;
+        goto oom;
     }
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     q->nd = nd;
     q->n = q->left = nall;
     size_t k = 0;
-    for (size_t off = 0; off < len;) {
-        ms_net_sample *s = NULL;
-        size_t n = 0, used = 0;
-        if (ms_net_req_decode_frame(body + off, len - off, &s, &n, &used, &e) != MS_OK)
-            break; /* decoded above: cannot happen */
+    for (size_t j = 0; j < f.count; j++) {
+        const ms_net_sample *s = f.s[j];
+        size_t n = f.n[j];
         for (size_t i = 0; i < n; i++) {
             q->slots[k + i] = (nd_slot){q, s[i].id, 0};
             qs[k + i].id = (lg_response_id)&q->slots[k + i];
             qs[k + i].index = (lg_sample_index)s[i].index;
             px[k + i] = s[i].data; /* points into the body: valid during the issue call */
         }
-        free(s);
         if (n) {
             pthread_mutex_lock(&nd->issue_mu);
             atomic_fetch_add(&nd->queries, 1);
@@ -284,12 +317,20 @@ static nd_req *serve_query(ms_node *nd, const uint8_t *body, size_t len, unsigne
             pthread_mutex_unlock(&nd->issue_mu);
         }
         k += n;
-        off += used;
     }
     free(qs);
     free(px);
+    frames_free(&f);
     *status = MHD_HTTP_OK;
     return q;
+oom:
+    *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    snprintf(err, errn, "out of memory\n");
+bad:
+    free(qs);
+    free(px);
+    frames_free(&f);
+    return NULL;
 }
 
 static int authorized(ms_node *nd, struct MHD_Connection *c)
@@ -350,10 +391,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         nd_req *q = serve_query(nd, cc->body.data, cc->body.len, &st, err, sizeof err);
         if (!q)
             return reply_text(c, st, err);
-        /* every sample completed during the issue calls (an SUT answering from issue_query):
-         * the whole answer is one frame in one buffer, which libmicrohttpd sends with its headers
-         * in one write (Content-Length): one segment, no chunk framing, no terminating chunk */
+        /* nothing is sent before the SUT completes something (this is the connection's own
+         * thread: it may wait). If every sample is complete by then (an SUT answering from
+         * issue_query, a one-sample query, samples completed together) the whole answer goes
+         * in one buffer, which libmicrohttpd sends with its headers in one write
+         * (Content-Length): one segment, no chunk framing, no terminating chunk. Else the
+         * answer streams (chunked), starting with what is complete. */
         pthread_mutex_lock(&q->mu);
+        while (q->left > 0 && q->rec.len == 0 && !atomic_load(&nd->stopping))
+            wait_change(q);
         int all_done = q->left == 0;
         ms_net_buf whole = {0};
         if (all_done) {

@@ -108,6 +108,15 @@ if [ -n "$SLOW_TOOL" ]; then  # a timing comparison: make test and make asan che
 else
   [ -n "$ttft" ] && [ -n "$lat" ] && [ "$ttft" -lt $((lat / 2)) ] && ok || fail "first token not streamed: mean TTFT '$ttft' ns, mean latency '$lat' ns"
 fi
+# a node whose SUT completes later (first token, then the completion 5 ms on): the answer
+# streams, chunked, the first token's frame before the completion's (request: one sample, id 1,
+# index 5, no data)
+printf 'MSQ1\001\000\000\000\001\000\000\000\000\000\000\000\005\000\000\000\000\000\000\000\000\000\000\000' >"$TMP/one"
+code=$(curl -s -D "$TMP/tokq.h" -o "$TMP/tokq.out" -w '%{http_code}' -H 'Expect:' --data-binary @"$TMP/one" "$A/query" 2>/dev/null || true)
+[ "$code" = 200 ] && ok || fail "tokens node query: HTTP $code"
+expect_grep '^Transfer-Encoding: chunked' "$TMP/tokq.h" "a streamed answer"
+[ "$(od -An -tx1 -N 8 "$TMP/tokq.out" | tr -d ' \n')" = 4d53523101000000 ] && ok ||
+  fail "streamed answer starts with: $(od -An -tx1 -N 8 "$TMP/tokq.out")"
 stop_node $PA
 
 # ---- digits: the accuracy of a network run is the local one -----------------------------------------
@@ -187,6 +196,13 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary @"$TMP/
 [ "$code" = 413 ] && ok || fail "a too large request got HTTP $code (wanted 413)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --data-binary 'garbage' "$A/query")
 [ "$code" = 400 ] && ok || fail "a garbage request got HTTP $code (wanted 400)"
+# an answer complete when the node first looks (the null SUT answers from issue_query) goes in
+# one piece with Content-Length, not chunked, and is the documented bytes
+curl -s -D "$TMP/one.h" -o "$TMP/one.out" -H 'Expect:' --data-binary @"$TMP/one" "$A/query"
+expect_grep '^Content-Length: 33' "$TMP/one.h" "a complete answer in one piece"
+expect_no_grep '^Transfer-Encoding' "$TMP/one.h" "a complete answer in one piece"
+[ "$(od -An -tx1 "$TMP/one.out" | tr -d ' \n')" = 4d5352310100000001000000000000000000000000000000000400000005000000 ] && ok ||
+  fail "one-sample answer: $(od -An -tx1 "$TMP/one.out")"
 # inputs that once crashed the request decoder (tests/fuzz/regressions/net_request-*): 400
 for r in "$REPO"/tests/fuzz/regressions/net_request-*; do
   [ -e "$r" ] || continue

@@ -11,9 +11,10 @@
  * - issue_query: a query goes to the node with the fewest samples outstanding, whole; a query of
  *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
  *   each node's share issued there as one query (cut only where it exceeds what the node takes
- *   at once, GET /info max_query_samples). The LoadGen's issuing thread sends it at once when
- *   the node has a free connection; else it waits, and frames that wait together for a node
- *   go back to back in one request (each still its own query on the node).
+ *   at once, GET /info max_query_samples). A frame is sent as soon as its node has a free
+ *   connection: by the LoadGen's issuing thread itself when nothing is in flight, else by the
+ *   QDL's thread; frames that wait together for a node go back to back in one request (each
+ *   still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
@@ -83,7 +84,7 @@ typedef struct net_sut {
     struct curl_slist *hdrs; /* headers of every query request */
     char name[4096];
     /* libcurl's multi handle is driven by whichever thread holds mmu: the LoadGen's issuing
-     * thread sends a query itself when a connection is free (no hand-over to another thread),
+     * thread sends a query itself when nothing is in flight (no hand-over to another thread),
      * the QDL's thread waits in epoll_wait (without mmu) for the nodes' answers and curl's
      * timers (curl_multi_socket_action: libcurl tells us its sockets and timer, on_socket and
      * on_timer, and we wait for them) */
@@ -391,7 +392,10 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
         memcpy(x->ids + m, it->ids, it->n * sizeof *x->ids);
         m += it->n;
     }
-    if (n > 1)
+    size_t sorted = 1; /* the LoadGen's ids usually come in order: sorted only when not */
+    while (sorted < n && x->ids[sorted - 1] < x->ids[sorted])
+        sorted++;
+    if (sorted < n)
         qsort(x->ids, n, sizeof *x->ids, cmp_u64);
     CURL *h = x->h;
     curl_easy_setopt(h, CURLOPT_URL, ns->nodes[k].query_url);
@@ -411,7 +415,8 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
 
 /* Sends each node's waiting frames while it has a free connection (under mmu): several queries'
  * frames in one request when they wait together (transport only: the node issues each frame
- * as its own query), up to the most samples the node takes at once. */
+ * as its own query), up to chunk samples (a frame larger than that, a node's share of an
+ * Offline query, goes alone): a burst spreads over the node's connections. */
 static void dispatch(net_sut *ns)
 {
     pthread_mutex_lock(&ns->mu);
@@ -419,8 +424,8 @@ static void dispatch(net_sut *ns)
         net_node *nd = &ns->nodes[k];
         while (nd->pend && nd->busy < ns->conns) {
             net_item *first = nd->pend, *last = first;
-            size_t n = first->n;
-            while (last->next && last->next->test == first->test && n + last->next->n <= nd->max_query) {
+            size_t n = first->n, cap = ns->chunk < nd->max_query ? ns->chunk : nd->max_query;
+            while (last->next && last->next->test == first->test && n + last->next->n <= cap) {
                 last = last->next;
                 n += last->n;
             }
