@@ -1,9 +1,10 @@
 /* Round detection for `mlsubmit check` without --version (checker.h ck_detect_round). The tree
  * gives evidence: the LoadGen version and the format of a sample of performance detail logs,
- * the compliance layout (audit/ or compliance/ beside results/), and whether system JSONs
- * carry system_type. Each rules file's "detect" block says what its round's submissions look
- * like; a round is a candidate when all the evidence fits it. Rules files without a "detect"
- * block (the newest rounds) are the fallback: the newest round, as before. */
+ * the compliance layout (audit/ or compliance/ beside results/), the folder layout (split:
+ * code/, measurements/, compliance/; unified: src/ only), the closed and network model folders,
+ * and whether system JSONs carry system_type. Each rules file's "detect" block says what its
+ * round's submissions look like; a round is a candidate when all the evidence fits it. A
+ * LoadGen no block knows gets the newest round, as before. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #define MAX_LOGS 64
 #define PER_SUB 8
 #define MAX_VERS 16
+#define MAX_MODELS 64
 
 typedef struct evidence {
     int nlogs, fmt_text, fmt_mllog;
@@ -22,7 +24,19 @@ typedef struct evidence {
     int nvers;
     int audit, compliance;          /* submitters with audit/ or compliance/ */
     int sys_with_type, sys_without_type;
+    int split, unified;             /* submitters with code/ or measurements/; with src/ only */
+    char *models[MAX_MODELS];       /* closed/network results/<system>/<model> names */
+    int nmodels;
 } evidence;
+
+static void add_model(evidence *ev, const char *m)
+{
+    for (int i = 0; i < ev->nmodels; i++)
+        if (!strcmp(ev->models[i], m))
+            return;
+    if (ev->nmodels < MAX_MODELS && (ev->models[ev->nmodels] = strdup(m)))
+        ev->nmodels++;
+}
 
 /* 3.0 @ c4a19872d9 -> 3.0; .5a1 @ 413d -> .5a1 */
 static void add_version(evidence *ev, const char *v, size_t n)
@@ -76,13 +90,23 @@ static void read_log(evidence *ev, const char *path)
     free(buf);
 }
 
-static void scan_submitter(evidence *ev, const char *sub_abs)
+static int has_dir(const char *base, const char *name)
 {
-    char *a = ck_join(sub_abs, "audit"), *c = ck_join(sub_abs, "compliance");
-    ev->audit += a && ck_isdir(a);
-    ev->compliance += c && ck_isdir(c);
-    free(a);
-    free(c);
+    char *p = ck_join(base, name);
+    int r = p && ck_isdir(p);
+    free(p);
+    return r;
+}
+
+static void scan_submitter(evidence *ev, const char *sub_abs, int closed)
+{
+    int audit = has_dir(sub_abs, "audit"), compliance = has_dir(sub_abs, "compliance");
+    ev->audit += audit;
+    ev->compliance += compliance;
+    if (has_dir(sub_abs, "code") || has_dir(sub_abs, "measurements") || audit || compliance)
+        ev->split++;
+    else if (has_dir(sub_abs, "src"))
+        ev->unified++;
     char *sys = ck_join(sub_abs, "systems");
     ck_dir sd;
     if (sys && ck_dir_read(&sd, sys) == 0) {
@@ -113,6 +137,9 @@ static void scan_submitter(evidence *ev, const char *sub_abs)
             char *ya = ck_join(res, yd.v[y].name);
             ck_dir md;
             if (ya && yd.v[y].is_dir && ck_dir_read(&md, ya) == 0) {
+                for (size_t m = 0; m < md.n; m++)
+                    if (closed && md.v[m].is_dir)
+                        add_model(ev, md.v[m].name);
                 for (size_t m = 0; m < md.n && taken < PER_SUB; m++) {
                     char *ma = ck_join(ya, md.v[m].name);
                     ck_dir cd;
@@ -154,9 +181,42 @@ static int vfits(const char *v, const char *e)
 
 typedef struct cand {
     char name[32];
+    int model_fit;                  /* every closed/network model folder is a model of the round */
     int primary_fits;               /* loadgen_versions[0] fits the highest observed version */
     int type_fit;                   /* system_type_field agrees with the system JSONs */
+    int newest_on_tie;              /* its LoadGen does not tell it from its neighbours */
 } cand;
+
+/* round names vA.B in order */
+static int round_cmp(const char *a, const char *b)
+{
+    int am = 0, an = 0, bm = 0, bn = 0;
+    sscanf(a, "v%d.%d", &am, &an);
+    sscanf(b, "v%d.%d", &bm, &bn);
+    return am != bm ? (am > bm) - (am < bm) : (an > bn) - (an < bn);
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+    return round_cmp(((const cand *)a)->name, ((const cand *)b)->name);
+}
+
+/* every closed/network model folder is one of the round's models (or a model_mapping name) */
+static int models_fit(const evidence *ev, const json_t *rules)
+{
+    const json_t *models = json_object_get(rules, "models"), *map = json_object_get(rules, "model_mapping");
+    for (int i = 0; i < ev->nmodels; i++)
+        if (!ru_list_has(models, ev->models[i]) && !json_object_get(map, ev->models[i]))
+            return 0;
+    return 1;
+}
+
+static void evidence_free(evidence *ev)
+{
+    for (int i = 0; i < ev->nmodels; i++)
+        free(ev->models[i]);
+    ev->nmodels = 0;
+}
 
 static void evidence_text(const evidence *ev, char *out, size_t sz)
 {
@@ -172,7 +232,13 @@ static void evidence_text(const evidence *ev, char *out, size_t sz)
         o += (size_t)snprintf(out + o, sz - o, "; %s/ layout",
                               ev->audit && ev->compliance ? "audit/ and compliance/"
                               : ev->audit ? "audit" : "compliance");
+    else if (ev->unified && !ev->split && o < sz)
+        o += (size_t)snprintf(out + o, sz - o, "; unified layout (src/)");
 }
+
+/* ck_detect_round after the evidence is read */
+static int decide(const evidence *ev, const char *root, const char *data_dir, char **version, char **why,
+                  ms_err *e);
 
 int ck_detect_round(const char *root, const char *data_dir, char **version, char **why, ms_err *e)
 {
@@ -192,7 +258,7 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
             for (size_t s = 0; s < sd.n && ev.nlogs < MAX_LOGS; s++) {
                 char *sa = sd.v[s].is_dir ? ck_join(da, sd.v[s].name) : NULL;
                 if (sa)
-                    scan_submitter(&ev, sa);
+                    scan_submitter(&ev, sa, !strcmp(dd.v[d].name, "closed") || !strcmp(dd.v[d].name, "network"));
                 free(sa);
             }
             ck_dir_free(&sd);
@@ -200,6 +266,15 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
         free(da);
     }
     ck_dir_free(&dd);
+    int rc = decide(&ev, root, data_dir, version, why, e);
+    evidence_free(&ev);
+    return rc;
+}
+
+static int decide(const evidence *evp, const char *root, const char *data_dir, char **version, char **why,
+                  ms_err *e)
+{
+    const evidence ev = *evp;
     char text[600];
     evidence_text(&ev, text, sizeof text);
     double top = -1;
@@ -250,6 +325,10 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
         }
         if (ok && cdir && ev.audit != ev.compliance && !(ev.audit && ev.compliance))
             ok = !strcmp(cdir, ev.audit ? "audit" : "compliance");
+        /* the folder layout: every submitter split, or every one unified (src/ only) */
+        int unified = !strcmp(json_string_value(json_object_get(j, "layout")) ?: "split", "unified");
+        if (ok && (ev.split || ev.unified) && !(ev.split && ev.unified))
+            ok = unified == (ev.unified > 0);
         if (ok && nc < 32) {
             cand *c = &cands[nc++];
             snprintf(c->name, sizeof c->name, "%.*s", (int)(l - 5), de->d_name);
@@ -257,24 +336,50 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
             c->primary_fits = topv && prim && vfits(topv, prim);
             c->type_fit = !json_is_boolean(stf) ||
                           (json_is_true(stf) ? ev.sys_without_type == 0 : ev.sys_without_type > 0);
+            c->model_fit = models_fit(&ev, j);
+            c->newest_on_tie = json_is_true(json_object_get(det, "newest_on_tie"));
         }
         json_decref(j);
     }
     if (dir)
         closedir(dir);
     free(rd);
-    /* narrow: the round whose own LoadGen is the newest seen, then the system_type evidence */
-    for (int pass = 0; pass < 2 && nc > 1; pass++) {
+    /* narrow: the rounds whose models the closed folders name, the round whose own LoadGen
+     * is the newest seen (not among rounds marked newest_on_tie: their submitters kept using
+     * the previous LoadGen), then the system_type evidence */
+    int all_tie = nc > 1;
+    for (int i = 0; i < nc; i++)
+        all_tie &= cands[i].newest_on_tie;
+    for (int pass = 0; pass < 3 && nc > 1; pass++) {
+        if (pass == 1 && all_tie)
+            continue;
         int keep = 0;
         for (int i = 0; i < nc; i++)
-            keep += pass ? cands[i].type_fit : cands[i].primary_fits;
+            keep += pass == 0 ? cands[i].model_fit : pass == 1 ? cands[i].primary_fits : cands[i].type_fit;
         if (!keep)
             continue;
         int w = 0;
         for (int i = 0; i < nc; i++)
-            if (pass ? cands[i].type_fit : cands[i].primary_fits)
+            if (pass == 0 ? cands[i].model_fit : pass == 1 ? cands[i].primary_fits : cands[i].type_fit)
                 cands[w++] = cands[i];
         nc = w;
+    }
+    all_tie = nc > 1;
+    for (int i = 0; i < nc; i++)
+        all_tie &= cands[i].newest_on_tie;
+    if (all_tie) {
+        /* nothing in the tree tells these rounds apart: the newest of them, said so */
+        qsort(cands, (size_t)nc, sizeof *cands, cand_cmp);
+        int best = nc - 1;
+        char list[32 * 34] = "";
+        for (int i = 0; i < nc; i++) {
+            if (i)
+                strcat(list, " or ");
+            strcat(list, cands[i].name);
+        }
+        *version = strdup(cands[best].name);
+        *why = ck_fmt("%s; %s fit alike: the newest, pass --version for another", text, list);
+        return *version && *why ? MS_OK : ms_err_oom(e);
     }
     if (nc == 1) {
         *version = strdup(cands[0].name);

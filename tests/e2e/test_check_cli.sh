@@ -43,9 +43,14 @@ expect 0 "--list-checks" -- M check --list-checks
 for id in S1 S11 Y1 Y9 M1 M6 E1 E5 A1 A9 P0 P16 I1 I4 W1 W6 C1 C9 L1; do
   grep -q "^$id " "$TMP/o.txt" || { echo "FAIL: --list-checks lacks $id"; fail=1; }
 done
-# --- default round is the newest rules file; default CSV in the working directory ---
+# --- no --version: the round detected (this v5.1 tree: split layout, LoadGen 5.1); a LoadGen no
+# round knows gets the newest rules file; default CSV in the working directory ---
 (cd "$TMP" && M check "$T" >"$TMP/o.txt" 2>&1)
-grep -q "rules v6.1" "$TMP/o.txt" || { echo "FAIL: the default round is not v6.1"; head -2 "$TMP/o.txt"; fail=1; }
+grep -q "rules v5.1" "$TMP/o.txt" || { echo "FAIL: the v5.1 tree is not detected as v5.1"; head -2 "$TMP/o.txt"; fail=1; }
+cp -a "$T" "$TMP/t99"
+find "$TMP/t99" -name mlperf_log_detail.txt -exec sed -i 's/"loadgen_version", "value": "[0-9.]*/"loadgen_version", "value": "9.9.0/' {} +
+M check "$TMP/t99" --no-csv >"$TMP/o99.txt" 2>&1
+grep -q "rules v6.1" "$TMP/o99.txt" || { echo "FAIL: the default round is not v6.1"; head -2 "$TMP/o99.txt"; fail=1; }
 [ -f "$TMP/summary.csv" ] || { echo "FAIL: no default summary.csv in the working directory"; fail=1; }
 # --- clean tree: exit 0, outputs ---
 expect 0 "clean tree" -- M check "$T" --version v5.1 --csv "$TMP/a.csv" --json "$TMP/a.json" --tsv "$TMP/a.tsv"

@@ -55,6 +55,34 @@ for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
   diff -q <(rows_sans_errors "$TMP/d$v.csv") <(rows_sans_errors "$T/expected_summary.csv") >/dev/null ||
     { echo "FAIL detect $v: rows differ"; fail=1; }
 done
+# round detection of the LoadGen 5.x era: the folder layout tells v5.x (code/, measurements/,
+# compliance/) from v6.x (src/ only), LoadGen 5.1 excludes v5.0, closed model folders exclude
+# the rounds without those models; what is left alike (v5.0 or v5.1 on LoadGen 5.0 logs, v6.0 or
+# v6.1) gets the newest, said so
+detect_is() { # tree round [message]
+  $TEST_WRAP "$MLSUBMIT" check "$1" --no-csv >"$TMP/det.out" 2>"$TMP/det.err"
+  grep -q "^mlsubmit check: round $2 (detected: .*${3:-}" "$TMP/det.err" ||
+    { echo "FAIL detect $1: expected $2 ${3:-}"; head -2 "$TMP/det.err"; fail=1; }
+}
+TD=$SHARED/testdata
+if [ -d "$TD/v5.1-mini/tree" ]; then
+  detect_is "$TD/v5.1-mini/tree" v5.1 "LoadGen 5.1.0; compliance/ layout)"
+  # the same tree with LoadGen 5.0 logs: its closed llama3.1-8b is a model of v5.1 only...
+  cp -a "$TD/v5.1-mini/tree" "$TMP/lg50"
+  find "$TMP/lg50" -name mlperf_log_detail.txt -exec sed -i 's/"loadgen_version", "value": "5\.1\.0/"loadgen_version", "value": "5.0.25/' {} +
+  detect_is "$TMP/lg50" v5.1 "LoadGen 5.0.25; compliance/ layout)"
+  # ...without the closed division, v5.0 and v5.1 fit alike
+  rm -rf "$TMP/lg50/closed"
+  detect_is "$TMP/lg50" v5.1 "v5.0 or v5.1 fit alike: the newest"
+fi
+if [ -d "$TD/submission-samples/sample_1" ]; then
+  # unified layout; closed mixtral-8x7b and llama2-70b-99 are no v6.1 models
+  detect_is "$TD/submission-samples/sample_1" v6.0 "unified layout (src/))"
+  cp -a "$TD/submission-samples/sample_1" "$TMP/s6"
+  rm -rf "$TMP"/s6/closed/AMD/results/*/mixtral-8x7b "$TMP"/s6/closed/AMD/results/*/llama2-70b-99
+  detect_is "$TMP/s6" v6.1 "v6.0 or v6.1 fit alike: the newest"
+fi
+
 # v1.0-v2.1: --extra-model-benchmark-map is a list name:model;... (extra_model_map_inline)
 T=$SHARED/rounds/v2.0
 if [ -d "$T/tree" ]; then
