@@ -6,7 +6,7 @@
  *   STRICT   every byte (and token_data / token_count) against the first reference record.
  * Both logs are streamed; per reference qsl_idx only digests and the first element are kept. */
 #include <math.h>
-#include <openssl/evp.h>
+#include "common/lazy_crypto.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -569,6 +569,9 @@ int au_test01_accuracy(au_t01 *t, ms_buf *out, au_rep *rep, ms_buf *notes, ms_er
     t->acc_entries = t->acc_dup = t->acc_mismatch = 0;
     t->perf_entries = t->qsl_match = t->data_mismatch = t->missing = 0;
     t->full_mismatch = t->covered = 0;
+    int lrc = ms_lazy_crypto_load("the TEST01 accuracy comparison", e);
+    if (lrc != MS_OK)
+        return lrc;
     if (!t->unixmode)
         return mode_a(t, out, rep, notes, e);
     int rc = mode_b(t, out, rep, notes, e);
@@ -757,6 +760,9 @@ int au_test01_fallback(const char *ref_log, const char *test_log, au_fallback *f
 {
     f->pass = 0;
     f->baseline = f->compliance = f->delta_pct = 0;
+    int lrc = ms_lazy_crypto_load("the TEST01 accuracy comparison", e);
+    if (lrc != MS_OK)
+        return lrc;
     char *bpath = au_path3(f->work_dir, "mlperf_log_accuracy_baseline.json", NULL);
     if (!bpath)
         return ms_err_oom(e);

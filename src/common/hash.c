@@ -2,40 +2,58 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
+#include "common/lazy_crypto.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/strutil.h"
 
-static const EVP_MD *md_for(const char *algo)
+/* The digests by name, with their lengths: asking which exist needs no libcrypto (it is loaded
+ * when a digest is computed, common/lazy_crypto.h). */
+static const struct {
+    const char *name;
+    int hexlen;
+} algos[] = {{"md5", 32}, {"sha1", 40}, {"sha256", 64}};
+
+static int algo_index(const char *algo)
 {
-    if (!strcmp(algo, "md5"))
-        return EVP_md5();
-    if (!strcmp(algo, "sha1"))
-        return EVP_sha1();
-    if (!strcmp(algo, "sha256"))
-        return EVP_sha256();
-    return NULL;
+    for (int i = 0; i < (int)(sizeof algos / sizeof algos[0]); i++)
+        if (!strcmp(algo, algos[i].name))
+            return i;
+    return -1;
+}
+
+/* The OpenSSL digest of algo, libcrypto loaded; NULL with e set otherwise */
+static const EVP_MD *md_for(const char *algo, ms_err *e)
+{
+    int i = algo_index(algo);
+    if (i < 0) {
+        ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected md5, sha1 or sha256)", algo);
+        return NULL;
+    }
+    if (ms_lazy_crypto_load("computing digests", e) != MS_OK)
+        return NULL;
+    return i == 0 ? EVP_md5() : i == 1 ? EVP_sha1() : EVP_sha256();
 }
 
 int ms_hash_known(const char *algo)
 {
-    return md_for(algo) != NULL;
+    return algo_index(algo) >= 0;
 }
 
 int ms_hash_hexlen(const char *algo)
 {
-    const EVP_MD *md = md_for(algo);
-    return md ? 2 * EVP_MD_get_size(md) : 0;
+    int i = algo_index(algo);
+    return i < 0 ? 0 : algos[i].hexlen;
 }
 
 int ms_hash_mem(const char *algo, const void *data, size_t len, char *hex_out, ms_err *e)
 {
-    const EVP_MD *md = md_for(algo);
+    ms_err local;
+    const EVP_MD *md = md_for(algo, e ? e : &local);
     if (!md)
-        return ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected md5, sha1 or sha256)", algo);
+        return e ? e->code : local.code;
     unsigned char dig[EVP_MAX_MD_SIZE];
     unsigned int dlen = 0;
     if (!EVP_Digest(data, len, dig, &dlen, md, NULL))
@@ -47,9 +65,10 @@ int ms_hash_mem(const char *algo, const void *data, size_t len, char *hex_out, m
 int ms_hash_file(const char *algo, const char *path, char *hex_out, unsigned long long *bytes,
                  ms_err *e)
 {
-    const EVP_MD *md = md_for(algo);
+    ms_err local;
+    const EVP_MD *md = md_for(algo, e ? e : &local);
     if (!md)
-        return ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected md5, sha1 or sha256)", algo);
+        return e ? e->code : local.code;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ms_err_errno(e, MS_EINPUT, errno, "%s: cannot open", path);

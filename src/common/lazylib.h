@@ -2,8 +2,9 @@
  *
  * libcurl (the network SUT), libmicrohttpd (`serve`, `node`) and libarchive (`package`, the
  * digits dataset) each pull in a dozen more shared libraries (GnuTLS, Kerberos, LDAP, ICU,
- * libxml2, ...). Linked into the binary, the dynamic loader maps and relocates all of them at
- * every start: about three quarters of the start-up of `mlsubmit check`, which uses none of them
+ * libxml2, ...), and libcrypto (digests) is large and bound at load. Linked into the binary, the
+ * dynamic loader maps and relocates all of them at every start: most of the start-up of
+ * `mlsubmit check`, which needs libcrypto only for power logs and none of the others
  * (docs/ARCHITECTURE.md, "Start-up"). The files that use one of these libraries include its
  * common/lazy_<lib>.h instead of the library's header: the calls keep their names (macros turn
  * them into calls through a table resolved by dlsym), and the code path's entry point calls

@@ -14,7 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
+#include "common/lazy_crypto.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -484,6 +484,9 @@ static int pool_start(struct pool *p, const char *root, const char *algo, int nt
     const char *oname = ossl_name(algo);
     if (!oname)
         return ms_err_set(e, MS_EUSAGE, "unknown hash algorithm '%s' (expected sha256, sha1 or md5)", algo);
+    int lrc = ms_lazy_crypto_load("hashing the files", e);
+    if (lrc != MS_OK)
+        return lrc;
     p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (p->rootfd < 0)
         return ms_err_errno(e, MS_EINPUT, errno, "%s: cannot open the dataset directory", root);

@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <openssl/evp.h>
+#include "common/lazy_crypto.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,7 +356,9 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
     ms_afile of = {0}, sf = {0}; /* unnamed until committed (common/fsutil.h) */
     struct archive *a = NULL;
     char *buf = NULL;
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    if (!rc)
+        rc = ms_lazy_crypto_load("mlsubmit package", e);
+    EVP_MD_CTX *md = rc ? NULL : EVP_MD_CTX_new();
     wctx w = {.md = md};
     const char *sde = getenv("SOURCE_DATE_EPOCH");
     time_t mtime = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : 0;
@@ -471,7 +473,8 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
         rc = ms_afile_commit(&sf, e);
     ms_afile_abort(&of);
     ms_afile_abort(&sf);
-    EVP_MD_CTX_free(md);
+    if (md)
+        EVP_MD_CTX_free(md);
     free(buf);
     free(idx);
     members_free(m, n);
@@ -762,7 +765,8 @@ out:
 /* A tar.gz reader; NULL with e set when libarchive cannot be loaded or memory runs out. */
 static struct archive *reader(ms_err *e)
 {
-    if (ms_lazy_archive_load("mlsubmit package --verify", e) != MS_OK)
+    if (ms_lazy_archive_load("mlsubmit package --verify", e) != MS_OK ||
+        ms_lazy_crypto_load("mlsubmit package --verify", e) != MS_OK)
         return NULL;
     struct archive *a = archive_read_new();
     if (!a) {

@@ -6,6 +6,7 @@
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/lazy_archive.h"
+#include "common/lazy_crypto.h"
 #include "common/lazy_curl.h"
 #include "common/lazy_mhd.h"
 #include "common/lazylib.h"
@@ -620,6 +621,13 @@ START_TEST(lazy_libraries_call_through_their_own_names)
     archive_entry_set_pathname(en, "a/b.txt");
     ck_assert_str_eq(archive_entry_pathname(en), "a/b.txt");
     archive_entry_free(en);
+    ck_assert_int_eq(ms_lazy_crypto_load("a test", &e), MS_OK);
+    unsigned char dig[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    ck_assert(EVP_Digest("abc", 3, dig, &dlen, EVP_sha256(), NULL));
+    ck_assert_int_eq(dlen, 32);
+    ck_assert_int_eq(dig[0], 0xba); /* SHA-256("abc") = ba7816bf... */
+    ck_assert_int_eq(dig[1], 0x78);
 }
 END_TEST
 
