@@ -91,6 +91,8 @@ typedef struct net_sut {
     CURLM *multi;
     pthread_mutex_t mmu;
     int ep, efd;          /* epoll set of curl's sockets, eventfd to wake the QDL's thread */
+    uint8_t *want, *reg;  /* per socket: the events curl wants, those registered in ep (mmu) */
+    size_t nfd;           /* their size */
     int64_t deadline;     /* curl's timer, CLOCK_MONOTONIC ns, -1 none (under mmu) */
     int64_t wait_until;   /* the QDL's thread sleeps until then; INT64_MIN: it is awake (mmu) */
     _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread */
@@ -335,6 +337,8 @@ static void finish(net_sut *ns, net_xfer *x, CURLcode cc, const char *cerr)
              nd->name, nd->url, x->ndone, x->n, lost);
 }
 
+static int on_close(void *ud, curl_socket_t fd);
+
 /* A transfer for the queries of list (n samples in all) to node k: a spare one reused (its
  * easy handle keeps libcurl's per-handle state warm) or a new one. */
 static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
@@ -410,6 +414,8 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, ns->hdrs);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->cerr);
     curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L); /* libcurl's default, said: no Nagle delay */
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, on_close);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, ns);
     return x;
 }
 
@@ -461,20 +467,56 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* libcurl's socket callback: the sockets the QDL's thread waits on, and for what. */
+/* Sets the events fd is registered for in the epoll set (under mmu); 0 removes it. */
+static void reg_set(net_sut *ns, curl_socket_t fd, uint8_t ev)
+{
+    if (ns->reg[fd] == ev)
+        return;
+    struct epoll_event e = {.events = ev, .data.fd = fd};
+    int op = ev == 0 ? EPOLL_CTL_DEL : ns->reg[fd] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    if (epoll_ctl(ns->ep, op, fd, ev ? &e : NULL) != 0 && op == EPOLL_CTL_ADD && errno == EEXIST)
+        epoll_ctl(ns->ep, EPOLL_CTL_MOD, fd, &e);
+    ns->reg[fd] = ev;
+}
+
+/* libcurl's socket callback (under mmu): the sockets the QDL's thread waits on, and for what.
+ * A socket curl no longer watches (its transfer done, the connection kept for the next) stays
+ * in the epoll set as it was: the next transfer on the connection usually wants the same, so a
+ * request costs no epoll_ctl; should such a socket wake the QDL's thread anyway (the node
+ * closing an idle connection), it is taken out then (worker). Closing a socket (on_close)
+ * forgets it, as the kernel does. */
 static int on_socket(CURL *h, curl_socket_t fd, int what, void *ud, void *sp)
 {
     (void)h, (void)sp;
     net_sut *ns = ud;
-    if (what == CURL_POLL_REMOVE) {
-        epoll_ctl(ns->ep, EPOLL_CTL_DEL, fd, NULL);
+    if (fd < 0)
         return 0;
+    if ((size_t)fd >= ns->nfd) {
+        size_t n = (size_t)fd * 2 + 64;
+        uint8_t *w = realloc(ns->want, n), *r = w ? realloc(ns->reg, n) : NULL;
+        if (w)
+            ns->want = w;
+        if (!w || !r)
+            return -1; /* out of memory: libcurl fails the transfer */
+        ns->reg = r;
+        memset(ns->want + ns->nfd, 0, n - ns->nfd);
+        memset(ns->reg + ns->nfd, 0, n - ns->nfd);
+        ns->nfd = n;
     }
-    struct epoll_event ev = {.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
-                             .data.fd = fd};
-    if (epoll_ctl(ns->ep, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
-        epoll_ctl(ns->ep, EPOLL_CTL_ADD, fd, &ev);
+    uint8_t ev = (uint8_t)((what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u));
+    ns->want[fd] = what == CURL_POLL_REMOVE ? 0 : ev;
+    if (ns->want[fd])
+        reg_set(ns, fd, ev);
     return 0;
+}
+
+/* libcurl closes a socket (under mmu): the kernel takes it out of the epoll set. */
+static int on_close(void *ud, curl_socket_t fd)
+{
+    net_sut *ns = ud;
+    if (fd >= 0 && (size_t)fd < ns->nfd)
+        ns->want[fd] = ns->reg[fd] = 0;
+    return close(fd);
 }
 
 /* libcurl's timer callback (under mmu): when curl_multi_socket_action(CURL_SOCKET_TIMEOUT) is due. */
@@ -578,10 +620,15 @@ static void *worker(void *arg)
                 (void)r;
                 continue;
             }
+            int fd = ev[i].data.fd;
+            if ((size_t)fd < ns->nfd && !ns->want[fd]) { /* a socket curl does not watch now */
+                reg_set(ns, fd, 0);
+                continue;
+            }
             int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                              (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                              (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-            curl_multi_socket_action(ns->multi, ev[i].data.fd, f, &running);
+            curl_multi_socket_action(ns->multi, fd, f, &running);
         }
         pump(ns);
     }
@@ -735,6 +782,8 @@ static void net_destroy(void *priv)
         }
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
+    free(ns->want);
+    free(ns->reg);
     if (ns->ep >= 0)
         close(ns->ep);
     if (ns->efd >= 0)
