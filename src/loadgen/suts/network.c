@@ -8,7 +8,8 @@
  *   written); node names must be unique; the QSL is a counting QSL sized by --total-samples,
  *   else by the nodes' own QSL (which must agree).
  * - Name(): GET /name on every node (a round trip each), "Network SUT (N nodes: a, b, ...)".
- * - issue_query: a query goes to the node with the fewest samples outstanding, whole; a query of
+ * - issue_query: a query goes whole to the node with a free connection and the fewest samples
+ *   outstanding when it is sent; a query of
  *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
  *   each node's share issued there as one query (cut only where it exceeds what the node takes
  *   at once, GET /info max_query_samples). A frame is sent as soon as its node has a free
@@ -91,6 +92,8 @@ typedef struct net_sut {
     CURLM *multi;
     pthread_mutex_t mmu;
     int ep, efd;          /* epoll set of curl's sockets, eventfd to wake the QDL's thread */
+    uint8_t *want, *reg;  /* per socket: the events curl wants, those registered in ep (mmu) */
+    size_t nfd;           /* their size */
     int64_t deadline;     /* curl's timer, CLOCK_MONOTONIC ns, -1 none (under mmu) */
     int64_t wait_until;   /* the QDL's thread sleeps until then; INT64_MIN: it is awake (mmu) */
     _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread */
@@ -105,6 +108,8 @@ typedef struct net_sut {
     _Atomic int failed;
     lg_sut_instance *si;  /* for its fatal callback */
     uint64_t queries;     /* queries issued (under mu) */
+    net_item *pend, *pend_tail; /* whole queries not sent yet, for any node (under mu) */
+    size_t max_query;     /* the smallest max_query of the nodes */
     lg_sut_instance *local; /* the nodes' dataset loaded here: its QSL, and the bytes sent */
 } net_sut;
 
@@ -335,6 +340,8 @@ static void finish(net_sut *ns, net_xfer *x, CURLcode cc, const char *cerr)
              nd->name, nd->url, x->ndone, x->n, lost);
 }
 
+static int on_close(void *ud, curl_socket_t fd);
+
 /* A transfer for the queries of list (n samples in all) to node k: a spare one reused (its
  * easy handle keeps libcurl's per-handle state warm) or a new one. */
 static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
@@ -410,6 +417,8 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, ns->hdrs);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->cerr);
     curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L); /* libcurl's default, said: no Nagle delay */
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, on_close);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, ns);
     return x;
 }
 
@@ -417,39 +426,75 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
  * frames in one request when they wait together (transport only: the node issues each frame
  * as its own query), up to chunk samples (a frame larger than that, a node's share of an
  * Offline query, goes alone): a burst spreads over the node's connections. */
+/* Takes the frames to send together from the head of *head (under mu): those of one test, up to
+ * cap samples (the first one whatever its size). */
+static net_item *take(net_item **head, net_item **tail, size_t cap, size_t *n)
+{
+    net_item *first = *head, *last = first;
+    *n = first->n;
+    while (last->next && last->next->test == first->test && *n + last->next->n <= cap) {
+        last = last->next;
+        *n += last->n;
+    }
+    *head = last->next;
+    if (!*head)
+        *tail = NULL;
+    last->next = NULL;
+    return first;
+}
+
+/* Sends the frames list (n samples) to node k (under mmu; mu held, released meanwhile). */
+static int send_frames(net_sut *ns, net_item *list, size_t n, size_t k)
+{
+    ns->nodes[k].busy++;
+    pthread_mutex_unlock(&ns->mu);
+    net_xfer *x = make_xfer(ns, list, n, k);
+    for (net_item *it = list, *nx; it; it = nx) {
+        nx = it->next;
+        item_free(it);
+    }
+    if (!x) {
+        fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
+        return -1;
+    }
+    x->next = ns->live;
+    ns->live = x;
+    atomic_fetch_add(&ns->nlive, 1);
+    curl_multi_add_handle(ns->multi, x->h);
+    pthread_mutex_lock(&ns->mu);
+    return 0;
+}
+
+/* Sends waiting frames while nodes have a free connection (under mmu): first each node's shares
+ * of Offline queries (given to it at issue), then the whole queries, each to the node with a
+ * free connection and the fewest samples outstanding at that moment (a node held up, by the
+ * machine or its SUT, leaves them to the others). Frames waiting together go in one request
+ * (transport only: the node issues each frame as its own query), up to chunk samples (a
+ * larger frame goes alone): a burst spreads over the connections. */
 static void dispatch(net_sut *ns)
 {
     pthread_mutex_lock(&ns->mu);
+    size_t n;
     for (size_t k = 0; k < ns->nn; k++) {
         net_node *nd = &ns->nodes[k];
         while (nd->pend && nd->busy < ns->conns) {
-            net_item *first = nd->pend, *last = first;
-            size_t n = first->n, cap = ns->chunk < nd->max_query ? ns->chunk : nd->max_query;
-            while (last->next && last->next->test == first->test && n + last->next->n <= cap) {
-                last = last->next;
-                n += last->n;
-            }
-            nd->pend = last->next;
-            if (!nd->pend)
-                nd->pend_tail = NULL;
-            last->next = NULL;
-            nd->busy++;
-            pthread_mutex_unlock(&ns->mu);
-            net_xfer *x = make_xfer(ns, first, n, k);
-            for (net_item *it = first, *nx; it; it = nx) {
-                nx = it->next;
-                item_free(it);
-            }
-            if (!x) {
-                fail(ns, "network SUT: out of memory for a request of %zu sample(s)", n);
+            net_item *list = take(&nd->pend, &nd->pend_tail, ns->chunk < nd->max_query ? ns->chunk : nd->max_query, &n);
+            if (send_frames(ns, list, n, k) != 0)
                 return;
-            }
-            x->next = ns->live;
-            ns->live = x;
-            atomic_fetch_add(&ns->nlive, 1);
-            curl_multi_add_handle(ns->multi, x->h);
-            pthread_mutex_lock(&ns->mu);
         }
+    }
+    while (ns->pend) {
+        size_t best = ns->nn;
+        for (size_t i = 0; i < ns->nn; i++)
+            if (ns->nodes[i].busy < ns->conns &&
+                (best == ns->nn || ns->nodes[i].outstanding < ns->nodes[best].outstanding))
+                best = i;
+        if (best == ns->nn)
+            break;
+        net_item *list = take(&ns->pend, &ns->pend_tail, ns->chunk < ns->max_query ? ns->chunk : ns->max_query, &n);
+        ns->nodes[best].outstanding += n;
+        if (send_frames(ns, list, n, best) != 0)
+            return;
     }
     pthread_mutex_unlock(&ns->mu);
 }
@@ -461,20 +506,56 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* libcurl's socket callback: the sockets the QDL's thread waits on, and for what. */
+/* Sets the events fd is registered for in the epoll set (under mmu); 0 removes it. */
+static void reg_set(net_sut *ns, curl_socket_t fd, uint8_t ev)
+{
+    if (ns->reg[fd] == ev)
+        return;
+    struct epoll_event e = {.events = ev, .data.fd = fd};
+    int op = ev == 0 ? EPOLL_CTL_DEL : ns->reg[fd] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    if (epoll_ctl(ns->ep, op, fd, ev ? &e : NULL) != 0 && op == EPOLL_CTL_ADD && errno == EEXIST)
+        epoll_ctl(ns->ep, EPOLL_CTL_MOD, fd, &e);
+    ns->reg[fd] = ev;
+}
+
+/* libcurl's socket callback (under mmu): the sockets the QDL's thread waits on, and for what.
+ * A socket curl no longer watches (its transfer done, the connection kept for the next) stays
+ * in the epoll set as it was: the next transfer on the connection usually wants the same, so a
+ * request costs no epoll_ctl; should such a socket wake the QDL's thread anyway (the node
+ * closing an idle connection), it is taken out then (worker). Closing a socket (on_close)
+ * forgets it, as the kernel does. */
 static int on_socket(CURL *h, curl_socket_t fd, int what, void *ud, void *sp)
 {
     (void)h, (void)sp;
     net_sut *ns = ud;
-    if (what == CURL_POLL_REMOVE) {
-        epoll_ctl(ns->ep, EPOLL_CTL_DEL, fd, NULL);
+    if (fd < 0)
         return 0;
+    if ((size_t)fd >= ns->nfd) {
+        size_t n = (size_t)fd * 2 + 64;
+        uint8_t *w = realloc(ns->want, n), *r = w ? realloc(ns->reg, n) : NULL;
+        if (w)
+            ns->want = w;
+        if (!w || !r)
+            return -1; /* out of memory: libcurl fails the transfer */
+        ns->reg = r;
+        memset(ns->want + ns->nfd, 0, n - ns->nfd);
+        memset(ns->reg + ns->nfd, 0, n - ns->nfd);
+        ns->nfd = n;
     }
-    struct epoll_event ev = {.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
-                             .data.fd = fd};
-    if (epoll_ctl(ns->ep, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
-        epoll_ctl(ns->ep, EPOLL_CTL_ADD, fd, &ev);
+    uint8_t ev = (uint8_t)((what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u));
+    ns->want[fd] = what == CURL_POLL_REMOVE ? 0 : ev;
+    if (ns->want[fd])
+        reg_set(ns, fd, ev);
     return 0;
+}
+
+/* libcurl closes a socket (under mmu): the kernel takes it out of the epoll set. */
+static int on_close(void *ud, curl_socket_t fd)
+{
+    net_sut *ns = ud;
+    if (fd >= 0 && (size_t)fd < ns->nfd)
+        ns->want[fd] = ns->reg[fd] = 0;
+    return close(fd);
 }
 
 /* libcurl's timer callback (under mmu): when curl_multi_socket_action(CURL_SOCKET_TIMEOUT) is due. */
@@ -578,10 +659,15 @@ static void *worker(void *arg)
                 (void)r;
                 continue;
             }
+            int fd = ev[i].data.fd;
+            if ((size_t)fd < ns->nfd && !ns->want[fd]) { /* a socket curl does not watch now */
+                reg_set(ns, fd, 0);
+                continue;
+            }
             int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                              (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                              (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-            curl_multi_socket_action(ns->multi, ev[i].data.fd, f, &running);
+            curl_multi_socket_action(ns->multi, fd, f, &running);
         }
         pump(ns);
     }
@@ -615,7 +701,7 @@ static const char *net_name(void *ctx)
     return ns->name;
 }
 
-/* One frame of samples s[0..m) for node k, queued for it. */
+/* One frame of samples s[0..m) queued for node k (k = nn: for any node). */
 static int queue_frame(net_sut *ns, lg_test *test, const lg_query_sample *s, size_t m, size_t k)
 {
     net_item *it = calloc(1, sizeof *it);
@@ -641,20 +727,22 @@ static int queue_frame(net_sut *ns, lg_test *test, const lg_query_sample *s, siz
     it->test = test;
     it->n = m;
     pthread_mutex_lock(&ns->mu);
-    net_node *nd = &ns->nodes[k];
-    if (nd->pend_tail)
-        nd->pend_tail->next = it;
+    net_item **head = k < ns->nn ? &ns->nodes[k].pend : &ns->pend,
+             **tail = k < ns->nn ? &ns->nodes[k].pend_tail : &ns->pend_tail;
+    if (*tail)
+        (*tail)->next = it;
     else
-        nd->pend = it;
-    nd->pend_tail = it;
+        *head = it;
+    *tail = it;
     pthread_mutex_unlock(&ns->mu);
     return 0;
 }
 
-/* A query goes whole to the node with the fewest samples outstanding; a query of at least
- * 2 * chunk samples (Offline) is shared among up to n / chunk nodes, those with the fewest
- * outstanding, in equal shares. Each node issues its share as one query (one frame), unless
- * it is above what the node takes at once (max_query), which cuts it into several. */
+/* A query goes whole to the node with a free connection and the fewest samples outstanding
+ * when it is sent (dispatch); a query of at least 2 * chunk samples (Offline) is shared now
+ * among up to n / chunk nodes, those with the fewest outstanding, in equal shares. Each node
+ * issues its share as one query (one frame), unless it is above what the node takes at once
+ * (max_query), which cuts it into several. */
 static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t n)
 {
     net_sut *ns = ctx;
@@ -664,10 +752,17 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
     if (parts > ns->nn)
         parts = ns->nn;
     size_t off = 0;
+    /* a whole query: for whichever node has a free connection first (dispatch), cut only above
+     * what every node takes at once */
+    for (size_t m; parts == 1 && off < n; off += m) {
+        m = n - off < ns->max_query ? n - off : ns->max_query;
+        if (queue_frame(ns, test, s + off, m, ns->nn) != 0)
+            return;
+    }
     pthread_mutex_lock(&ns->mu);
     uint64_t q = ++ns->queries;
     pthread_mutex_unlock(&ns->mu);
-    for (size_t j = 0; j < parts; j++) {
+    for (size_t j = 0; j < parts && parts > 1; j++) {
         size_t share = n / parts + (j < n % parts), k = ns->nn;
         pthread_mutex_lock(&ns->mu);
         for (size_t i = 0; i < ns->nn; i++) /* the least busy of the nodes without a share yet */
@@ -733,8 +828,14 @@ static void net_destroy(void *priv)
             nx = x->next;
             item_free(x);
         }
+    for (net_item *x = ns->pend, *nx; x; x = nx) {
+        nx = x->next;
+        item_free(x);
+    }
     if (ns->multi)
         curl_multi_cleanup(ns->multi);
+    free(ns->want);
+    free(ns->reg);
     if (ns->ep >= 0)
         close(ns->ep);
     if (ns->efd >= 0)
@@ -897,6 +998,8 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
             return ms_err_set(e, MS_ERUNTIME, "network SUT: node %s serves dataset '%s', node %s '%s'",
                               ns->nodes[i].url, d, ns->nodes[0].url, dataset);
         total = t;
+        if (i == 0 || ns->nodes[i].max_query < ns->max_query)
+            ns->max_query = ns->nodes[i].max_query;
         perf = p;
         ssize = sz;
         snprintf(dataset, sizeof dataset, "%s", d);
