@@ -115,6 +115,30 @@ if [ -d "$V30" ]; then
   fi
 fi
 
+# ---- a v2.1-shaped copy of the v2.0 excerpt (tests/diff/derive.py: v2.1's seeds and system
+# fields), verdicts of the v2.1 checker ----
+if [ -d "$SHARED/rounds/v2.0/tree" ] && command -v python3 >/dev/null; then
+  python3 "$HERE/../diff/derive.py" "$SHARED/rounds/v2.0/tree" v2.1 "$TMP/d21" --shared "$SHARED" >/dev/null
+  # seed 37 of the v2.1 campaign: operating_system null in a system none of whose results is
+  # valid. log_result would fail concatenating it, but writes no row of that system: the
+  # official verdict lists each of its scenarios as NoResults (Y9 does not stop its models)
+  KS=closed/Krai/systems/r282_z93_q5-qaic-v1.6.80-aic100.json
+  python3 - "$TMP/d21/$KS" <<'PY'
+import json, os, sys
+j = json.load(open(sys.argv[1])); j["operating_system"] = None
+os.unlink(sys.argv[1]); json.dump(j, open(sys.argv[1], "w"), indent=2)
+PY
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/d21" --version v2.1 --no-csv --color never >"$TMP/d21.out" 2>&1
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q '^Results=3, NoResults=4$' "$TMP/d21.out" &&
+     grep -q 'NoResults closed/Krai/results/r282_z93_q5-qaic-v1.6.80-aic100/ssd-resnet34/offline' "$TMP/d21.out" &&
+     grep -q "Y9 .*$KS" "$TMP/d21.out"; then
+    echo "ok: v2.1 operating_system null, no row of the system: NoResults per scenario (the official verdict)"
+  else
+    echo "FAIL: v2.1 operating_system null (rc=$rc):"; grep -E 'Y9|^NoResults|^Results=' "$TMP/d21.out"; fail=1
+  fi
+fi
+
 # ---- the same for the excerpts of v0.5 and v1.0 (verdicts of the v0.7.1 and v1.0.1 checkers) ----
 old_case() { # old_case ROUND NAME: a fresh copy of the excerpt in $TMP/NAME
   rm -rf "$TMP/$2"
