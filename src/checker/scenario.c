@@ -1080,8 +1080,9 @@ static void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, i
         free(diff);
         diff = NULL;
     }
-    /* W3: ranging result computable */
-    {
+    /* W3: ranging result computable (ranging_run_checked: up to tag v3.0 check_power_dir
+     * only compares the ranging folder's file list) */
+    if (r->sw.ranging_run_checked) {
         char *rlog = ck_join(rng_rel, "mlperf_log_detail.txt");
         ck_dlog d;
         memset(&d, 0, sizeof d);
@@ -2143,6 +2144,32 @@ static int compliance_last_test(sctx *c, const char *cdir_rel, const json_t *tes
         FIND(c, "C5", CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", t1);
     } else {
         acc_pass = 1;
+    }
+    /* check_compliance_acc_dir reads verify_accuracy.txt line by line up to the first line
+     * holding "TEST PASS" (`break`): invalid UTF-8 in the chunks it decodes raises */
+    if (va_abs && ck_pexists(va_abs)) {
+        textfile t;
+        read_textfile_ex(c, va_rel, "C5", 1, 1, &t);
+        if (t.ok && t.bad_utf8) {
+            size_t upto = MS_PY_READ_TO_EOF;
+            for (size_t a = 0; a < t.len;) {
+                const char *nl = memchr(t.text + a, '\n', t.len - a);
+                size_t e = nl ? (size_t)(nl - t.text) + 1 : t.len;
+                if (memmem(t.text + a, e - a, "TEST PASS", 9)) {
+                    upto = e;
+                    break;
+                }
+                a = e;
+            }
+            if (ms_py_utf8_read_raises(t.text, t.len, upto)) {
+                FIND(c, "C5", CK_SEV_ERROR, va_rel, 0, "UTF-8 text", "an invalid byte",
+                     "the file is not valid UTF-8 (byte offset %zu); the MLCommons checker cannot "
+                     "decode it", t.bad_off);
+                c->raises = 1;
+                acc_pass = 0;
+            }
+        }
+        free(t.text);
     }
     free(t1);
     free(va_rel);
