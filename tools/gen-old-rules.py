@@ -104,6 +104,9 @@ ROUNDS = {
         "switches": {"calibration_doc_required": False, "csv_weight_data_types_column": False,
                      "emptiness_checks": False, "csv_accuracy_value_only": True,
                      "summary_power_counts": False, "power_wg_check_by_default": False,
+                     # check_power_dir of tag v3.0 (and before) compares the ranging folder's
+                     # file list only; v4.0 runs check_performance_dir on it
+                     "ranging_run_checked": False,
                      # check_results_dir of tag v3.0: neither a measurement failure nor a missing
                      # accuracy.txt / file list mismatch ends the scenario (no `continue`)
                      "measurements_failure_stops": False, "accuracy_failure_stops": False,

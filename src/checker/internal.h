@@ -53,6 +53,7 @@ typedef struct ck_switches {
     int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
     int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
     int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */
+    int ranging_run_checked;        /* "ranging_run_checked" (1): W3 reads the ranging detail log */
     int result_from_summary;        /* "result_from_summary" (0): v0.7.1's summary-file results */
     int perf_constraints;           /* "perf_constraints_checked" (1): P10-P14 */
     int server_runs;                /* "server_performance_runs" (1): run_1..run_N for Server */

@@ -143,6 +143,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("csv_power_extra_row", csv_power_extra_row, 1),
         SW("csv_notes_always_joined", csv_notes_always_joined, 0),
         SW("power_wg_check_by_default", power_wg_default, 1),
+        SW("ranging_run_checked", ranging_run_checked, 1),
         SW("result_from_summary", result_from_summary, 0),
         SW("perf_constraints_checked", perf_constraints, 1),
         SW("detail_log_query_count", detail_log_query_count, 1),

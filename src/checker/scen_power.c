@@ -98,8 +98,9 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
         free(diff);
         diff = NULL;
     }
-    /* W3: ranging result computable */
-    {
+    /* W3: ranging result computable (ranging_run_checked: up to tag v3.0 check_power_dir
+     * only compares the ranging folder's file list) */
+    if (r->sw.ranging_run_checked) {
         char *rlog = ck_join(rng_rel, "mlperf_log_detail.txt");
         ck_dlog d;
         memset(&d, 0, sizeof d);

@@ -115,6 +115,59 @@ if [ -d "$V30" ]; then
   fi
 fi
 
+# ---- a v2.1-shaped copy of the v2.0 excerpt (tests/diff/derive.py: v2.1's seeds and system
+# fields), verdicts of the v2.1 checker ----
+if [ -d "$SHARED/rounds/v2.0/tree" ] && command -v python3 >/dev/null; then
+  python3 "$HERE/../diff/derive.py" "$SHARED/rounds/v2.0/tree" v2.1 "$TMP/d21" --shared "$SHARED" >/dev/null
+  # seed 37 of the v2.1 campaign: operating_system null in a system none of whose results is
+  # valid. log_result would fail concatenating it, but writes no row of that system: the
+  # official verdict lists each of its scenarios as NoResults (Y9 does not stop its models)
+  KS=closed/Krai/systems/r282_z93_q5-qaic-v1.6.80-aic100.json
+  python3 - "$TMP/d21/$KS" <<'PY'
+import json, os, sys
+j = json.load(open(sys.argv[1])); j["operating_system"] = None
+os.unlink(sys.argv[1]); json.dump(j, open(sys.argv[1], "w"), indent=2)
+PY
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/d21" --version v2.1 --no-csv --color never >"$TMP/d21.out" 2>&1
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q '^Results=3, NoResults=4$' "$TMP/d21.out" &&
+     grep -q 'NoResults closed/Krai/results/r282_z93_q5-qaic-v1.6.80-aic100/ssd-resnet34/offline' "$TMP/d21.out" &&
+     grep -q "Y9 .*$KS" "$TMP/d21.out"; then
+    echo "ok: v2.1 operating_system null, no row of the system: NoResults per scenario (the official verdict)"
+  else
+    echo "FAIL: v2.1 operating_system null (rc=$rc):"; grep -E 'Y9|^NoResults|^Results=' "$TMP/d21.out"; fail=1
+  fi
+  # seed 195: invalid UTF-8 in a power ranging run's detail log. check_power_dir of v2.1 (up to
+  # v3.0) compares the ranging folder's file list only (ranging_run_checked: false): the
+  # power result counts
+  python3 "$HERE/../diff/derive.py" "$SHARED/rounds/v2.0/tree" v2.1 "$TMP/r21" --shared "$SHARED" >/dev/null
+  RL=closed/NVIDIA/results/Orin_TRT_MaxQ/rnnt/Offline/performance/ranging/mlperf_log_detail.txt
+  { head -c 2000 "$TMP/r21/$RL"; printf '\xc3('; tail -c +2001 "$TMP/r21/$RL"; } >"$TMP/rl" && rm "$TMP/r21/$RL" && mv "$TMP/rl" "$TMP/r21/$RL"
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/r21" --version v2.1 --csv "$TMP/r21.csv" --color never >"$TMP/r21.out" 2>&1
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q '^Results=3, NoResults=4$' "$TMP/r21.out" && ! grep -q ' W3 ' "$TMP/r21.out"; then
+    echo "ok: v2.1 ranging detail log not UTF-8: not read, the result counts (the official verdict)"
+  else
+    echo "FAIL: v2.1 ranging detail log not UTF-8 (rc=$rc):"; grep -E 'W3|^Results=' "$TMP/r21.out"; fail=1
+  fi
+fi
+
+# ---- a v1.1-shaped copy of the v1.0 excerpt, verdicts of the r1.1 checker ----
+if [ -d "$SHARED/rounds/v1.0/tree" ] && command -v python3 >/dev/null; then
+  python3 "$HERE/../diff/derive.py" "$SHARED/rounds/v1.0/tree" v1.1 "$TMP/d11" --shared "$SHARED" >/dev/null
+  # seed 139: invalid UTF-8 early in TEST01/verify_accuracy.txt; check_compliance_acc_dir reads
+  # it in text mode and raises: mlsubmit exits 1 naming the file
+  VA="closed/Centaur Technology/compliance/Centaur-AIC-2.0GHz/resnet/Offline/TEST01/verify_accuracy.txt"
+  { printf '\xfe\xff\n'; cat "$TMP/d11/$VA"; } >"$TMP/va" && rm "$TMP/d11/$VA" && mv "$TMP/va" "$TMP/d11/$VA"
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/d11" --version v1.1 --no-csv --color never >"$TMP/d11.out" 2>&1
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q "C5 .*$VA.*not valid UTF-8" "$TMP/d11.out"; then
+    echo "ok: v1.1 verify_accuracy.txt not UTF-8: error naming the file (the official checker raises)"
+  else
+    echo "FAIL: v1.1 verify_accuracy.txt not UTF-8 (rc=$rc):"; tail -5 "$TMP/d11.out"; fail=1
+  fi
+fi
+
 # ---- the same for the excerpts of v0.5 and v1.0 (verdicts of the v0.7.1 and v1.0.1 checkers) ----
 old_case() { # old_case ROUND NAME: a fresh copy of the excerpt in $TMP/NAME
   rm -rf "$TMP/$2"
@@ -126,6 +179,24 @@ old_check() { # old_check ROUND NAME: mlsubmit check, output in $TMP/NAME.out, e
   rc=$?
 }
 if [ -d "$SHARED/rounds/v1.0/tree" ]; then
+  # TEST04-B: check_compliance_perf_dir(test_dir, test != "TEST04-B") never sets it valid and
+  # TEST05, checked after it, overwrites the verdict: a missing TEST04-B folder decides nothing
+  # (compilance 1); a failed TEST05 does (compilance 0)
+  CT="closed/Centaur Technology"
+  C4=$CT/compliance/Centaur-AIC-2.0GHz/resnet/Offline
+  old_case v1.0 t4b && rm -r "$TMP/t4b/$C4/TEST04-B" && old_check v1.0 t4b
+  if [ "$rc" = 0 ] && grep -q '^Results=12, NoResults=0$' "$TMP/t4b.out" &&
+     grep 'Centaur-AIC-2.0GHz/resnet/Offline,' "$TMP/t4b.csv" | grep -q ',1,[0-9]*,v1.0,0,0$'; then
+    echo "ok: v1.0 TEST04-B removed: compilance 1 (the official verdict)"
+  else
+    echo "FAIL: v1.0 TEST04-B removed (rc=$rc):"; grep "2.0GHz/resnet/Offline" "$TMP/t4b.csv"; fail=1
+  fi
+  old_case v1.0 t05 && sed -i 's/TEST PASS/TEST FAIL/' "$TMP/t05/$C4/TEST05/verify_performance.txt" && old_check v1.0 t05
+  if [ "$rc" = 0 ] && grep 'Centaur-AIC-2.0GHz/resnet/Offline,' "$TMP/t05.csv" | grep -q ',0,[0-9]*,v1.0,0,0$'; then
+    echo "ok: v1.0 TEST05 failed: compilance 0 (the official verdict)"
+  else
+    echo "FAIL: v1.0 TEST05 failed (rc=$rc):"; grep "2.0GHz/resnet/Offline" "$TMP/t05.csv"; fail=1
+  fi
   # seed 36: a closed compliance folder removed. v1.0.1 only logs it (compliance_failure_rejects_
   # result: false) but writes compilance 0 in that row
   CT="closed/Centaur Technology"
