@@ -286,6 +286,15 @@ if [ -d "$V30" ]; then
   else
     echo "FAIL: v3.0 TEST01 verify_accuracy.txt with a trailing lead byte (rc=$rc):"; grep -E "C5 |^Results=" "$TMP/valead.out"; fail=1
   fi
+  # gen-v5.1 seed 3275: the same in a verify_performance.txt, which check_compliance_perf_dir of
+  # every tag also reads only up to "TEST PASS" (official v3.0: looks OK)
+  VP=network/HPE/compliance/dl385_q8_std-qaic-v1.8.3.7-aic100/bert-99/server/TEST01/verify_performance.txt
+  v30_case vplead && printf '\xe9' >>"$TMP/vplead/$VP" && v30_check vplead
+  if [ "$rc" = 0 ] && grep -q '^Results=21, NoResults=0$' "$TMP/vplead.out"; then
+    echo "ok: v3.0 verify_performance.txt with a trailing lead byte: looks OK (the official verdict)"
+  else
+    echo "FAIL: v3.0 verify_performance.txt with a trailing lead byte (rc=$rc):"; grep -E "C4 |^Results=" "$TMP/vplead.out"; fail=1
+  fi
 fi
 
 if [ -d "$SHARED/rounds/v0.5/tree" ]; then
