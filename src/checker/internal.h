@@ -18,6 +18,7 @@
 #include "common/jschema.h"
 #include "common/mllog.h"
 #include "common/pytext.h"
+#include "common/strutil.h"
 #include "rules/rules.h"
 
 /* ------------------------------------------------------------------ rules ---- */

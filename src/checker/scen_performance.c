@@ -25,9 +25,7 @@ static int pf(pctx *p, const char *pid, ck_sev sev, long line, const char *exp,
         return 0;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = ms_vfmt(fmt, ap);
     va_end(ap);
     const char *id = pid;
     char prefix[64] = "";

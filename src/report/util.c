@@ -14,6 +14,7 @@
 
 #include "checker/checker.h"
 #include "common/fsutil.h"
+#include "common/strutil.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -43,9 +44,7 @@ char *rp_fmt(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = ms_vfmt(fmt, ap);
     va_end(ap);
     return s;
 }
