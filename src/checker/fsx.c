@@ -14,14 +14,6 @@
 #include "checker/internal.h"
 #include "common/fsutil.h"
 
-char *ck_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = ms_vfmt(fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 char *ck_join(const char *a, const char *b)
 {

@@ -40,14 +40,6 @@ void rp_notef(void (*note)(void *, const char *), void *ctx, ms_buf *line, const
     va_end(ap);
 }
 
-char *rp_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = ms_vfmt(fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 json_t *rp_json_load(const char *path, ms_err *e)
 {
