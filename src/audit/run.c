@@ -51,49 +51,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
-/* Settings as a submission run would have them: defaults, mlperf.conf, user.conf, --set. */
-static int build_settings(const au_run_opts *o, lg_mode mode, lg_test_settings *s, lg_conf_session **csp, ms_err *e)
-{
-    lg_settings_default(s);
-    s->scenario = o->scenario;
-    const char *sname = lg_scenario_name(o->scenario);
-    lg_conf_session *cs = lg_conf_session_new(o->compat, o->mlperf_conf, e);
-    if (!cs)
-        return e->code;
-    if (o->user_conf) {
-        if (lg_settings_from_config(cs, s, o->user_conf, o->model, sname, 1) != 0) {
-            const char *why = "";
-            for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++)
-                if (lg_conf_session_finding(cs, i)->kind == LG_CONF_MALFORMED) {
-                    why = lg_conf_session_finding(cs, i)->text;
-                    break;
-                }
-            ms_err_set(e, MS_EINPUT, "%s was not applied (the LoadGen rejects the whole file): %s", o->user_conf, why);
-            lg_conf_session_free(cs);
-            return MS_EINPUT;
-        }
-    } else {
-        lg_settings_apply_mlperf_conf(cs, s, o->model, sname);
-    }
-    for (size_t i = 0; i < o->nsets; i++) {
-        const char *eq = strchr(o->sets[i], '=');
-        char name[128];
-        if (!eq || (size_t)(eq - o->sets[i]) >= sizeof name) {
-            lg_conf_session_free(cs);
-            return ms_err_set(e, MS_EUSAGE, "--set '%s': expected KEY=VALUE", o->sets[i]);
-        }
-        snprintf(name, sizeof name, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
-        if (lg_settings_set(s, name, eq + 1, e) != MS_OK) {
-            lg_conf_session_free(cs);
-            return ms_err_prefix(e, "--set");
-        }
-    }
-    s->scenario = o->scenario;
-    s->mode = mode;
-    *csp = cs;
-    return MS_OK;
-}
-
 typedef struct run_info {
     int valid;
     double metric;
@@ -105,23 +62,22 @@ typedef struct run_info {
 static int one_run(const au_run_opts *o, lg_mode mode, const char *outdir, const char *audit_config, run_info *ri,
                    ms_err *e)
 {
-    lg_test_settings s;
-    lg_conf_session *cs = NULL;
-    int rc = build_settings(o, mode, &s, &cs, e);
-    if (rc != MS_OK)
+    /* settings as a submission run would have them; the test decides scenario and mode */
+    lg_run_spec sp = {.scenario = o->scenario, .mode = (int)mode, .lock_scenario_mode = 1, .model = o->model,
+                      .mlperf_conf = o->mlperf_conf, .user_conf = o->user_conf,
+                      .sets = (const char *const *)o->sets, .nsets = o->nsets, .compat = o->compat,
+                      .sut_spec = o->sut_spec, .data_dir = o->data_dir, .total_samples = o->total_samples,
+                      .performance_samples = o->performance_samples};
+    lg_run_setup rs;
+    int rc = lg_run_setup_build(&sp, &rs, e);
+    if (rc != MS_OK) {
+        lg_run_setup_free(&rs);
         return rc;
-    lg_sut_env env = {&s, o->data_dir, o->total_samples,
-                      o->performance_samples ? o->performance_samples : o->total_samples};
-    lg_sut_instance *si = lg_sut_create(o->sut_spec, &env, e);
-    if (!si) {
-        lg_conf_session_free(cs);
-        return e->code;
     }
-    const lg_qsl *qsl = lg_sut_instance_qsl(si);
+    const lg_qsl *qsl = lg_sut_instance_qsl(rs.sut);
     snprintf(ri->qsl_name, sizeof ri->qsl_name, "%s", qsl->name ? qsl->name(qsl->ctx) : "");
     if ((rc = ms_mkdir_p(outdir, e)) != MS_OK) {
-        lg_sut_destroy(si);
-        lg_conf_session_free(cs);
+        lg_run_setup_free(&rs);
         return rc;
     }
     lg_log_settings ls;
@@ -131,17 +87,18 @@ static int one_run(const au_run_opts *o, lg_mode mode, const char *outdir, const
     lg_run_options ro;
     lg_run_options_default(&ro);
     ro.compat = o->compat;
-    ro.conf = cs;
+    ro.conf = rs.conf;
     ro.timeout_ns = o->timeout_ns;
     ro.audit_config_path = audit_config ? audit_config : "";
     ro.audit_test05 = o->test == AU_TEST05 && audit_config != NULL;
     ro.console = o->console;
     lg_run_result res;
-    rc = lg_start_test(lg_sut_instance_sut(si), qsl, &s, &ls, &ro, &res, e);
-    lg_sut_destroy(si);
+    rc = lg_start_test(lg_sut_instance_sut(rs.sut), qsl, &rs.settings, &ls, &ro, &res, e);
+    lg_sut_destroy(rs.sut);
+    rs.sut = NULL;
     if (res.timed_out)
         lg_test_free(res.abandoned);
-    lg_conf_session_free(cs);
+    lg_run_setup_free(&rs);
     if (rc != MS_OK)
         return ms_err_prefix(e, "LoadGen run into %s", outdir);
     ri->valid = res.valid;

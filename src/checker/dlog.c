@@ -185,15 +185,9 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
         free(dec);
         return 0;  /* first occurrence wins */
     }
-    if (d->n == d->cap) {
-        size_t nc = d->cap ? d->cap * 2 : 128;
-        ck_dval *nv = realloc(d->v, nc * sizeof *nv);
-        if (!nv) {
-            free(dec);
-            return -1;
-        }
-        d->v = nv;
-        d->cap = nc;
+    if (MS_GROW(d->v, d->cap, d->n + 1, 128)) {
+        free(dec);
+        return -1;
     }
     ck_dval *v = &d->v[d->n];
     memset(v, 0, sizeof *v);

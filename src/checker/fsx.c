@@ -14,15 +14,6 @@
 #include "checker/internal.h"
 #include "common/fsutil.h"
 
-char *ck_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    return n < 0 ? NULL : s;
-}
 
 char *ck_join(const char *a, const char *b)
 {
@@ -394,14 +385,8 @@ static int dir_read(ck_dir *d, const char *path, int sized)
             const char *nm = de->d_name;
             if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
                 continue;
-            if (d->n == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                ck_entry *nv = realloc(d->v, nc * sizeof *nv);
-                if (!nv)
-                    goto oom;
-                d->v = nv;
-                cap = nc;
-            }
+            if (MS_GROW(d->v, cap, d->n + 1, 16))
+                goto oom;
             ck_entry *en = &d->v[d->n];
             memset(en, 0, sizeof *en);
             en->name = strdup(nm);

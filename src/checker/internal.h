@@ -18,6 +18,7 @@
 #include "common/jschema.h"
 #include "common/mllog.h"
 #include "common/pytext.h"
+#include "common/strutil.h"
 #include "rules/rules.h"
 
 /* ------------------------------------------------------------------ rules ---- */
@@ -195,7 +196,10 @@ void ck_fs_cache_end(void);
 ck_fs_store *ck_fs_cache_current(void);  /* this thread's store, NULL if none */
 char *ck_join(const char *a, const char *b);
 char *ck_join3(const char *a, const char *b, const char *c);
-char *ck_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define ck_fmt ms_fmt /* common/strutil.h */
+/* 1 if name is the canonical name of scenario sc (rules/rules.h ru_scenario; exact, like
+ * strcmp; NULL is none) */
+#define CK_SCEN_IS(name, sc) (ru_scenario_parse(name) == (int)(sc))
 
 /* Python files_diff: the set symmetric difference of the plain files of dir and required,
  * minus optional and the always-ignored names; result as "{'a', 'b'}" text in *diff

@@ -729,7 +729,7 @@ static void bookkeeping(plan *pl)
                         long key = ck_key_set(run, s->rel, NULL, 0);
                         if (nseen < 16)
                             seen[nseen++] = s->scen_fixed;
-                        if (!strcmp(s->scen_fixed, "Server") || !strcmp(s->scen_fixed, "Interactive"))
+                        if (CK_SCEN_IS(s->scen_fixed, RU_SERVER) || CK_SCEN_IS(s->scen_fixed, RU_INTERACTIVE))
                             saw_si_dir = 1;
                         if (last_key < 0 || s->listing_pos >= last_pos) {
                             last_key = key;
@@ -774,8 +774,8 @@ static void bookkeeping(plan *pl)
                                     need[i] = need[--nneed];
                                     break;
                                 }
-                            if (!strcmp(s->scen_fixed, "Server") ||
-                                !strcmp(s->scen_fixed, "Interactive"))
+                            if (CK_SCEN_IS(s->scen_fixed, RU_SERVER) ||
+                                CK_SCEN_IS(s->scen_fixed, RU_INTERACTIVE))
                                 had_server_or_interactive = 1;
                             if (!truthy)
                                 ck_report_finding(run, &run->findings,

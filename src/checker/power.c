@@ -72,9 +72,7 @@ static void pw_report(pwctx *c, ck_sev sev, const char *rel, const char *pointer
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = ms_vfmt(fmt, ap);
     va_end(ap);
     if (!msg)
         c->run->oom = 1;

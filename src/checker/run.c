@@ -64,14 +64,8 @@ long ck_key_set(ck_state *run, const char *key, const char *value, int truthy)
     if (i < 0) {
         if ((run->nkeys + 1) * 2 > run->khash_cap && khash_grow(run))
             goto oom;
-        if (run->nkeys == run->capkeys) {
-            size_t nc = run->capkeys ? run->capkeys * 2 : 64;
-            ck_key *nk = realloc(run->keys, nc * sizeof *nk);
-            if (!nk)
-                goto oom;
-            run->keys = nk;
-            run->capkeys = nc;
-        }
+        if (MS_GROW(run->keys, run->capkeys, run->nkeys + 1, 64))
+            goto oom;
         i = (long)run->nkeys;
         memset(&run->keys[i], 0, sizeof run->keys[i]);
         run->keys[i].key = strdup(key);
@@ -117,17 +111,11 @@ int ck_row_add_reader(ck_state *run, char *text, char *reader, long key)
         run->oom = 1;
         return -1;
     }
-    if (run->nrows == run->caprows) {
-        size_t nc = run->caprows ? run->caprows * 2 : 64;
-        ck_row *nr = realloc(run->rows, nc * sizeof *nr);
-        if (!nr) {
-            free(text);
-            free(reader);
-            run->oom = 1;
-            return -1;
-        }
-        run->rows = nr;
-        run->caprows = nc;
+    if (MS_GROW(run->rows, run->caprows, run->nrows + 1, 64)) {
+        free(text);
+        free(reader);
+        run->oom = 1;
+        return -1;
     }
     run->rows[run->nrows].text = text;
     run->rows[run->nrows].reader = reader;
@@ -177,9 +165,7 @@ int ck_add_note(ck_state *run, const char *fmt, ...)
     run->notes = nn;
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = ms_vfmt(fmt, ap);
     va_end(ap);
     if (!s) {
         run->oom = 1;

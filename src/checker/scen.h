@@ -9,12 +9,34 @@
 
 #define TEXT_MAX (64u * 1024 * 1024)
 
+/* The behaviour profiles' differences in the scenario checks, one row per profile
+ * (scenario.c ck_profiles: legacy = submission_checker.py of v5.x and the older single-file
+ * checkers, unified = the submission_checker/ package of v6.x). */
+typedef struct ck_profile {
+    ck_sev a7_dataset_size;       /* A7 accuracy run short of the dataset */
+    ck_sev p2_invalid;            /* P2 result_validity not VALID */
+    ck_sev p9_early_stopping;     /* P9 early stopping not met */
+    ck_sev p11_latency;           /* P11 99th-percentile latency over the constraint */
+    const char *logged_note;      /* appended to A7/P9 when the checker only logs them */
+    const char *p2_note;          /* appended to P2 */
+    int token_limits_by_log;      /* P3: token latency limits of the log's scenario (else the
+                                   * directory's) */
+    int p11_by_dir;               /* P11: the constraint of the directory's scenario (else the
+                                   * log's) */
+    int verify_stripped_line;     /* C: "TEST PASS" as a whole stripped line (else a substring);
+                                   * a pass ends the TEST01 accuracy check */
+    int scenario_casefold;        /* P16: the log's scenario compared case-insensitively */
+} ck_profile;
+
+extern const ck_profile ck_profiles[2];
+
 typedef struct sctx {
     ck_state *run;
     ck_scen *s;
     ck_where w;
     const ck_rules *r;
     int unified;
+    const ck_profile *pp;  /* ck_profiles[unified] */
     int raises; /* a check met input on which the MLCommons checker raises (no verdict) */
 } sctx;
 

@@ -334,10 +334,10 @@ int group_accuracy(sctx *c, const char *scen_rel)
                     char e1[32], e2[32];
                     snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
                     snprintf(e2, sizeof e2, "%.0f", have);
-                    FIND(c, CK_ID(A7), c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, det_rel,
+                    FIND(c, CK_ID(A7), c->pp->a7_dataset_size, det_rel,
                          (long)(ck_dlog_get(&d, key) ? ck_dlog_get(&d, key)->line : 0), e1, e2,
                          "accuracy run does not cover all dataset, accuracy samples: %s, dataset "
-                         "size: %s%s", e2, e1, c->unified ? "" : " (the legacy checker only logs this)");
+                         "size: %s%s", e2, e1, c->pp->logged_note);
                 } else if (json_is_number(want) && ck_dlog_num(&d, key, &have) != 0 && c->unified) {
                     char e1[32];
                     snprintf(e1, sizeof e1, "%.0f", json_number_value(want));

@@ -104,9 +104,9 @@ static void check_test01_accuracy(sctx *c, const char *tdir_rel)
     }
     if (!t.ok)
         goto out;
-    int passed = c->unified ? text_has_stripped_line(&t, "TEST PASS")
-                            : text_has_substring_line(&t, "TEST PASS");
-    if (passed && c->unified)
+    int passed = c->pp->verify_stripped_line ? text_has_stripped_line(&t, "TEST PASS")
+                                             : text_has_substring_line(&t, "TEST PASS");
+    if (passed && c->pp->verify_stripped_line)
         goto out;
     if (!ck_pexists(acc_abs)) {
         FIND(c, CK_ID(C5), CK_SEV_ERROR, acc_rel, 0, NULL, NULL, "%s has no accuracy directory", tdir_rel);

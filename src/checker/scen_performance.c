@@ -25,9 +25,7 @@ static int pf(pctx *p, const char *pid, ck_sev sev, long line, const char *exp,
         return 0;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = ms_vfmt(fmt, ap);
     va_end(ap);
     const char *id = pid;
     char prefix[64] = "";
@@ -99,9 +97,9 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         ck_dlog_truthy(d, "result_perf_constraints_met"))
         valid_ok = 1;
     if (!valid_ok)
-        pf(p, CK_ID(P2), c->unified ? CK_SEV_WARNING : CK_SEV_ERROR, kline(d, "result_validity"), "VALID",
+        pf(p, CK_ID(P2), c->pp->p2_invalid, kline(d, "result_validity"), "VALID",
            validity ? validity : "None", "result_validity is %s%s", validity ? validity : "missing",
-           c->unified ? " (the unified checker does not check it)" : "");
+           c->pp->p2_note);
     free(validity);
 
     char *S = ck_dlog_str(d, "effective_scenario");
@@ -128,7 +126,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     }
     const json_t *to_ms = ck_rget(r, "result_ns_to_ms_scenarios");
     if (have_res && (to_ms ? ck_jlist_has(to_ms, S)
-                           : (!strcmp(S, "SingleStream") || !strcmp(S, "MultiStream")))) {
+                           : (CK_SCEN_IS(S, RU_SINGLE_STREAM) || CK_SCEN_IS(S, RU_MULTI_STREAM)))) {
         res /= 1000000.0;
         double div = json_number_value(ck_rget2(r, "result_extra_divisor", model));
         if (div > 0)
@@ -146,8 +144,8 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
             pf(p, CK_ID(P3), CK_SEV_ERROR, kline(d, "requested_use_token_latencies"), "true",
                "false", "use_token_latencies flag needs to be enabled for LLM benchmarks");
         } else {
-            const char *lim_scen = c->unified ? S : p->fixed;
-            if (lim_scen && (!strcmp(lim_scen, "Server") || !strcmp(lim_scen, "Interactive"))) {
+            const char *lim_scen = c->pp->token_limits_by_log ? S : p->fixed;
+            if (lim_scen && (CK_SCEN_IS(lim_scen, RU_SERVER) || CK_SCEN_IS(lim_scen, RU_INTERACTIVE))) {
                 const json_t *lim = ck_rget3(r, "llm_token_latency_limits_ns", model, lim_scen);
                 double ttft, tpot;
                 if (!lim) {
@@ -229,15 +227,15 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
 
     /* P9 / P10 / P11 */
     int early = r->sw.early_stopping &&
-                (!strcmp(S, "SingleStream") || !strcmp(S, "MultiStream") || !strcmp(S, "Server"));
+                (CK_SCEN_IS(S, RU_SINGLE_STREAM) || CK_SCEN_IS(S, RU_MULTI_STREAM) || CK_SCEN_IS(S, RU_SERVER));
     int ignore_es = smoke && json_is_true(json_object_get(smoke, "ignore_early_stopping"));
     if (early) {
         int met = ck_dlog_truthy(d, "early_stopping_met");
         if (!met && !ignore_es) {
             char *msg = ck_dlog_text(d, "early_stopping_result");
-            pf(p, CK_ID(P9), c->unified ? CK_SEV_ERROR : CK_SEV_WARNING, kline(d, "early_stopping_met"),
+            pf(p, CK_ID(P9), c->pp->p9_early_stopping, kline(d, "early_stopping_met"),
                "true", "false", "Early stopping condition was not met, msg=%s%s",
-               msg ? msg : "None", c->unified ? "" : " (the legacy checker only logs this)");
+               msg ? msg : "None", c->pp->logged_note);
             free(msg);
         }
         const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, S);
@@ -252,14 +250,14 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
                json_number_value(lc), tl);
         }
     } else {
-        const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, c->unified ? p->fixed : S);
+        const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, c->pp->p11_by_dir ? p->fixed : S);
         double l99;
         if (json_is_number(lc) && json_number_value(lc) != 0 &&
             need_num(p, d, CK_ID(P11), "result_99.00_percentile_latency_ns", &l99) &&
             l99 > json_number_value(lc)) {
             snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
             snprintf(e2, sizeof e2, "%.0f", l99);
-            pf(p, CK_ID(P11), c->unified ? CK_SEV_ERROR : CK_SEV_WARNING,
+            pf(p, CK_ID(P11), c->pp->p11_latency,
                kline(d, "result_99.00_percentile_latency_ns"), e1, e2,
                "Latency constraint not met, expected=%.0f, found=%.0f", json_number_value(lc), l99);
         }
@@ -287,7 +285,7 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         }
     }
     /* P13 */
-    if (!strcmp(S, "Offline") || (c->unified && !strcasecmp(S, "offline"))) {
+    if (CK_SCEN_IS(S, RU_OFFLINE) || (c->unified && !strcasecmp(S, "offline"))) {
         const json_t *spq = ck_rget2(r, "offline_min_samples_per_query", model);
         double v;
         if (!spq) {
@@ -348,13 +346,13 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     /* P16 / I: inference */
     const char *F = p->fixed;
     *inferred = 0;
-    int differs = c->unified ? (F && strcasecmp(S, F) != 0) : (F && strcmp(Sc ? Sc : S, F) != 0);
+    int differs = c->pp->scenario_casefold ? (F && strcasecmp(S, F) != 0) : (F && strcmp(Sc ? Sc : S, F) != 0);
     if (F && differs && !(c->unified && !strcasecmp(S, "Server") && !strcasecmp(F, "Interactive"))) {
         const char *Fc = canon_or_raw(r, F);
         const char *Scn = Sc ? Sc : S;
-        int pair_ss_ms = !strcmp(Fc, "MultiStream") && !strcmp(Scn, "SingleStream");
-        int pair_ms_off = !strcmp(Fc, "Offline") && !strcmp(Scn, "MultiStream");
-        int pair_ss_off = !strcmp(Fc, "Offline") && !strcmp(Scn, "SingleStream");
+        int pair_ss_ms = CK_SCEN_IS(Fc, RU_MULTI_STREAM) && CK_SCEN_IS(Scn, RU_SINGLE_STREAM);
+        int pair_ms_off = CK_SCEN_IS(Fc, RU_OFFLINE) && CK_SCEN_IS(Scn, RU_MULTI_STREAM);
+        int pair_ss_off = CK_SCEN_IS(Fc, RU_OFFLINE) && CK_SCEN_IS(Scn, RU_SINGLE_STREAM);
         int allowed = pair_ss_ms || pair_ms_off || pair_ss_off;
         if (c->unified) {
             const char *st = s->sys ? s->sys->category : NULL;
@@ -411,11 +409,11 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
             } else {
                 val->set = 0;
             }
-        } else if (!strcmp(Fc, "Interactive") && strcmp(Scn, "Server")) {
+        } else if (CK_SCEN_IS(Fc, RU_INTERACTIVE) && !CK_SCEN_IS(Scn, RU_SERVER)) {
             pf(p, CK_ID(I4), CK_SEV_ERROR, kline(d, "effective_scenario"), "Server", S,
                "an Interactive result needs a Server-scenario log, found %s", S);
         }
-    } else if (c->unified && F && strcmp(F, "Interactive") == 0 && strcmp(S, "Server") != 0) {
+    } else if (c->unified && F && CK_SCEN_IS(F, RU_INTERACTIVE) && !CK_SCEN_IS(S, RU_SERVER)) {
         /* unreachable: differs would be set */
     }
     free(S);
@@ -731,7 +729,7 @@ void group_performance_summary(sctx *c, const char *scen_rel)
 {
     ck_scen *s = c->s;
     const ck_rules *r = c->r;
-    int nruns = !strcmp(s->scen_fixed, "Server") ? r->sw.server_runs : 1;
+    int nruns = CK_SCEN_IS(s->scen_fixed, RU_SERVER) ? r->sw.server_runs : 1;
     int any_valid = 0;
     for (int i = 1; i <= nruns; i++) {
         char *run_rel = ck_fmt("%s/performance/run_%d", scen_rel, i);

@@ -184,7 +184,7 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                 double dur = (double)(e_us - b_us) / 1e6;
                 const char *F = canon_or_raw(r, s->scen_fixed);
                 const char *S = s->effective_scenario ? s->effective_scenario : F;
-                if (!strcmp(F, "Offline") || !strcmp(F, "Server") || !strcmp(F, "Interactive")) {
+                if (CK_SCEN_IS(F, RU_OFFLINE) || CK_SCEN_IS(F, RU_SERVER) || CK_SCEN_IS(F, RU_INTERACTIVE)) {
                     s->power_metric = avg;
                     s->power_eff = s->value.set ? s->value.d / avg : 0;
                 } else {
@@ -198,11 +198,11 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                     if (!r->sw.detail_log_query_count) {
                         int64_t g = 0, spq = 0;
                         double qps = 0;
-                        if (!strcmp(F, "MultiStream") &&
+                        if (CK_SCEN_IS(F, RU_MULTI_STREAM) &&
                             !ck_dlog_i64(run_log, "generated_query_count", &g) &&
                             !ck_dlog_i64(run_log, "generated_samples_per_query", &spq))
                             nqd = (double)g * (double)spq;
-                        else if (!strcmp(F, "SingleStream") &&
+                        else if (CK_SCEN_IS(F, RU_SINGLE_STREAM) &&
                                  !ck_dlog_num(run_log, "result_qps_with_loadgen_overhead", &qps))
                             nqd = qps * dur;
                     } else if (!ck_dlog_i64(run_log, "result_query_count", &nq)) {
@@ -211,13 +211,13 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
                     if (nqd == 0) {
                         FIND(c, CK_ID(W5), CK_SEV_ERROR, run_log_rel, 0, "result_query_count", "None",
                              "result_query_count is missing or zero");
-                    } else if (!strcmp(F, "MultiStream") && !strcmp(S, "SingleStream") &&
+                    } else if (CK_SCEN_IS(F, RU_MULTI_STREAM) && CK_SCEN_IS(S, RU_SINGLE_STREAM) &&
                                r->sw.early_stopping) {
                         s->power_metric = avg * dur * 8 * scale / nqd;
                         s->power_eff = 8000 / s->power_metric;
                     } else {
                         s->power_metric = avg * dur * scale / nqd;
-                        s->power_eff = (!strcmp(F, "MultiStream") ? 8000 : 1000) / s->power_metric;
+                        s->power_eff = (CK_SCEN_IS(F, RU_MULTI_STREAM) ? 8000 : 1000) / s->power_metric;
                     }
                 }
             }

@@ -202,6 +202,19 @@ void check_log_errors(sctx *c, const ck_dlog *d, const char *rel, const char *id
     ms_buf_free(&b);
 }
 
+/* ---------------------------------------------------------------- profiles ---- */
+
+const ck_profile ck_profiles[2] = {
+    /* legacy: check_accuracy_dir / check_performance_dir of submission_checker.py */
+    {.a7_dataset_size = CK_SEV_WARNING, .p2_invalid = CK_SEV_ERROR, .p9_early_stopping = CK_SEV_WARNING,
+     .p11_latency = CK_SEV_WARNING, .logged_note = " (the legacy checker only logs this)", .p2_note = "",
+     .token_limits_by_log = 0, .p11_by_dir = 0, .verify_stripped_line = 0, .scenario_casefold = 0},
+    /* unified: the submission_checker package's accuracy, performance and compliance checks */
+    {.a7_dataset_size = CK_SEV_ERROR, .p2_invalid = CK_SEV_WARNING, .p9_early_stopping = CK_SEV_ERROR,
+     .p11_latency = CK_SEV_ERROR, .logged_note = "", .p2_note = " (the unified checker does not check it)",
+     .token_limits_by_log = 1, .p11_by_dir = 1, .verify_stripped_line = 1, .scenario_casefold = 1},
+};
+
 /* ------------------------------------------------------------------ task ---- */
 
 void ck_eval_scenario(ck_state *run, ck_scen *s)
@@ -212,6 +225,7 @@ void ck_eval_scenario(ck_state *run, ck_scen *s)
     c.s = s;
     c.r = &run->rules;
     c.unified = run->rules.unified;
+    c.pp = &ck_profiles[!!c.unified];
     c.w = (ck_where){s->division, s->submitter, s->system, s->model_dir, s->scen_dir};
     const char *scen_rel = s->rel;
     char *power_abs = ck_join3(s->abs, "performance", "power");

@@ -177,16 +177,11 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
                     free(path);
                     continue;
                 }
-                if (ns == cap) {
-                    char **nsk = realloc(stack, cap * 2 * sizeof *nsk);
-                    if (!nsk) {
-                        free(path);
-                        ck_dir_free(&d);
-                        free(dir);
-                        goto oom;
-                    }
-                    stack = nsk;
-                    cap *= 2;
+                if (MS_GROW(stack, cap, ns + 1, 64)) {
+                    free(path);
+                    ck_dir_free(&d);
+                    free(dir);
+                    goto oom;
                 }
                 stack[ns++] = path;
                 continue;

@@ -49,56 +49,44 @@ static const char query_usage[] =
     "\n"
     "Exit: 0 ok, 2 usage (bad or writing SQL), 3 not an index.\n";
 
+static int cli_index_run(rp_index_opts *op, cli_checker *ck, int force, int npos, char **pos);
+
 int cmd_index(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        fputs(index_usage, stdout);
-        fputs(rp_cli_check_help, stdout);
-        return MS_OK;
-    }
     rp_index_opts o = {.note = rp_cli_print};
     int force = 0;
-    rp_cli_check ck;
-    rp_cli_check_init(&ck);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = rp_cli_check_arg(&ck, argc, argv, &i, "index");
-        if (r < 0)
-            return MS_EUSAGE;
-        if (r)
-            continue;
-        if (!strcmp(a, "--full"))
-            o.full = 1;
-        else if (!strcmp(a, "--force"))
-            force = 1;
-        else if (!strcmp(a, "--no-check"))
-            o.no_check = 1;
-        else if (!strcmp(a, "--db") || !strcmp(a, "--version") || !strcmp(a, "--backup") || !strcmp(a, "--jobs")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("index", "%s needs a value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--db"))
-                o.db = v;
-            else if (!strcmp(a, "--version"))
-                o.version = v;
-            else if (!strcmp(a, "--backup"))
-                o.backup = v;
-            else {
-                uint64_t j;
-                if (ms_parse_u64(v, &j) || j < 1 || j > 256)
-                    return cli_usage_error("index", "--jobs wants 1..256, not '%s'", v);
-                o.jobs = (int)j;
-            }
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("index", "unknown option '%s'", a);
-        else if (!o.root)
-            o.root = a;
-        else
-            return cli_usage_error("index", "only one ROOT may be given ('%s')", a);
+    cli_checker ck;
+    cli_checker_init(&ck, "\nChecker options (as for 'mlsubmit check'):");
+    const cli_opt opts[] = {
+        CLI_STRING(0, "db", &o.db, "FILE", NULL),
+        CLI_STRING(0, "version", &o.version, "vX.Y", NULL),
+        CLI_STRING(0, "backup", &o.backup, "DIR", NULL),
+        CLI_CALLBACK(0, "jobs", "N", NULL, cli_jobs_cb, &o.jobs),
+        CLI_FLAG(0, "full", &o.full, NULL),
+        CLI_FLAG(0, "no-check", &o.no_check, NULL),
+        CLI_FLAG(0, "force", &force, NULL),
+        CLI_TABLE(ck.opts),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse("index", index_usage, opts, argc, argv, &pos);
+    if (npos < 0) {
+        cli_checker_free(&ck);
+        return cli_parse_exit(npos);
     }
+    int rc = cli_index_run(&o, &ck, force, npos, pos);
+    cli_checker_free(&ck);
+    return rc;
+}
+
+static int cli_index_run(rp_index_opts *op, cli_checker *ck, int force, int npos, char **pos)
+{
+    rp_index_opts o = *op;
+    if (cli_root_arg("index", npos, pos, &o.root))
+        return MS_EUSAGE;
     if (!o.root || !o.db)
         return cli_usage_error("index", "ROOT and --db FILE are required");
-    o.check = &ck.o;
+    o.check = &ck->o;
     o.refuse_failed_check = !force;
     ms_err e;
     ms_err_clear(&e);

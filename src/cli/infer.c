@@ -35,41 +35,24 @@ static const char usage_text[] =
 
 int cmd_infer(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return MS_OK;
-    }
     rp_infer_opts o = {.note = rp_cli_print};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--dry-run"))
-            o.dry_run = 1;
-        else if (!strcmp(a, "--upstream"))
-            o.upstream = 1;
-        else if (!strcmp(a, "--noinfer-scenario-results"))
-            o.no_scenarios = 1;
-        else if (!strcmp(a, "--noinfer-low-accuracy-results"))
-            o.no_low_accuracy = 1;
-        else if (!strcmp(a, "--version") || !strcmp(a, "--submitter") ||
-                 !strcmp(a, "--extra-model-benchmark-map") || !strcmp(a, "--input")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("infer", "%s needs a value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--version"))
-                o.version = v;
-            else if (!strcmp(a, "--submitter"))
-                o.submitter = v;
-            else if (!strcmp(a, "--input"))
-                o.root = v;
-            else
-                o.extra_model_benchmark_map = v;
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("infer", "unknown option '%s'", a);
-        else if (!o.root)
-            o.root = a;
-        else
-            return cli_usage_error("infer", "only one ROOT may be given ('%s')", a);
-    }
+    const cli_opt opts[] = {
+        CLI_FLAG(0, "dry-run", &o.dry_run, NULL),
+        CLI_FLAG(0, "upstream", &o.upstream, NULL),
+        CLI_FLAG(0, "noinfer-scenario-results", &o.no_scenarios, NULL),
+        CLI_FLAG(0, "noinfer-low-accuracy-results", &o.no_low_accuracy, NULL),
+        CLI_STRING(0, "version", &o.version, "vX.Y", NULL),
+        CLI_STRING(0, "submitter", &o.submitter, "NAME", NULL),
+        CLI_STRING(0, "extra-model-benchmark-map", &o.extra_model_benchmark_map, "FILE", NULL),
+        CLI_STRING(0, "input", &o.root, "DIR", NULL),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse("infer", usage_text, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    if (cli_root_arg("infer", npos, pos, &o.root))
+        return MS_EUSAGE;
     if (!o.root)
         return cli_usage_error("infer", "ROOT is required");
     ms_err e;

@@ -1,18 +1,15 @@
 /* mlsubmit loadgen run | check-conf | suts */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "cli/runrec.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
@@ -133,9 +130,7 @@ static int write_peak_report(const lg_run_result *res, const lg_test_settings *s
     return rc;
 }
 
-static void usage_checkconf(FILE *o)
-{
-    fprintf(o,
+static const char usage_checkconf[] =
             "usage: mlsubmit loadgen check-conf FILE... --model M --scenario S\n"
             "                [--mlperf-conf F] [--loadgen-compat V] [--effective]\n"
             "\n"
@@ -145,8 +140,7 @@ static void usage_checkconf(FILE *o)
             "ignored, unknown or overridden. Lines for other models or scenarios are listed as\n"
             "notes. --effective prints the resulting settings.\n"
             "\n"
-            "Exit: 0 no findings, 1 findings, 2 usage.\n");
-}
+            "Exit: 0 no findings, 1 findings, 2 usage.\n";
 
 static void usage(FILE *o)
 {
@@ -191,45 +185,35 @@ static int cmd_check_conf(int argc, char **argv)
 {
     const char *model = NULL, *scen_s = NULL, *mlperf = NULL;
     int compat = LG_COMPAT_6_0, effective = 0;
-    static const struct option lo[] = {{"model", required_argument, 0, 'm'},
-                                       {"scenario", required_argument, 0, 's'},
-                                       {"mlperf-conf", required_argument, 0, 'c'},
-                                       {"loadgen-compat", required_argument, 0, 'v'},
-                                       {"effective", no_argument, 0, 'e'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case 'm': model = optarg; break;
-        case 's': scen_s = optarg; break;
-        case 'c': mlperf = optarg; break;
-        case 'e': effective = 1; break;
-        case 'v':
-            compat = lg_compat_parse(optarg);
-            if (compat < 0)
-            {
-                char names[256];
-                return cli_usage_error("loadgen check-conf", "--loadgen-compat: expected one of %s, got '%s'",
-                                       lg_compat_names(names, sizeof names), optarg);
-            }
-            break;
-        case 'h': usage_checkconf(stdout); return MS_OK;
-        default: return cli_usage_error("loadgen check-conf", "bad option");
-        }
+    const char *compat_s = NULL;
+    const cli_opt opts[] = {
+        CLI_STRING(0, "model", &model, "M", NULL),
+        CLI_STRING(0, "scenario", &scen_s, "S", NULL),
+        CLI_STRING(0, "mlperf-conf", &mlperf, "F", NULL),
+        CLI_STRING(0, "loadgen-compat", &compat_s, "V", NULL),
+        CLI_FLAG(0, "effective", &effective, NULL),
+        CLI_END,
+    };
+    char **files;
+    int nfiles = cli_parse("loadgen check-conf", usage_checkconf, opts, argc, argv, &files);
+    if (nfiles < 0)
+        return cli_parse_exit(nfiles);
+    if (compat_s && (compat = lg_compat_parse(compat_s)) < 0) {
+        char names[256];
+        return cli_usage_error("loadgen check-conf", "--loadgen-compat: expected one of %s, got '%s'",
+                               lg_compat_names(names, sizeof names), compat_s);
     }
     if (!model || !scen_s)
         return cli_usage_error("loadgen check-conf", "--model and --scenario are required");
     int scen = lg_scenario_parse(scen_s);
     if (scen < 0)
         return cli_usage_error("loadgen check-conf", "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", scen_s);
-    if (optind >= argc)
+    if (nfiles == 0)
         return cli_usage_error("loadgen check-conf", "no config file given");
     /* a file named mlperf.conf on the command line replaces the embedded one */
-    for (int i = optind; i < argc; i++)
-        if (base_is(argv[i], "mlperf.conf"))
-            mlperf = argv[i];
+    for (int i = 0; i < nfiles; i++)
+        if (base_is(files[i], "mlperf.conf"))
+            mlperf = files[i];
     ms_err e;
     lg_conf_session *cs = lg_conf_session_new((lg_compat)compat, mlperf, &e);
     if (!cs)
@@ -239,17 +223,17 @@ static int cmd_check_conf(int argc, char **argv)
     s.scenario = (lg_scenario)scen;
     const char *sname = lg_scenario_name((lg_scenario)scen);
     int any_user = 0;
-    for (int i = optind; i < argc; i++) {
-        if (base_is(argv[i], "mlperf.conf"))
+    for (int i = 0; i < nfiles; i++) {
+        if (base_is(files[i], "mlperf.conf"))
             continue;
-        if (base_is(argv[i], "audit.config")) {
+        if (base_is(files[i], "audit.config")) {
             if (!any_user) /* audit.config applies on top of mlperf.conf */
                 lg_settings_apply_mlperf_conf(cs, &s, model, sname);
             any_user = 1;
-            lg_settings_from_config(cs, &s, argv[i], "*", sname, 2);
+            lg_settings_from_config(cs, &s, files[i], "*", sname, 2);
         } else {
             any_user = 1;
-            lg_settings_from_config(cs, &s, argv[i], model, sname, 1);
+            lg_settings_from_config(cs, &s, files[i], model, sname, 1);
         }
     }
     lg_conf_session_finish(cs);
@@ -287,131 +271,6 @@ static int cmd_check_conf(int argc, char **argv)
         print_settings(&s);
     lg_conf_session_free(cs);
     return problems ? MS_FAIL : MS_OK;
-}
-
-/* ---- supervision: the test runs in a child process; if the SUT crashes it, the parent
- * finishes the logs written so far and marks them incomplete. ---- */
-
-/* The child's pid, for forwarding SIGTERM/SIGHUP from the signal handler: signal handlers can
- * only reach it through a static, and it lives in the CLI (the process's main code). */
-static volatile sig_atomic_t supervised_child;
-
-static void forward_signal(int sig)
-{
-    if (supervised_child > 0)
-        kill((pid_t)supervised_child, sig);
-}
-
-/* Child side: hands a duplicate of each log file's descriptor (the files are unnamed until the
- * test ends) and its final path to the supervisor over a SOCK_SEQPACKET socket. */
-static void report_log_file(void *ctx, int fd, const char *final_path)
-{
-    int sock = *(int *)ctx;
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    memset(cbuf, 0, sizeof cbuf);
-    struct iovec iov = {(void *)final_path, strlen(final_path) + 1};
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof cbuf;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-    (void)sendmsg(sock, &msg, MSG_NOSIGNAL);
-}
-
-static int supervise(pid_t child, int sock, const char *cmd)
-{
-    supervised_child = child;
-    struct sigaction sa, old_int, old_term, old_hup;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_IGN; /* Ctrl-C reaches the child through the terminal */
-    sigaction(SIGINT, &sa, &old_int);
-    sa.sa_handler = forward_signal;
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-    enum { MAXF = 16 };
-    int fds[MAXF];
-    char *fin[MAXF] = {0};
-    int nf = 0;
-    for (;;) {
-        char path[4200];
-        char cbuf[CMSG_SPACE(sizeof(int))];
-        struct iovec iov = {path, sizeof path - 1};
-        struct msghdr msg = {0};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = cbuf;
-        msg.msg_controllen = sizeof cbuf;
-        ssize_t r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break; /* the child closed its end: it ended */
-        path[r] = '\0';
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        if (!cm || cm->cmsg_type != SCM_RIGHTS)
-            continue;
-        int fd;
-        memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-        if (nf < MAXF && (fin[nf] = strdup(path))) {
-            fds[nf++] = fd;
-        } else {
-            close(fd);
-        }
-    }
-    close(sock);
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
-    supervised_child = 0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
-    /* A log the child committed has a name (a link count); one still unnamed means the child
-     * ended in the middle of the test (killed, crashed, or an exit() inside the SUT). */
-    int unfinished = 0;
-    for (int i = 0; i < nf; i++) {
-        struct stat st;
-        if (fstat(fds[i], &st) == 0 && st.st_nlink == 0)
-            unfinished = 1;
-    }
-    int rc;
-    if (WIFEXITED(status) && !unfinished) {
-        rc = WEXITSTATUS(status);
-    } else {
-        char reason[200];
-        if (WIFSIGNALED(status))
-            snprintf(reason, sizeof reason, "the process running the SUT died with signal %d (%s)",
-                     WTERMSIG(status), strsignal(WTERMSIG(status)));
-        else
-            snprintf(reason, sizeof reason,
-                     "the process running the SUT exited with status %d before the test ended",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        fprintf(stderr, "mlsubmit %s: %s\n", cmd, reason);
-        int finished = 0;
-        for (int i = 0; i < nf; i++) {
-            struct stat st;
-            if (fstat(fds[i], &st) != 0 || st.st_nlink != 0)
-                continue; /* already in place */
-            ms_err e;
-            if (lg_logs_finish_incomplete(fds[i], fin[i], reason, &e) == MS_OK)
-                finished++;
-            else
-                fprintf(stderr, "mlsubmit %s: %s\n", cmd, e.msg);
-        }
-        if (finished)
-            fprintf(stderr, "mlsubmit %s: the logs written so far are in place and marked incomplete\n", cmd);
-        rc = MS_ERUNTIME;
-    }
-    for (int i = 0; i < nf; i++) {
-        close(fds[i]);
-        free(fin[i]);
-    }
-    return rc;
 }
 
 /* What the runs database gets from a run (src/cli/runrec.h): the recorder reads the logs in
@@ -453,6 +312,12 @@ static void record_run(cli_rec *c, const lg_test_settings *s, const lg_run_resul
         c->r.trace_path = c->paths[3];
 }
 
+/* The supervisor's messages (the SUT process died: why, and the logs marked incomplete). */
+static void supervisor_msg(void *ctx, const char *msg)
+{
+    fprintf(stderr, "mlsubmit %s: %s\n", (const char *)ctx, msg);
+}
+
 /* A SUT that cannot go on (the network SUT: a node died or answered garbage) ends the test
  * process here: its supervisor then finishes the logs and marks them incomplete (exit 4). */
 static void sut_fatal(void *ctx, const char *msg)
@@ -460,6 +325,19 @@ static void sut_fatal(void *ctx, const char *msg)
     fprintf(stderr, "mlsubmit %s: %s\n", (const char *)ctx, msg);
     fflush(stderr);
     _exit(MS_ERUNTIME);
+}
+
+/* --set KEY=VALUE, repeatable: collected in order */
+typedef struct sets_arg {
+    char **v;
+    size_t *n;
+} sets_arg;
+
+static int set_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    sets_arg *sa = opt->ctx;
+    sa->v[(*sa->n)++] = (char *)arg;
+    return 0;
 }
 
 static int cmd_run(int argc, char **argv, cli_rec *rec)
@@ -473,74 +351,62 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     size_t nsets = 0;
     if (!sets)
         return MS_ERUNTIME;
-    static const struct option lo[] = {
-        {"scenario", required_argument, 0, 's'},     {"mode", required_argument, 0, 'M'},
-        {"sut", required_argument, 0, 'u'},          {"total-samples", required_argument, 0, 'n'},
-        {"performance-samples", required_argument, 0, 'p'},
-        {"model", required_argument, 0, 'm'},        {"mlperf-conf", required_argument, 0, 'c'},
-        {"user-conf", required_argument, 0, 'U'},    {"audit-config", required_argument, 0, 'a'},
-        {"set", required_argument, 0, 'S'},          {"output", required_argument, 0, 'o'},
-        {"dump-issued", required_argument, 0, 'd'},  {"loadgen-compat", required_argument, 0, 'v'},
-        {"trace", no_argument, 0, 't'},              {"timeout", required_argument, 0, 'T'},
-        {"data", required_argument, 0, 'D'},         {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
-    optind = 1;
-    int c, rc = MS_OK;
-    const char *cmd = "loadgen run";
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
-        switch (c) {
-        case 's': scen_s = optarg; break;
-        case 'M': mode_s = optarg; break;
-        case 'u': sut_spec = optarg; break;
-        case 'n':
-            if (ms_parse_u64(optarg, &total) != 0 || total == 0) {
-                free(sets);
-                return cli_usage_error(cmd, "--total-samples: expected a positive integer, got '%s'", optarg);
-            }
-            break;
-        case 'p':
-            if (ms_parse_u64(optarg, &perf) != 0 || perf == 0) {
-                free(sets);
-                return cli_usage_error(cmd, "--performance-samples: expected a positive integer, got '%s'", optarg);
-            }
-            break;
-        case 'm': model = optarg; break;
-        case 'c': mlperf = optarg; break;
-        case 'U': user = optarg; break;
-        case 'a': audit = optarg; break;
-        case 'S': sets[nsets++] = optarg; break;
-        case 'o': outdir = optarg; break;
-        case 'd': dump = optarg; break;
-        case 'D': data = optarg; break;
-        case 't': trace = 1; break;
-        case 'q': quiet = 1; break;
-        case 'v':
-            compat = lg_compat_parse(optarg);
-            if (compat < 0) {
-                char names[256];
-                free(sets);
-                return cli_usage_error(cmd, "--loadgen-compat: expected one of %s, got '%s'",
-                                       lg_compat_names(names, sizeof names), optarg);
-            }
-            break;
-        case 'T':
-            if (ms_parse_duration_ns(optarg, 1000000000, &timeout) != 0 || timeout <= 0) {
-                free(sets);
-                return cli_usage_error(cmd, "--timeout: expected a duration such as 30s or 500ms, got '%s'", optarg);
-            }
-            break;
-        case 'h':
-            free(sets);
-            usage_run(stdout);
-            return MS_OK;
-        default:
-            free(sets);
-            return cli_usage_error(cmd, "bad option");
-        }
-    }
-    if (optind < argc) {
+    if (cli_wants_help(argc, argv)) {
         free(sets);
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+        usage_run(stdout);
+        return MS_OK;
+    }
+    const char *total_s = NULL, *perf_s = NULL, *compat_s = NULL, *timeout_s = NULL;
+    sets_arg sa = {sets, &nsets};
+    const cli_opt opts[] = {
+        CLI_STRING(0, "scenario", &scen_s, "S", NULL),
+        CLI_STRING(0, "mode", &mode_s, "M", NULL),
+        CLI_STRING(0, "sut", &sut_spec, "SPEC", NULL),
+        CLI_STRING(0, "total-samples", &total_s, "N", NULL),
+        CLI_STRING(0, "performance-samples", &perf_s, "P", NULL),
+        CLI_STRING(0, "model", &model, "NAME", NULL),
+        CLI_STRING(0, "mlperf-conf", &mlperf, "F", NULL),
+        CLI_STRING(0, "user-conf", &user, "F", NULL),
+        CLI_STRING(0, "audit-config", &audit, "F", NULL),
+        CLI_CALLBACK(0, "set", "KEY=VALUE", NULL, set_cb, &sa),
+        CLI_STRING('o', "output", &outdir, "DIR", NULL),
+        CLI_STRING(0, "dump-issued", &dump, "FILE", NULL),
+        CLI_STRING(0, "loadgen-compat", &compat_s, "V", NULL),
+        CLI_FLAG(0, "trace", &trace, NULL),
+        CLI_STRING(0, "timeout", &timeout_s, "D", NULL),
+        CLI_STRING(0, "data", &data, "DIR", NULL),
+        CLI_FLAG(0, "quiet", &quiet, NULL),
+        CLI_END,
+    };
+    int rc = MS_OK;
+    const char *cmd = "loadgen run";
+    char **pos;
+    int npos = cli_parse(cmd, NULL, opts, argc, argv, &pos);
+    if (npos < 0) {
+        free(sets);
+        return cli_parse_exit(npos);
+    }
+    if (npos > 0) {
+        free(sets);
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+    }
+    if (total_s && (ms_parse_u64(total_s, &total) != 0 || total == 0)) {
+        free(sets);
+        return cli_usage_error(cmd, "--total-samples: expected a positive integer, got '%s'", total_s);
+    }
+    if (perf_s && (ms_parse_u64(perf_s, &perf) != 0 || perf == 0)) {
+        free(sets);
+        return cli_usage_error(cmd, "--performance-samples: expected a positive integer, got '%s'", perf_s);
+    }
+    if (compat_s && (compat = lg_compat_parse(compat_s)) < 0) {
+        char names[256];
+        free(sets);
+        return cli_usage_error(cmd, "--loadgen-compat: expected one of %s, got '%s'",
+                               lg_compat_names(names, sizeof names), compat_s);
+    }
+    if (timeout_s && (ms_parse_duration_ns(timeout_s, 1000000000, &timeout) != 0 || timeout <= 0)) {
+        free(sets);
+        return cli_usage_error(cmd, "--timeout: expected a duration such as 30s or 500ms, got '%s'", timeout_s);
     }
     if (!scen_s || !sut_spec) {
         free(sets);
@@ -570,86 +436,42 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     int log_pipe = -1;
     const char *nosup = getenv("MLSUBMIT_NO_SUPERVISE");
     if (!(nosup && *nosup && strcmp(nosup, "0"))) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0) {
-            fflush(NULL);
-            pid_t parent = getpid();
-            pid_t child = fork();
-            if (child > 0) {
-                close(sv[1]);
-                free(sets);
-                return supervise(child, sv[0], cmd);
-            }
-            close(sv[0]);
-            if (child == 0) {
-                log_pipe = sv[1];
-                /* the test ends with its supervisor (its unnamed logs vanish with it) */
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (getppid() != parent)
-                    _exit(MS_ERUNTIME);
-            } else {
-                close(sv[1]); /* no fork: run here, unsupervised */
-            }
+        fflush(NULL);
+        int code;
+        if (lg_supervised_fork(&log_pipe, &code, supervisor_msg, (void *)cmd)) {
+            free(sets);
+            return code;
         }
     }
 
     ms_err e;
-    lg_test_settings s;
-    lg_settings_default(&s);
-    s.scenario = (lg_scenario)scen;
-    const char *sname = lg_scenario_name((lg_scenario)scen);
-    lg_conf_session *cs = lg_conf_session_new((lg_compat)compat, mlperf, &e);
-    if (!cs) {
-        free(sets);
-        return cli_fail(cmd, &e);
-    }
-    if (user) {
-        int r = lg_settings_from_config(cs, &s, user, model, sname, 1);
-        if (r != 0) {
-            for (size_t i = 0; i < lg_conf_session_nfindings(cs); i++) {
-                const lg_conf_finding *f = lg_conf_session_finding(cs, i);
+    lg_run_spec sp = {.scenario = (lg_scenario)scen, .mode = mode, .model = model, .mlperf_conf = mlperf,
+                      .user_conf = user, .sets = (const char *const *)sets, .nsets = nsets,
+                      .compat = (lg_compat)compat, .sut_spec = sut_spec, .data_dir = data,
+                      .total_samples = (size_t)total, .performance_samples = (size_t)perf};
+    lg_run_setup rs;
+    rc = lg_run_setup_build(&sp, &rs, &e);
+    free(sets);
+    if (rc != MS_OK) {
+        if (rs.user_conf_rejected) {
+            for (size_t i = 0; i < lg_conf_session_nfindings(rs.conf); i++) {
+                const lg_conf_finding *f = lg_conf_session_finding(rs.conf, i);
                 if (f->kind == LG_CONF_MALFORMED)
                     fprintf(stderr, "mlsubmit %s: %s:%zu: %s\n", cmd, f->file, f->line, f->text);
             }
             fprintf(stderr, "mlsubmit %s: %s was not applied (the LoadGen rejects the whole file)\n", cmd, user);
-            lg_conf_session_free(cs);
-            free(sets);
-            return MS_EINPUT;
+        } else if (rs.bad_set) {
+            cli_usage_error(cmd, "%s", e.msg); /* --set */
+        } else {
+            cli_fail(cmd, &e);
         }
-    } else if (model || mlperf) {
-        lg_settings_apply_mlperf_conf(cs, &s, model ? model : "", sname);
+        lg_run_setup_free(&rs);
+        return rc;
     }
-    if (mode >= 0)
-        s.mode = (lg_mode)mode;
-    for (size_t i = 0; i < nsets; i++) {
-        char *eq = strchr(sets[i], '=');
-        if (!eq) {
-            lg_conf_session_free(cs);
-            rc = cli_usage_error(cmd, "--set '%s': expected KEY=VALUE", sets[i]);
-            free(sets);
-            return rc;
-        }
-        *eq = '\0';
-        if (lg_settings_set(&s, sets[i], eq + 1, &e) != MS_OK) {
-            *eq = '=';
-            lg_conf_session_free(cs);
-            free(sets);
-            return cli_usage_error(cmd, "--set %s", e.msg);
-        }
-        *eq = '=';
-    }
-    free(sets);
-    if (s.scenario != (lg_scenario)scen) {
-        /* --set scenario=... changes the scenario after the config lookups */
-        sname = lg_scenario_name(s.scenario);
-    }
-
-    lg_sut_env env = {&s, data, (size_t)total, (size_t)(perf ? perf : total)};
-    lg_sut_instance *si = lg_sut_create(sut_spec, &env, &e);
-    if (!si) {
-        lg_conf_session_free(cs);
-        return cli_fail(cmd, &e);
-    }
+    lg_test_settings s = rs.settings;
+    lg_conf_session *cs = rs.conf;
+    lg_sut_instance *si = rs.sut;
+    const char *sname = lg_scenario_name(s.scenario);
     lg_sut_instance_on_fatal(si, sut_fatal, (void *)cmd);
     if (ms_mkdir_p(outdir, &e) != MS_OK) {
         lg_sut_destroy(si);
@@ -668,7 +490,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     ro.progress = 1;
     ro.console = cli_stdout_write;
     if (log_pipe >= 0) {
-        ro.on_log_file = report_log_file;
+        ro.on_log_file = lg_supervised_log_file;
         ro.on_log_file_ctx = &log_pipe;
     }
     if (audit) {

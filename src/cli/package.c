@@ -28,51 +28,36 @@ static const char usage_text[] =
     "Exit: 0 written / verified, 1 refused (checker errors, link leaving ROOT) / differences,\n"
     "2 usage, 3 bad input, 4 cannot write.\n";
 
+static int package_run(rp_package_opts *op, cli_checker *ck, const char *verify, int npos, char **pos);
+
 int cmd_package(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        fputs(rp_cli_check_help, stdout);
-        return MS_OK;
-    }
     rp_package_opts o = {.note = rp_cli_print};
-    rp_cli_check ck;
-    rp_cli_check_init(&ck);
+    cli_checker ck;
+    cli_checker_init(&ck, "\nChecker options (as for 'mlsubmit check'):");
     const char *verify = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = rp_cli_check_arg(&ck, argc, argv, &i, "package");
-        if (r < 0)
-            return MS_EUSAGE;
-        if (r)
-            continue;
-        if (!strcmp(a, "--force"))
-            o.force = 1;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--version") || !strcmp(a, "--backup") ||
-                 !strcmp(a, "--jobs") || !strcmp(a, "--verify")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("package", "%s needs a value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--verify"))
-                verify = v;
-            else if (!strcmp(a, "--version"))
-                o.version = v;
-            else if (!strcmp(a, "--backup"))
-                o.backup = v;
-            else if (!strcmp(a, "--jobs")) {
-                uint64_t j;
-                if (ms_parse_u64(v, &j) || j < 1 || j > 256)
-                    return cli_usage_error("package", "--jobs wants 1..256, not '%s'", v);
-                o.jobs = (int)j;
-            } else
-                o.output = v;
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("package", "unknown option '%s'", a);
-        else if (!o.root)
-            o.root = a;
-        else
-            return cli_usage_error("package", "only one ROOT may be given ('%s')", a);
-    }
+    const cli_opt opts[] = {
+        CLI_STRING('o', "output", &o.output, "FILE", NULL),
+        CLI_STRING(0, "version", &o.version, "vX.Y", NULL),
+        CLI_STRING(0, "backup", &o.backup, "DIR", NULL),
+        CLI_CALLBACK(0, "jobs", "N", NULL, cli_jobs_cb, &o.jobs),
+        CLI_STRING(0, "verify", &verify, "FILE", NULL),
+        CLI_FLAG(0, "force", &o.force, NULL),
+        CLI_TABLE(ck.opts),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse("package", usage_text, opts, argc, argv, &pos);
+    int rc = npos < 0 ? cli_parse_exit(npos) : package_run(&o, &ck, verify, npos, pos);
+    cli_checker_free(&ck);
+    return rc;
+}
+
+static int package_run(rp_package_opts *op, cli_checker *ck, const char *verify, int npos, char **pos)
+{
+    rp_package_opts o = *op;
+    if (cli_root_arg("package", npos, pos, &o.root))
+        return MS_EUSAGE;
     ms_err e;
     ms_err_clear(&e);
     if (verify) {
@@ -90,7 +75,7 @@ int cmd_package(int argc, char **argv)
     }
     if (!o.root || !o.output)
         return cli_usage_error("package", "ROOT and -o SUBMISSION.tar.gz are required");
-    o.check = &ck.o;
+    o.check = &ck->o;
     rp_package_stats st;
     int rc = rp_package(&o, &st, &e);
     if (rc)

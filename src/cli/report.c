@@ -38,79 +38,65 @@ static const char usage_text[] =
     "Exit: 0 written, 1 the check failed (not written), 2 usage, 3 bad input (tree, index,\n"
     "ids.json), 4 cannot write.\n";
 
+static int format_cb(const cli_opt *opt, const char *v, const char *cmd)
+{
+    rp_report_opts *o = opt->ctx;
+    if (!strcmp(v, "csv"))
+        o->format = RP_FMT_CSV;
+    else if (!strcmp(v, "md"))
+        o->format = RP_FMT_MD;
+    else if (!strcmp(v, "html"))
+        o->format = RP_FMT_HTML;
+    else if (!strcmp(v, "json"))
+        o->format = RP_FMT_JSON;
+    else
+        return cli_usage_error(cmd, "--format wants csv, md, html or json, not '%s'", v);
+    return 0;
+}
+
+static int report_run(rp_report_opts *op, cli_checker *ck, int npos, char **pos);
+
 int cmd_report(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        fputs(rp_cli_check_help, stdout);
-        return MS_OK;
-    }
     rp_report_opts o = {.note = rp_cli_print, .format = -1};
-    rp_cli_check ck;
-    rp_cli_check_init(&ck);
-    int have_fmt = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = rp_cli_check_arg(&ck, argc, argv, &i, "report");
-        if (r < 0)
-            return MS_EUSAGE;
-        if (r)
-            continue;
-        if (!strcmp(a, "--force"))
-            o.force = 1;
-        else if (!strcmp(a, "--db") || !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-            !strcmp(a, "--version") || !strcmp(a, "--ids") || !strcmp(a, "--report-version") ||
-            !strcmp(a, "--repository") || !strcmp(a, "--repository-owner") || !strcmp(a, "--repository-branch") ||
-            !strcmp(a, "--title") || !strcmp(a, "--round")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("report", "%s needs a value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--db"))
-                o.db = v;
-            else if (!strcmp(a, "--format")) {
-                have_fmt = 1;
-                if (!strcmp(v, "csv"))
-                    o.format = RP_FMT_CSV;
-                else if (!strcmp(v, "md"))
-                    o.format = RP_FMT_MD;
-                else if (!strcmp(v, "html"))
-                    o.format = RP_FMT_HTML;
-                else if (!strcmp(v, "json"))
-                    o.format = RP_FMT_JSON;
-                else
-                    return cli_usage_error("report", "--format wants csv, md, html or json, not '%s'", v);
-            } else if (!strcmp(a, "--version"))
-                o.version = v;
-            else if (!strcmp(a, "--ids"))
-                o.ids = v;
-            else if (!strcmp(a, "--report-version"))
-                o.report_version = v;
-            else if (!strcmp(a, "--repository"))
-                o.repository = v;
-            else if (!strcmp(a, "--repository-owner"))
-                o.repository_owner = v;
-            else if (!strcmp(a, "--repository-branch"))
-                o.repository_branch = v;
-            else if (!strcmp(a, "--title"))
-                o.title = v;
-            else if (!strcmp(a, "--round"))
-                o.rounds = v;
-            else
-                o.output = v;
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("report", "unknown option '%s'", a);
-        else if (!o.root)
-            o.root = a;
-        else
-            return cli_usage_error("report", "only one ROOT may be given ('%s')", a);
-    }
+    cli_checker ck;
+    cli_checker_init(&ck, "\nChecker options (as for 'mlsubmit check'):");
+    const cli_opt opts[] = {
+        CLI_STRING(0, "db", &o.db, "FILE", NULL),
+        CLI_CALLBACK(0, "format", "FORMAT", NULL, format_cb, &o),
+        CLI_STRING('o', "output", &o.output, "FILE", NULL),
+        CLI_STRING(0, "version", &o.version, "vX.Y", NULL),
+        CLI_STRING(0, "ids", &o.ids, "FILE", NULL),
+        CLI_STRING(0, "report-version", &o.report_version, "V", NULL),
+        CLI_STRING(0, "repository", &o.repository, "NAME", NULL),
+        CLI_STRING(0, "repository-owner", &o.repository_owner, "OWNER", NULL),
+        CLI_STRING(0, "repository-branch", &o.repository_branch, "BRANCH", NULL),
+        CLI_STRING(0, "title", &o.title, "TEXT", NULL),
+        CLI_STRING(0, "round", &o.rounds, "vX.Y[,vX.Y...]", NULL),
+        CLI_FLAG(0, "force", &o.force, NULL),
+        CLI_TABLE(ck.opts),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse("report", usage_text, opts, argc, argv, &pos);
+    int rc = npos < 0 ? cli_parse_exit(npos) : report_run(&o, &ck, npos, pos);
+    cli_checker_free(&ck);
+    return rc;
+}
+
+static int report_run(rp_report_opts *op, cli_checker *ck, int npos, char **pos)
+{
+    rp_report_opts o = *op;
+    int have_fmt = (int)o.format != -1;
+    if (cli_root_arg("report", npos, pos, &o.root))
+        return MS_EUSAGE;
     if (!have_fmt)
         return cli_usage_error("report", "--format csv|md|html|json is required");
     if (!!o.root == !!o.db)
         return cli_usage_error("report", "give either ROOT or --db FILE");
     if (o.rounds && !o.db)
         return cli_usage_error("report", "--round selects rounds of an index: give --db FILE");
-    o.check = &ck.o;
+    o.check = &ck->o;
     ms_err e;
     ms_err_clear(&e);
     rp_report_stats st;

@@ -1,18 +1,16 @@
 /* mlsubmit serve: the local web UI and JSON API (src/serve/). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "cli/runrec.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "serve/serve.h"
 
-static void usage(FILE *o)
-{
-    fprintf(o,
+static const char usage_text[] =
             "usage: mlsubmit serve [--db INDEX] [--runs RUNS] [--listen HOST:PORT] [--max-seconds N]\n"
             "\n"
             "A local web UI and JSON API over an index (`mlsubmit index`) and the runs database:\n"
@@ -31,7 +29,14 @@ static void usage(FILE *o)
             "  --listen H:P      address to listen on (default 127.0.0.1:8080, loopback; port 0: any free port)\n"
             "  --max-seconds N   stop after N seconds (default: until Ctrl-C / SIGTERM)\n"
             "\n"
-            "Exit: 0 stopped, 2 usage, 3 a database cannot be opened, 4 cannot listen.\n");
+            "Exit: 0 stopped, 2 usage, 3 a database cannot be opened, 4 cannot listen.\n";
+
+static int max_seconds_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    double *v = opt->ctx;
+    if (ms_parse_double(arg, v) != 0 || *v <= 0)
+        return cli_usage_error(cmd, "--max-seconds: expected a positive number, got '%s'", arg);
+    return 0;
 }
 
 static void on_listen(void *ctx, const char *url, int loopback)
@@ -48,29 +53,19 @@ int cmd_serve(int argc, char **argv)
     const char *cmd = "serve";
     ms_serve_opts o = {0};
     o.listen = "127.0.0.1:8080";
-    static const struct option lo[] = {{"db", required_argument, 0, 'd'},
-                                       {"runs", required_argument, 0, 'r'},
-                                       {"listen", required_argument, 0, 'l'},
-                                       {"max-seconds", required_argument, 0, 'm'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': o.index_db = optarg; break;
-        case 'r': o.runs_db = optarg; break;
-        case 'l': o.listen = optarg; break;
-        case 'm':
-            if (ms_parse_double(optarg, &o.max_seconds) != 0 || o.max_seconds <= 0)
-                return cli_usage_error(cmd, "--max-seconds: expected a positive number, got '%s'", optarg);
-            break;
-        case 'h': usage(stdout); return MS_OK;
-        default: return cli_usage_error(cmd, "bad option");
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    const cli_opt opts[] = {
+        CLI_STRING(0, "db", &o.index_db, "INDEX", NULL),
+        CLI_STRING(0, "runs", &o.runs_db, "RUNS", NULL),
+        CLI_STRING(0, "listen", &o.listen, "H:P", NULL),
+        CLI_CALLBACK(0, "max-seconds", "N", NULL, max_seconds_cb, &o.max_seconds),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse(cmd, usage_text, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    if (npos > 0)
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     char *def = NULL;
     if (!o.runs_db) {
         def = cli_runs_db(cmd, NULL);

@@ -29,58 +29,52 @@ static const char usage_text[] =
     "Exit: 0 done / verified, 1 errors (skipped directories) / mismatches, 2 usage,\n"
     "3 bad input, 4 a file could not be written.\n";
 
+static int scen_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    struct tr_skips {
+        char *v[64];
+        size_t n;
+    } *sk = opt->ctx;
+    char *save = NULL;
+    for (char *t = strtok_r((char *)arg, ",", &save); t && sk->n < 64; t = strtok_r(NULL, ",", &save))
+        sk->v[sk->n++] = t;
+    return 0;
+}
+
 int cmd_truncate(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return MS_OK;
-    }
     rp_truncate_opts o = {.note = rp_cli_print};
     int verify = 0;
     const char *db = NULL;
-    char *skips[64];
-    size_t nskips = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--verify"))
-            verify = 1;
-        else if (!strcmp(a, "--dry-run"))
-            o.dry_run = 1;
-        else if (!strcmp(a, "--backup") || !strcmp(a, "--version") || !strcmp(a, "--submitter") ||
-                 !strcmp(a, "--db") || !strcmp(a, "--scenarios-to-skip") || !strcmp(a, "--input")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("truncate", "%s needs a value", a);
-            char *v = argv[++i];
-            if (!strcmp(a, "--backup"))
-                o.backup = v;
-            else if (!strcmp(a, "--version"))
-                o.version = v;
-            else if (!strcmp(a, "--submitter"))
-                o.submitter = v;
-            else if (!strcmp(a, "--db"))
-                db = v;
-            else if (!strcmp(a, "--input"))
-                o.root = v;
-            else {
-                char *save = NULL;
-                for (char *t = strtok_r(v, ",", &save); t && nskips < 64; t = strtok_r(NULL, ",", &save))
-                    skips[nskips++] = t;
-            }
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("truncate", "unknown option '%s'", a);
-        else if (!o.root)
-            o.root = a;
-        else
-            return cli_usage_error("truncate", "only one ROOT may be given ('%s')", a);
-    }
+    struct tr_skips {
+        char *v[64];
+        size_t n;
+    } sk = {.n = 0};
+    const cli_opt opts[] = {
+        CLI_FLAG(0, "verify", &verify, NULL),
+        CLI_FLAG(0, "dry-run", &o.dry_run, NULL),
+        CLI_STRING(0, "backup", &o.backup, "DIR", NULL),
+        CLI_STRING(0, "version", &o.version, "vX.Y", NULL),
+        CLI_STRING(0, "submitter", &o.submitter, "NAME", NULL),
+        CLI_STRING(0, "db", &db, "FILE", NULL),
+        CLI_CALLBACK(0, "scenarios-to-skip", "A,B", NULL, scen_cb, &sk),
+        CLI_STRING(0, "input", &o.root, "DIR", NULL),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse("truncate", usage_text, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    if (cli_root_arg("truncate", npos, pos, &o.root))
+        return MS_EUSAGE;
     if (!o.root)
         return cli_usage_error("truncate", "ROOT is required");
     if (!o.backup)
         return cli_usage_error("truncate", "--backup DIR is required");
     if (db && !verify)
         return cli_usage_error("truncate", "--db is only for --verify");
-    o.scenarios_to_skip = (const char *const *)skips;
-    o.nskip = nskips;
+    o.scenarios_to_skip = (const char *const *)sk.v;
+    o.nskip = sk.n;
     ms_err e;
     ms_err_clear(&e);
     rp_truncate_stats st;

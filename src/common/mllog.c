@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 
 #if defined(__SSE2__)
@@ -738,15 +739,9 @@ static int index_text(ms_mllog *log, ms_err *e)
             }
             log->nbad++;
         } else if (r > 0) {
-            if (log->nrecs == cap) {
-                size_t nc = cap ? cap * 2 : 128;
-                ms_mllog_rec *nr = realloc(log->recs, nc * sizeof *nr);
-                if (!nr) {
-                    free(rec.key);
-                    return ms_err_oom(e);
-                }
-                log->recs = nr;
-                cap = nc;
+            if (MS_GROW(log->recs, cap, log->nrecs + 1, 128)) {
+                free(rec.key);
+                return ms_err_oom(e);
             }
             rec.line_no = line_no;
             log->recs[log->nrecs++] = rec;
@@ -896,15 +891,9 @@ int ms_mllog_rec_u64_list(const ms_mllog_rec *r, uint64_t **out, size_t *n)
         }
         if (p < end)
             p++;
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 1024;
-            uint64_t *na = realloc(arr, nc * sizeof *na);
-            if (!na) {
-                free(arr);
-                return -1;
-            }
-            arr = na;
-            cap = nc;
+        if (MS_GROW(arr, cap, cnt + 1, 1024)) {
+            free(arr);
+            return -1;
         }
         arr[cnt++] = v;
     }

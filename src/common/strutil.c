@@ -1,6 +1,8 @@
 #include "common/strutil.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -122,4 +124,19 @@ void ms_hex_upper(const unsigned char *data, size_t len, char *out)
 void ms_hex_lower(const unsigned char *data, size_t len, char *out)
 {
     hex(data, len, out, "0123456789abcdef");
+}
+
+char *ms_vfmt(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *ms_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = ms_vfmt(fmt, ap);
+    va_end(ap);
+    return s;
 }

@@ -2,6 +2,7 @@
 #ifndef MS_STRUTIL_H
 #define MS_STRUTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,10 @@ int ms_parse_duration_ns(const char *s, int64_t default_unit_ns, int64_t *out_ns
 
 /* Byte sizes: "<n>[K|M|G]" (binary multiples). */
 int ms_parse_size(const char *s, uint64_t *out);
+
+/* A formatted string (vasprintf), malloc'd; NULL when out of memory. */
+char *ms_vfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+char *ms_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* 1 if s starts with prefix. */
 int ms_starts_with(const char *s, const char *prefix);

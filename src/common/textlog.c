@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+
 static const char *const PFX_PID = "\"pid\": ";
 
 static int is_space(char c)
@@ -128,15 +130,9 @@ int ms_textlog_parse(ms_textlog *log, const char *buf, size_t len, ms_err *e)
         memset(&r, 0, sizeof r);
         int k = parse_record(p, lend, &r);
         if (k == 1) {
-            if (log->nrecs == cap) {
-                size_t ncap = cap ? cap * 2 : 64;
-                ms_textlog_rec *nv = realloc(log->recs, ncap * sizeof *nv);
-                if (!nv) {
-                    ms_textlog_free(log);
-                    return ms_err_oom(e);
-                }
-                log->recs = nv;
-                cap = ncap;
+            if (MS_GROW(log->recs, cap, log->nrecs + 1, 64)) {
+                ms_textlog_free(log);
+                return ms_err_oom(e);
             }
             r.line_no = line_no;
             log->recs[log->nrecs] = r;

@@ -112,29 +112,14 @@ void ms_ds_manifest_free(ms_ds_manifest *m)
     memset(m, 0, sizeof *m);
 }
 
-void *ms_ds_grow(void *items, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return items;
-    size_t nc = *cap ? *cap * 2 : 32;
-    if (nc < *cap || nc > (size_t)-1 / size)
-        return NULL;
-    void *p = realloc(items, nc * size);
-    if (p)
-        *cap = nc;
-    return p;
-}
-
 /* Takes ownership of path. */
 static int add_entry(ms_ds_manifest *m, char *path, int64_t size, const char *hex, size_t hexlen,
                      size_t line, ms_err *e)
 {
-    ms_ds_entry *ne = ms_ds_grow(m->entries, &m->cap, m->n, sizeof *ne);
-    if (!ne) {
+    if (MS_GROW(m->entries, m->cap, m->n + 1, 32)) {
         free(path);
         return ms_err_oom(e);
     }
-    m->entries = ne;
     ms_ds_entry *en = &m->entries[m->n];
     memset(en, 0, sizeof *en);
     en->path = path;

@@ -91,10 +91,8 @@ int ms_ds_build(const char *root, const char *algo, const ms_ds_hash_opts *o, ui
 
 static ms_ds_finding *add_finding(ms_ds_result *r, ms_ds_status st, const char *path, size_t line)
 {
-    ms_ds_finding *nf = ms_ds_grow(r->items, &r->cap, r->n, sizeof *nf);
-    if (!nf)
+    if (MS_GROW(r->items, r->cap, r->n + 1, 32))
         return NULL;
-    r->items = nf;
     char *p = strdup(path);
     if (!p)
         return NULL;

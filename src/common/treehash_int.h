@@ -16,10 +16,6 @@ int ms_ds_json_set_path(json_t *obj, const char *path);
  * 0, or -1 on allocation failure. */
 int ms_ds_escape_name(ms_buf *b, const char *name, size_t len);
 
-/* Makes room for item n of an array of cap items of `size` bytes (doubling, from 32). Returns the
- * array (moved or not), or NULL on allocation failure with the old array untouched. */
-void *ms_ds_grow(void *items, size_t *cap, size_t n, size_t size);
-
 /* The jobs of ms_ds_walk_hash: v[0..n) in the order of the walk's t->files (by path). */
 typedef struct ms_ds_jobset {
     ms_ds_job **v;

@@ -46,10 +46,8 @@ struct walk {
 
 static int add_file(ms_ds_tree *t, const char *path, const struct stat *st)
 {
-    ms_ds_file *nf = ms_ds_grow(t->files, &t->capfiles, t->nfiles, sizeof *nf);
-    if (!nf)
+    if (MS_GROW(t->files, t->capfiles, t->nfiles + 1, 32))
         return -1;
-    t->files = nf;
     char *p = strdup(path);
     if (!p)
         return -1;
@@ -67,10 +65,8 @@ static int add_skipped(ms_ds_tree *t, const char *path, ms_ds_skip_kind kind, co
 
 static int add_skipped(ms_ds_tree *t, const char *path, ms_ds_skip_kind kind, const char *fmt, ...)
 {
-    ms_ds_skipped *ns = ms_ds_grow(t->skipped, &t->capskipped, t->nskipped, sizeof *ns);
-    if (!ns)
+    if (MS_GROW(t->skipped, t->capskipped, t->nskipped + 1, 32))
         return -1;
-    t->skipped = ns;
     ms_buf r = MS_BUF_INIT;
     va_list ap;
     va_start(ap, fmt);
@@ -177,13 +173,11 @@ static int walk_dir(struct walk *w, int dfd)
                     bad = add_skipped(t, w->path.data, MS_DS_SKIP_SPECIAL,
                                       "directory already on the path (bind-mount loop), not entered");
                 } else {
-                    struct dir_id *ns = ms_ds_grow(w->stack, &w->cap, w->depth, sizeof *ns);
-                    if (!ns) {
+                    if (MS_GROW(w->stack, w->cap, w->depth + 1, 32)) {
                         close(sfd);
                         rc = ms_err_oom(w->e);
                         break;
                     }
-                    w->stack = ns;
                     w->stack[w->depth++] = (struct dir_id){(uint64_t)ds.st_dev, (uint64_t)ds.st_ino};
                     rc = walk_dir(w, sfd);
                     w->depth--;
@@ -231,8 +225,7 @@ static int walk_core(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ct
         return ms_err_errno(e, MS_EINPUT, er, "%s: cannot stat", root);
     }
     struct walk w = {.t = t, .cb = cb, .cb_ctx = ctx, .path = MS_BUF_INIT, .e = e};
-    w.stack = ms_ds_grow(NULL, &w.cap, 0, sizeof *w.stack);
-    if (!w.stack || ms_buf_reserve(&w.path, 256)) {
+    if (MS_GROW(w.stack, w.cap, 1, 32) || ms_buf_reserve(&w.path, 256)) {
         free(w.stack);
         close(fd);
         return ms_err_oom(e);
@@ -692,10 +685,8 @@ static int stream_file(void *ctx, const ms_ds_file *f)
         s->nbatch = 0;
         return pool_push(s->p, s->batch, STREAM_BATCH);
     }
-    ms_ds_job **nb = ms_ds_grow(s->big, &s->capbig, s->nbig, sizeof *nb);
-    if (!nb)
+    if (MS_GROW(s->big, s->capbig, s->nbig + 1, 32))
         return -1;
-    s->big = nb;
     s->big[s->nbig++] = j;
     return 0;
 }

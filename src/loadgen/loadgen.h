@@ -540,6 +540,17 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
  * into place. */
 int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason, ms_err *e);
 
+/* The run supervisor (supervise.c). Forks: in the parent, waits for the child, finishing its
+ * logs if it dies before the test ends (msg is told why, and what was finished), and returns 1
+ * with *exit_code (the child's exit status, or MS_ERUNTIME); in the child returns 0 with
+ * *log_sock for lg_run_options.on_log_file_ctx (with on_log_file = lg_supervised_log_file).
+ * Without a socket or a fork it returns 0 with *log_sock -1: run unsupervised. SIGTERM/SIGHUP
+ * sent to the parent are forwarded to the child; SIGINT reaches the child from the terminal.
+ * Flush stdio before calling it. */
+int lg_supervised_fork(int *log_sock, int *exit_code, void (*msg)(void *ctx, const char *msg), void *ctx);
+/* lg_run_options.on_log_file of a supervised child (ctx: &log_sock). */
+void lg_supervised_log_file(void *ctx, int fd, const char *final_path);
+
 /* Issued-query traces (`--dump-issued`): "L ..." per load call, "Q ..." per issued query. */
 typedef struct lg_issued_trace {
     char *kinds;        /* 'L' or 'Q' per record */
@@ -585,6 +596,43 @@ const lg_sut *lg_sut_instance_sut(lg_sut_instance *si);
 const lg_qsl *lg_sut_instance_qsl(lg_sut_instance *si);
 /* Lines describing every registered SUT and its options (for --help). */
 void lg_sut_list(FILE *out);
+
+/* ---- one way to build a run (setup.c) -------------------------------------------------------- */
+
+/* What a run is made of, as `loadgen run`, `audit run` and the other front ends take it. */
+typedef struct lg_run_spec {
+    lg_scenario scenario;
+    int mode;                 /* an lg_mode, or -1: the settings' own (default, configs, --set) */
+    int lock_scenario_mode;   /* 1: scenario and mode are set after --set (audit runs: the test
+                               * decides them); 0: set before, so --set scenario=/mode= win */
+    const char *model;        /* the config lookups' model; NULL: none */
+    const char *mlperf_conf;  /* NULL: the compat's embedded mlperf.conf */
+    const char *user_conf;    /* NULL: none */
+    const char *const *sets;  /* KEY=VALUE, applied last (lg_settings_set) */
+    size_t nsets;
+    lg_compat compat;
+    const char *sut_spec;     /* lg_sut_create */
+    const char *data_dir;
+    size_t total_samples;       /* 0: the SUT's own dataset size */
+    size_t performance_samples; /* 0: total_samples */
+} lg_run_spec;
+
+typedef struct lg_run_setup {
+    lg_test_settings settings;
+    lg_conf_session *conf;    /* for lg_run_options.conf (it applies audit.config, model "*") */
+    lg_sut_instance *sut;     /* its QSL: lg_sut_instance_qsl */
+    int user_conf_rejected;   /* the user.conf was malformed: conf lists its LG_CONF_MALFORMED */
+    int bad_set;              /* a --set was not KEY=VALUE or not a setting (MS_EUSAGE) */
+} lg_run_setup;
+
+/* Builds the settings in the reference's order (TestSettings::FromConfig as a submission's
+ * harness calls it): defaults, mlperf.conf (loaded with the first user.conf; without one, applied
+ * when a model or an mlperf.conf is named), user.conf, then each --set; then makes the SUT. The
+ * audit.config is applied by lg_start_test from lg_run_options.audit_config_path (model "*").
+ * Always free r with lg_run_setup_free, also after a failure (a rejected user.conf keeps conf);
+ * r stays in place while the SUT lives (the SUT may read r->settings). */
+int lg_run_setup_build(const lg_run_spec *spec, lg_run_setup *r, ms_err *e);
+void lg_run_setup_free(lg_run_setup *r);
 
 #ifdef __cplusplus
 }

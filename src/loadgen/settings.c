@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "loadgen/embedded.h"
@@ -684,15 +685,9 @@ static conf_entry *lookup(apply_ctx *a, const char *scen, const char *name)
 static void record_applied(apply_ctx *a, size_t off, conf_entry *en)
 {
     lg_conf_session *cs = a->cs;
-    if (cs->napplied == cs->capplied) {
-        size_t nc = cs->capplied ? cs->capplied * 2 : 64;
-        applied_rec *nr = realloc(cs->applied, nc * sizeof *nr);
-        if (!nr) {
-            cs->oom = 1;
-            return;
-        }
-        cs->applied = nr;
-        cs->capplied = nc;
+    if (MS_GROW(cs->applied, cs->capplied, cs->napplied + 1, 64)) {
+        cs->oom = 1;
+        return;
     }
     cs->applied[cs->napplied++] = (applied_rec){off, a->file_idx, (size_t)(en - a->cf->v)};
 }

@@ -8,6 +8,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/strutil.h"
 #include "rules/rules.h"
 
 /* The required (or optional) scenarios of a model for a system_type; NULL if none. */
@@ -30,7 +31,7 @@ extern const char *const rp_csv_columns[];
 #define RP_NCSV 31
 
 /* printf into a malloc'd string (NULL on allocation failure). */
-char *rp_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define rp_fmt ms_fmt /* common/strutil.h */
 
 /* Recursive copy of the directory src to dst, which must not exist: into a temporary sibling,
  * renamed into place without replacing anything (renameat2 RENAME_NOREPLACE). Regular files

@@ -14,6 +14,7 @@
 
 #include "checker/checker.h"
 #include "common/fsutil.h"
+#include "common/strutil.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -39,16 +40,6 @@ void rp_notef(void (*note)(void *, const char *), void *ctx, ms_buf *line, const
     va_end(ap);
 }
 
-char *rp_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
 
 json_t *rp_json_load(const char *path, ms_err *e)
 {

@@ -102,11 +102,6 @@ static void faulty_issue(void *ctx, lg_test *test, const lg_query_sample *s, siz
     }
 }
 
-static void faulty_flush(void *ctx)
-{
-    (void)ctx;
-}
-
 static int faulty_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env, ms_err *e)
 {
     (void)env;
@@ -128,7 +123,7 @@ static int faulty_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *
     f->every = every;
     si->priv = f;
     si->destroy = free;
-    si->sut = (lg_sut){f, faulty_name, faulty_issue, faulty_flush};
+    si->sut = (lg_sut){f, faulty_name, faulty_issue, lg_sut_flush_none};
     return MS_OK;
 }
 

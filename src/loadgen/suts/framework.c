@@ -295,6 +295,11 @@ void lg_sut_instance_on_fatal(lg_sut_instance *si, void (*fn)(void *ctx, const c
     si->fatal_ctx = ctx;
 }
 
+void lg_sut_flush_none(void *ctx)
+{
+    (void)ctx;
+}
+
 int lg_sut_fatal(lg_sut_instance *si, const char *msg)
 {
     if (!si->fatal)
@@ -447,17 +452,9 @@ int lg_sut_timer_add(lg_sut_timer *t, lg_test *test, lg_response_id id, lg_sampl
 {
     pthread_mutex_lock(&t->mu);
     size_t need = t->n + 2;
-    if (need > t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 1024;
-        while (nc < need)
-            nc *= 2;
-        timer_ev *nh = realloc(t->heap, nc * sizeof *nh);
-        if (!nh) {
-            pthread_mutex_unlock(&t->mu);
-            return -1;
-        }
-        t->heap = nh;
-        t->cap = nc;
+    if (MS_GROW(t->heap, t->cap, need, 1024)) {
+        pthread_mutex_unlock(&t->mu);
+        return -1;
     }
     int wake = t->n == 0 || deadline_ns < t->heap[0].when ||
                (first_token_ns > 0 && first_token_ns < t->heap[0].when);

@@ -58,11 +58,6 @@ static void latency_issue(void *ctx, lg_test *test, const lg_query_sample *s, si
     }
 }
 
-static void latency_flush(void *ctx)
-{
-    (void)ctx;
-}
-
 static void latency_destroy(void *priv)
 {
     latency_sut *ls = priv;
@@ -99,7 +94,7 @@ static int latency_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env 
     ls->timer = lg_sut_timer_new(e);
     if (!ls->timer)
         return MS_ERUNTIME;
-    si->sut = (lg_sut){ls, latency_name, latency_issue, latency_flush};
+    si->sut = (lg_sut){ls, latency_name, latency_issue, lg_sut_flush_none};
     return MS_OK;
 }
 

@@ -799,11 +799,6 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
         wake_worker(ns);
 }
 
-static void net_flush(void *ctx)
-{
-    (void)ctx;
-}
-
 static void net_destroy(void *priv)
 {
     net_sut *ns = priv;
@@ -1049,7 +1044,7 @@ static int net_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *env
     if (pthread_create(&ns->th, NULL, worker, ns) != 0)
         return ms_err_set(e, MS_ERUNTIME, "network SUT: cannot start its thread");
     ns->th_started = 1;
-    si->sut = (lg_sut){ns, net_name, net_issue, net_flush};
+    si->sut = (lg_sut){ns, net_name, net_issue, lg_sut_flush_none};
     return MS_OK;
 }
 

@@ -62,11 +62,6 @@ static void null_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_
     }
 }
 
-static void null_flush(void *ctx)
-{
-    (void)ctx;
-}
-
 static void null_destroy(void *priv)
 {
     null_sut *ns = priv;
@@ -89,7 +84,7 @@ static int null_create(lg_sut_instance *si, lg_sut_opts *o, const lg_sut_env *en
     ns->tokens = (int64_t)tokens;
     si->priv = ns;
     si->destroy = null_destroy;
-    si->sut = (lg_sut){ns, null_name, null_issue, null_flush};
+    si->sut = (lg_sut){ns, null_name, null_issue, lg_sut_flush_none};
     return MS_OK;
 }
 

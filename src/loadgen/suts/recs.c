@@ -80,11 +80,6 @@ static void recs_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_
     }
 }
 
-static void recs_flush(void *ctx)
-{
-    (void)ctx;
-}
-
 static void recs_free(void *priv)
 {
     recs_sut *r = priv;
@@ -117,7 +112,7 @@ int recs_start(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_env *env, in
              (unsigned long long)seed);
     si->priv = r;
     si->destroy = recs_free;
-    si->sut = (lg_sut){r, recs_name, recs_issue, recs_flush};
+    si->sut = (lg_sut){r, recs_name, recs_issue, lg_sut_flush_none};
     return MS_OK;
 }
 

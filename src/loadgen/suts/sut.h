@@ -77,6 +77,10 @@ int lg_sut_opts_check_unused(const lg_sut_opts *o, ms_err *e);
 /* Tells the instance's fatal callback (lg_sut_instance_on_fatal) msg; 0 if there was one. */
 int lg_sut_fatal(lg_sut_instance *si, const char *msg);
 
+/* A flush_queries callback for SUTs that hold no queries back (the reference SUTs' empty
+ * FlushQueries). */
+void lg_sut_flush_none(void *ctx);
+
 /* Monotonic nanoseconds (the LoadGen's clock). */
 int64_t lg_sut_now_ns(void);
 

@@ -98,14 +98,8 @@ static int before(const tk_event *a, const tk_event *b)
 
 static int heap_push(tokens_sut *t, tk_event ev)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        tk_event *nh = realloc(t->heap, cap * sizeof *nh);
-        if (!nh)
-            return -1;
-        t->heap = nh;
-        t->cap = cap;
-    }
+    if (MS_GROW(t->heap, t->cap, t->n + 1, 1024))
+        return -1;
     ev.seq = t->seq++;
     size_t i = t->n++;
     while (i > 0) {
@@ -243,11 +237,6 @@ static void tk_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t 
     pthread_mutex_unlock(&t->mu);
 }
 
-static void tk_flush(void *ctx)
-{
-    (void)ctx;
-}
-
 static void tk_free(void *priv)
 {
     tokens_sut *t = priv;
@@ -316,7 +305,7 @@ int tk_start(lg_sut_instance *si, lg_sut_opts *opts, const lg_sut_env *env, cons
         return ms_err_errno(e, MS_ERUNTIME, er, "--sut %s: cannot start the scheduler thread", opts->sut_name);
     }
     t->started = 1;
-    si->sut = (lg_sut){t, tk_name, tk_issue, tk_flush};
+    si->sut = (lg_sut){t, tk_name, tk_issue, lg_sut_flush_none};
     si->priv = t;
     si->destroy = tk_free;
     return MS_OK;

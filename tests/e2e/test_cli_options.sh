@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The subcommands' option parser (src/cli/parseopt.c) and the checker's options listed once
+# (src/cli/rpopts.c): --name=value, prefixes, the usage errors' wording and exit 2, --help from
+# the option tables, the checker's flags in every command that runs the checker.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+M=$MLSUBMIT
+
+# usage errors: exit 2, the option named, a hint to --help
+expect_exit 2 "$M" check --bogus x;            expect_grep "unknown option '--bogus'" "$TMP/err"
+expect_grep "see 'mlsubmit check --help'" "$TMP/err"
+expect_exit 2 "$M" check x --csv;              expect_grep "--csv needs a value" "$TMP/err"
+expect_exit 2 "$M" check x --strict=1;         expect_grep "--strict takes no value" "$TMP/err"
+expect_exit 2 "$M" check x --skip Q42;         expect_grep "unknown check ID 'Q42'" "$TMP/err"
+expect_exit 2 "$M" check a b;                  expect_grep "more than one submission root \('a' and 'b'\)" "$TMP/err"
+expect_exit 2 "$M" index -z;                   expect_grep "unknown option '-z'" "$TMP/err"
+expect_exit 2 "$M" package --jobs 0 x;         expect_grep "--jobs wants 1..256, not '0'" "$TMP/err"
+expect_exit 2 "$M" report --format=xml x;      expect_grep "--format wants csv, md, html or json, not 'xml'" "$TMP/err"
+expect_exit 2 "$M" report x;                   expect_grep "--format csv\|md\|html\|json is required" "$TMP/err"
+expect_exit 2 "$M" infer a b;                  expect_grep "only one ROOT may be given \('b'\)" "$TMP/err"
+expect_exit 2 "$M" serve --max-seconds=-1;     expect_grep "--max-seconds: expected a positive number" "$TMP/err"
+expect_exit 2 "$M" loadgen check-conf --model m --scenario Offline --loadgen-compat 9.9 f
+expect_grep "--loadgen-compat: expected one of" "$TMP/err"
+expect_exit 2 "$M" loadgen run --scenario Offline --sut null --total-samples 0
+expect_grep "--total-samples: expected a positive integer, got '0'" "$TMP/err"
+expect_exit 2 "$M" loadgen run --scenario Offline --sut null extra
+expect_grep "unexpected argument 'extra'" "$TMP/err"
+
+# --name=value and an unambiguous prefix reach the same option: a check run that needs no
+# tree (the root is checked after the options: a missing root is an input error, exit 3)
+expect_exit 3 "$M" check /nonexistent/root --version=v5.1 --no-csv --quiet
+expect_exit 3 "$M" check /nonexistent/root --vers v5.1 --no-cs
+
+# the checker's flags: one table, listed by --help of every command that runs the checker, and
+# accepted by each (a usage error would be exit 2; a missing tree is exit 3)
+for c in check index package report; do
+  expect_exit 0 "$M" $c --help
+  for f in --strict --skip-power-check --skip-extra-files-in-root-check --skip-dataset-size-check \
+           --submission-exceptions --skip_compliance --profile; do
+    expect_grep "^  $f( |$)" "$TMP/out" "$c --help lists $f"
+  done
+done
+expect_exit 3 "$M" index /nonexistent/root --db "$TMP/i.db" --skip-power-check --strict --skip S2,P7
+expect_exit 2 "$M" package /nonexistent/root -o "$TMP/p.tar.gz" --skip Q1
+finish
