@@ -109,7 +109,8 @@ typedef enum ck_check_id {
 #undef CK_CHECK
     CK_NCHECKS
 } ck_check_id;
-#define CK_ID(id) (#id + 0 * CK_##id)
+/* the check's ID as a string; CK_##id makes an ID missing from checks.def a compile error */
+#define CK_ID(id) (&(#id)[0 * CK_##id])
 typedef struct ck_check_info {
     const char *id;
     const char *title;
