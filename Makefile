@@ -25,6 +25,8 @@ DEB_PKGS  := libsqlite3-dev libarchive-dev libssl-dev libpcre2-dev libjansson-de
 # Python binding (issue 17): CPython headers for the mlperf_loadgen module; pybind11 only to build
 # the reference module the Python benchmark compares against (never committed).
 DEB_PKGS  += python3-dev python3-pybind11
+# strace: tests/e2e/test_durability.sh checks the order in which the LoadGen names its logs
+DEB_PKGS  += strace
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 OPT       ?= -O2 -g

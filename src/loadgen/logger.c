@@ -399,8 +399,13 @@ int lg_logger_close(lg_logger *L, ms_err *e)
                 "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\n"
                 "\"ts\":%.3f,\n\"version\":\"MLPerf LoadGen v1.0\"\n}\n}\n",
                 L->origin_wall_us);
+    /* Named in this order, the detail log last: a run's logs are read as a set keyed by its
+     * detail log (the checker's run directories, the supervisor's incomplete-log marking), so a
+     * process killed between two renames leaves either no detail log or every log complete. */
+    static const int order[F_COUNT] = {F_ACCURACY, F_TRACE, F_SUMMARY, F_DETAIL};
     int rc = MS_OK;
-    for (int i = 0; i < F_COUNT; i++) {
+    for (int k = 0; k < F_COUNT; k++) {
+        int i = order[k];
         ms_err e2;
         if (L->f[i].fp && ms_afile_commit(&L->f[i], &e2) != MS_OK && rc == MS_OK) {
             rc = e2.code;

@@ -91,6 +91,21 @@ kill_loop loadgen "$TMP/o3" 400 "$M" loadgen run --scenario Server --sut latency
 # the test process dies with its killed supervisor: nothing keeps running
 sleep 0.3
 pgrep -f -- "-o $TMP/o3" >/dev/null && fail "loadgen: a test process outlived its killed supervisor" || ok
+# the logs are named one by one, the detail log last: a kill between two renames leaves no detail
+# log, or every log complete (the random kills above only sometimes land between two renames)
+if command -v strace >/dev/null 2>&1; then
+  mkdir -p "$TMP/o6"
+  strace -f -qq -e trace=rename,renameat,renameat2 -o "$TMP/o6.strace" "$MLSUBMIT_REAL" loadgen run \
+     --scenario Offline --sut null --total-samples 10 --set accuracy_log_probability=0.5 \
+     --trace -o "$TMP/o6" >/dev/null 2>&1
+  named=$(grep -o 'mlperf_log_[a-z]*\.[a-z]*"' "$TMP/o6.strace" | tr -d '"' | tr '\n' ' ')
+  case "$named" in
+    *mlperf_log_accuracy.json*mlperf_log_detail.txt\ ) ok ;;
+    *) fail "loadgen: logs named in the order '$named' (the detail log must come last)" ;;
+  esac
+else
+  echo "SKIP loadgen rename order: no strace"
+fi
 # a run that completes leaves all four logs and the trace
 "$M" loadgen run --scenario Server --sut latency:fixed=1ms --total-samples 100 --set min_duration_ms=250 \
    --set server_target_qps=2000 -o "$TMP/o3" --dump-issued "$TMP/o3/issued.trace" >/dev/null 2>&1
