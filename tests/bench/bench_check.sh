@@ -209,6 +209,8 @@ if [ -d "$MINI" ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/
     "$med_off" "$cpu_off" "$speed" "$cspeed" \
     "$([ "$(calc "($speed >= 30)")" = 1 ] && echo met || echo MISSED)" \
     "$([ "$(calc "($cspeed >= 30)")" = 1 ] && echo met || echo MISSED)"
+  printf '  [medians; other processes took %.0f%% of the CPU during mlsubmit, %.0f%% during the official checker]\n' \
+    "$(calc "$busy_mini * 100")" "$(calc "$busy_off * 100")"
   if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
     time_median base repeat "$BENCH_BASELINE_BIN" check "$MINI" --version v5.1 --csv "$T/mini.csv"
     per_run base
