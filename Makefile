@@ -35,17 +35,18 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -pthread $(WARN) $(OPT) $(SANITIZE)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# libcurl, libmicrohttpd, libarchive and libcrypto are loaded when the code first needs them
+# libcurl, libmicrohttpd, libarchive, libcrypto and SQLite are loaded when the code first needs them
 # (dlopen, src/common/lazylib.c): linked, they and the dozens of libraries they pull in would be
 # mapped at every start (most of a small `mlsubmit check`). Only their headers are used at build
 # time, and the shared object the linker would have chosen (its SONAME) is what is loaded.
-LAZY_PKGS := libmicrohttpd libcurl libarchive libcrypto
+LAZY_PKGS := libmicrohttpd libcurl libarchive libcrypto sqlite3
 LINK_LIBS  = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
 soname_of  = $(or $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }'),$(2))
 LAZY_SONAMES = -DMS_SONAME_CURL='"$(call soname_of,curl,libcurl.so.4)"' \
   -DMS_SONAME_MHD='"$(call soname_of,microhttpd,libmicrohttpd.so.12)"' \
   -DMS_SONAME_ARCHIVE='"$(call soname_of,archive,libarchive.so.13)"' \
-  -DMS_SONAME_CRYPTO='"$(call soname_of,crypto,libcrypto.so.3)"'
+  -DMS_SONAME_CRYPTO='"$(call soname_of,crypto,libcrypto.so.3)"' \
+  -DMS_SONAME_SQLITE='"$(call soname_of,sqlite3,libsqlite3.so.0)"'
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 INCLUDES  := -Isrc -I$(BUILD)/gen

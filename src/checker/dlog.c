@@ -22,7 +22,7 @@
 #define HAVE_AVX2_PATH 1
 #endif
 
-#define BLOCK (256 * 1024)
+#define BLOCK (64 * 1024)
 #define MAX_LINE (16u * 1024 * 1024)
 #define KEEP_VALUE_MAX 4096
 #define MAX_ERROR_TEXTS 20

@@ -535,7 +535,9 @@ static int has_power_key(const char *l, size_t n, const char *tail)
         u = memchr(u, '_', (size_t)(l + n - u));
         if (!u)
             return 0;
-        if ((size_t)(l + n - u) > tn && !strncasecmp(u - 5, "power", 5) && !strncasecmp(u + 1, tail, tn))
+        /* ((c | 0x20) == 'r' holds for 'r' and 'R' only: a cheap first test of "power") */
+        if ((size_t)(l + n - u) > tn && ((unsigned char)u[-1] | 0x20) == 'r' &&
+            !strncasecmp(u - 5, "power", 5) && !strncasecmp(u + 1, tail, tn))
             return 1;
     }
     return 0;

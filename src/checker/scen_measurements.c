@@ -22,7 +22,7 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
     const ck_rules *r = c->r;
     char *abs = absof(c, rel);
     json_error_t je;
-    json_t *j = abs ? json_load_file(abs, 0, &je) : NULL;
+    json_t *j = abs ? ms_json_load_path(abs, 0, &je) : NULL;
     free(abs);
     if (!j) {
         FIND(c, CK_ID(E4), CK_SEV_ERROR, rel, je.line > 0 ? je.line : 0, "a JSON object", je.text,

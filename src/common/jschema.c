@@ -568,9 +568,16 @@ typedef struct vctx {
 static void add_err(vctx *c, const char *ptr, const char *kw, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Whether add_err records anything now (probes and a full list record nothing): messages
+ * that cost work to build (a dump of the enum) are built only then. */
+static int collecting(const vctx *c)
+{
+    return c->collect && c->errs && !(c->max && c->errs->n >= c->max);
+}
+
 static void add_err(vctx *c, const char *ptr, const char *kw, const char *fmt, ...)
 {
-    if (!c->collect || !c->errs || (c->max && c->errs->n >= c->max))
+    if (!collecting(c))
         return;
     ms_jschema_errors *v = c->errs;
     if (MS_GROW(v->v, v->cap, v->n + 1, 8)) {
@@ -1218,16 +1225,20 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
         for (size_t i = 0; i < json_array_size(k) && !found; i++)
             found = jequal(json_array_get(k, i), inst);
         if (!found) {
-            char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
-            add_err(c, ptr, "enum", "value is not one of %.300s", txt ? txt : "the enum");
-            free(txt);
+            if (collecting(c)) {
+                char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
+                add_err(c, ptr, "enum", "value is not one of %.300s", txt ? txt : "the enum");
+                free(txt);
+            }
             ok = 0;
         }
     }
     if ((k = json_object_get(sch, "const")) && !jequal(k, inst)) {
-        char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
-        add_err(c, ptr, "const", "value must be %.300s", txt ? txt : "the constant");
-        free(txt);
+        if (collecting(c)) {
+            char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
+            add_err(c, ptr, "const", "value must be %.300s", txt ? txt : "the constant");
+            free(txt);
+        }
         ok = 0;
     }
     if (!ok && !c->collect)
@@ -1342,7 +1353,7 @@ json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je)
     ms_err e;
     if (ms_read_file(path, 0, &text, &len, &e) != MS_OK)
         return json_load_file(path, flags, je);
-    json_t *j = json_loadb(text, len, flags, je);
+    json_t *j = ms_json_loadb(text, len, flags, je);
     free(text);
     return j;
 }

@@ -10,6 +10,7 @@
 #include "common/lazy_crypto.h"
 #include "common/lazy_curl.h"
 #include "common/lazy_mhd.h"
+#include "common/lazy_sqlite.h"
 
 /* The shared objects the build linked against (the Makefile reads their SONAME); these are the
  * Debian 12 names. */
@@ -25,12 +26,16 @@
 #ifndef MS_SONAME_CRYPTO
 #define MS_SONAME_CRYPTO "libcrypto.so.3"
 #endif
+#ifndef MS_SONAME_SQLITE
+#define MS_SONAME_SQLITE "libsqlite3.so.0"
+#endif
 
 #define MS_LAZY_NAME(a, f) #f,
 static const char *const curl_symbols[] = {MS_CURL_FUNCS(MS_LAZY_NAME, ) NULL};
 static const char *const mhd_symbols[] = {MS_MHD_FUNCS(MS_LAZY_NAME, ) NULL};
 static const char *const archive_symbols[] = {MS_ARCHIVE_FUNCS(MS_LAZY_NAME, ) NULL};
 static const char *const crypto_symbols[] = {MS_CRYPTO_FUNCS(MS_LAZY_NAME, ) NULL};
+static const char *const sqlite_symbols[] = {MS_SQLITE_FUNCS(MS_LAZY_NAME, ) NULL};
 #undef MS_LAZY_NAME
 
 /* Process-wide like the dynamic loader's own list of loaded objects: written once, under the
@@ -39,6 +44,7 @@ static void (*curl_slots[MS_CURL_NFUNCS])(void);
 static void (*mhd_slots[MS_MHD_NFUNCS])(void);
 static void (*archive_slots[MS_ARCHIVE_NFUNCS])(void);
 static void (*crypto_slots[MS_CRYPTO_NFUNCS])(void);
+static void (*sqlite_slots[MS_SQLITE_NFUNCS])(void);
 
 ms_lazylib ms_lazy_curl = {"libcurl", MS_SONAME_CURL, "libcurl4", curl_symbols, curl_slots,
                            PTHREAD_MUTEX_INITIALIZER, 0, ""};
@@ -48,6 +54,8 @@ ms_lazylib ms_lazy_archive = {"libarchive", MS_SONAME_ARCHIVE, "libarchive13", a
                               archive_slots, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 ms_lazylib ms_lazy_crypto = {"OpenSSL libcrypto", MS_SONAME_CRYPTO, "libssl3", crypto_symbols,
                              crypto_slots, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+ms_lazylib ms_lazy_sqlite = {"SQLite", MS_SONAME_SQLITE, "libsqlite3-0", sqlite_symbols,
+                             sqlite_slots, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 
 /* Under lib->mu: opens the library and resolves every symbol; 1 or -1 (lib->err says why). */
 static int load_locked(ms_lazylib *lib)

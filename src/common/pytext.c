@@ -15,9 +15,15 @@ int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl)
 {
     if (it->p >= it->end)
         return 0;
-    const char *s = it->p, *q = s;
-    while (q < it->end && *q != '\n' && *q != '\r')
-        q++;
+    /* the line ends at the first '\n' or '\r': memchr for the '\n', then for a '\r' before it
+     * (rare), both many bytes a step */
+    const char *s = it->p;
+    const char *q = memchr(s, '\n', (size_t)(it->end - s));
+    if (!q)
+        q = it->end;
+    const char *cr = memchr(s, '\r', (size_t)(q - s));
+    if (cr)
+        q = cr;
     *line = s;
     *len = (size_t)(q - s);
     *had_nl = q < it->end;

@@ -1036,6 +1036,8 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     char *optkey = rc ? NULL : options_key(o, round);
     if (!rc && !optkey)
         rc = ms_err_oom(e);
+    if (!rc)
+        rc = ms_lazy_sqlite_load("mlsubmit index", e);
     /* the previous index: its hashes (unless --full) and the other rounds' rows */
     if (!rc && have_db) {
         if (sqlite3_open_v2(o->db, &old, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -1177,6 +1179,8 @@ int rp_index_mem(const rp_index_opts *o, rp_index_stats *st, unsigned char **dat
     if (!rc)
         rc = hash_changed(&c, e);
     sqlite3 *db = NULL;
+    if (!rc)
+        rc = ms_lazy_sqlite_load("mlsubmit index", e);
     if (!rc && sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
         rc = ms_err_set(e, MS_ERUNTIME, "cannot create an in-memory database");
     char *optkey = rc ? NULL : options_key(o, round);

@@ -77,7 +77,7 @@ void rp_check_failure_text(const json_t *findings, int unified, char *out, size_
 int rp_check_unified(const rp_check_out *c);
 
 /* ---- the index database (report/index.c) ---- */
-#include <sqlite3.h>
+#include "common/lazy_sqlite.h"
 /* Creates the schema of docs/index-schema.md in an empty database. */
 int rp_db_schema(sqlite3 *db, ms_err *e);
 /* Executes SQL, errors naming what. */

@@ -505,6 +505,8 @@ static int load_index(const unsigned char *data, size_t len, const char *name, v
     *out = NULL;
     *nout = 0;
     sqlite3 *db = NULL;
+    if (ms_lazy_sqlite_load("mlsubmit package", e))
+        return MS_ERUNTIME;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         sqlite3_close(db);
         return ms_err_oom(e);

@@ -122,6 +122,8 @@ out:
 int rp_query(const char *dbpath, const char *sql, int csv, FILE *out, ms_err *e)
 {
     sqlite3 *db = NULL;
+    if (ms_lazy_sqlite_load("mlsubmit query", e))
+        return MS_ERUNTIME;
     if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         int rc = ms_err_set(e, MS_EINPUT, "%s: cannot open: %s", dbpath, db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);

@@ -1287,6 +1287,8 @@ static void html_out(rctx *c, ms_buf *b, rec *v, size_t n)
 static int open_source(rctx *c, ms_err *e)
 {
     const rp_report_opts *o = c->o;
+    if (ms_lazy_sqlite_load("mlsubmit report", e))
+        return MS_ERUNTIME;
     if (o->db) {
         if (sqlite3_open_v2(o->db, &c->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
             return ms_err_set(e, MS_EINPUT, "%s: cannot open: %s", o->db, sqlite3_errmsg(c->db));

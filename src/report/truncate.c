@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <sqlite3.h>
+#include "common/lazy_sqlite.h"
 
 #include "common/buf.h"
 #include "common/fsutil.h"
@@ -541,6 +541,8 @@ int rp_truncate(const rp_truncate_opts *o, rp_truncate_stats *st, ms_err *e)
 static int db_records(tctx *c, const char *db, ms_err *e)
 {
     sqlite3 *h = NULL;
+    if (ms_lazy_sqlite_load("mlsubmit truncate --db", e))
+        return MS_ERUNTIME;
     if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         int rc = ms_err_set(e, MS_EINPUT, "%s: cannot open the index: %s", db, h ? sqlite3_errmsg(h) : "?");
         sqlite3_close(h);

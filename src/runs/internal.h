@@ -2,7 +2,7 @@
 #ifndef MS_RUNS_INTERNAL_H
 #define MS_RUNS_INTERNAL_H
 
-#include <sqlite3.h>
+#include "common/lazy_sqlite.h"
 #include <stdint.h>
 
 #include "runs/runs.h"

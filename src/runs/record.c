@@ -57,6 +57,8 @@ int rn_open(const char *path, int flags, sqlite3 **out, ms_err *e)
 {
     *out = NULL;
     sqlite3 *db = NULL;
+    if (ms_lazy_sqlite_load("the runs database", e))
+        return MS_ERUNTIME;
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         int rc = ms_err_set(e, (flags & SQLITE_OPEN_CREATE) ? MS_ERUNTIME : MS_EINPUT,
                             "%s: cannot open the runs database: %s", path,

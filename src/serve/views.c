@@ -3,7 +3,7 @@
  * the same data renders it. */
 #include <ctype.h>
 #include <math.h>
-#include <sqlite3.h>
+#include "common/lazy_sqlite.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +33,10 @@ ms_serve_ctx *ms_serve_ctx_new(const char *index_db, const char *runs_db, ms_err
     ms_serve_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         ms_err_oom(e);
+        return NULL;
+    }
+    if ((index_db || runs_db) && ms_lazy_sqlite_load("mlsubmit serve", e)) {
+        free(c);
         return NULL;
     }
     if (index_db) {

@@ -19,6 +19,7 @@
 # Each timing notes how much CPU other processes took meanwhile (/proc/stat): on a shared
 # machine the ratios are the comparable numbers, not the seconds.
 # BENCH_BASELINE_BIN=path times another mlsubmit build on the same trees (before/after numbers).
+# BENCH_MINI_ONLY=1 skips the generated trees (only the mini round against the official checker).
 # Exits non-zero only if a verdict is wrong (both trees are valid rounds).
 set -euo pipefail
 : "${MLSUBMIT:?set MLSUBMIT to the mlsubmit binary}"
@@ -37,6 +38,8 @@ calc() { awk "BEGIN { print $* }"; }
 cc -O2 -pthread -o "$T/read_files" "$HERE/read_files.c"
 
 # ---- trees ------------------------------------------------------------------------------------
+MINI_ONLY=${BENCH_MINI_ONLY:-0}
+if [ "$MINI_ONLY" != 1 ]; then
 t0=$(date +%s.%N)
 bash "$GEN" "$T/tpl" --version v5.1 --big --systems "$SYS" >/dev/null
 replicate() { # replicate TEMPLATE ROUND
@@ -69,6 +72,7 @@ replicate "$T/tpl" "$T/old"
 rm -rf "$T/tpl" "$T/old_block"
 t1=$(date +%s.%N)
 printf 'trees generated in %.0f s\n' "$(calc "$t1 - $t0")"
+fi
 
 # ---- timing -------------------------------------------------------------------------------------
 hz=$(getconf CLK_TCK)
@@ -166,8 +170,10 @@ bench_tree() { # bench_TREE NAME ROOT GOAL
 }
 
 echo "machine: $cores CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-bench_tree old "$T/old" 1.5
-bench_tree v51 "$T/v51" 1.3
+if [ "$MINI_ONLY" != 1 ]; then
+  bench_tree old "$T/old" 1.5
+  bench_tree v51 "$T/v51" 1.3
+fi
 
 # The real v5.1 mini round (two published submitters) against the official v5.1.1 checker, both
 # timed here (median of BENCH_RUNS for mlsubmit, of BENCH_OFFICIAL_RUNS for the official):
@@ -203,6 +209,8 @@ if [ -d "$MINI" ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/
     "$med_off" "$cpu_off" "$speed" "$cspeed" \
     "$([ "$(calc "($speed >= 30)")" = 1 ] && echo met || echo MISSED)" \
     "$([ "$(calc "($cspeed >= 30)")" = 1 ] && echo met || echo MISSED)"
+  printf '  [medians; other processes took %.0f%% of the CPU during mlsubmit, %.0f%% during the official checker]\n' \
+    "$(calc "$busy_mini * 100")" "$(calc "$busy_off * 100")"
   if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
     time_median base repeat "$BENCH_BASELINE_BIN" check "$MINI" --version v5.1 --csv "$T/mini.csv"
     per_run base
@@ -212,7 +220,7 @@ if [ -d "$MINI" ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/
 fi
 
 OFFICIAL=${BENCH_OFFICIAL:-0}
-if [ "$OFFICIAL" = 1 ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/dev/null 2>&1; then
+if [ "$OFFICIAL" = 1 ] && [ "$MINI_ONLY" != 1 ] && [ -f "$UP/submission_checker.py" ] && command -v python3 >/dev/null 2>&1; then
   t0=$(date +%s%N)
   python3 "$UP/submission_checker.py" --input "$T/v51" --version v5.1 --csv "$T/official.csv" \
     >"$T/official.txt" 2>&1 || true

@@ -151,17 +151,17 @@ grep -q 'Watts","fp8","2450.5","' "$TMP/p3.csv" || { echo "FAIL: design power fr
 grep -q 'SingleStream.*"fp8","None","' "$TMP/p3.csv" || { echo "FAIL: results without power should have design power None"; fail=1; }
 
 # --- start-up: the binary links none of the libraries only some commands use (libcurl,
-# libmicrohttpd, libarchive, libcrypto are loaded when first needed: common/lazylib.h), and a check
-# opens none of the first three (libcrypto: for the SHA-1 of power logs only) ---
+# libmicrohttpd, libarchive, libcrypto, SQLite are loaded when first needed: common/lazylib.h), and
+# a check opens none of them but libcrypto (for the SHA-1 of power logs only) ---
 if command -v readelf >/dev/null; then
   readelf -d "$MLSUBMIT" >"$TMP/dyn.txt" 2>&1
-  for l in libcurl libmicrohttpd libarchive libcrypto; do
+  for l in libcurl libmicrohttpd libarchive libcrypto libsqlite3; do
     grep -q "NEEDED.*\[$l\." "$TMP/dyn.txt" && { echo "FAIL: the binary links $l (it should be loaded when first needed)"; fail=1; }
   done
 fi
 if [ -z "$TEST_WRAP" ] && command -v strace >/dev/null; then
   strace -f -qq -e trace=openat -o "$TMP/strace.txt" "$MLSUBMIT" check "$T" --version v5.1 --no-csv >/dev/null 2>&1
-  grep -E 'lib(curl|microhttpd|archive)[.]so' "$TMP/strace.txt" && { echo "FAIL: the check opened a library it does not use"; fail=1; }
+  grep -E 'lib(curl|microhttpd|archive|sqlite3)[.]so' "$TMP/strace.txt" && { echo "FAIL: the check opened a library it does not use"; fail=1; }
   # a file is read once by the power checker (several sub-checks share it) and at most once more
   # by the run's own checks: no file of the tree is opened three times
   grep -v O_DIRECTORY "$TMP/strace.txt" | grep -o "\"$T/[^\"]*\"" | sort | uniq -c | awk '$1 > 2' >"$TMP/reopened.txt"
