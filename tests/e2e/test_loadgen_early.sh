@@ -122,7 +122,7 @@ expect_grep 'no stream count meets the performance constraints' "$TMP/none/mlper
 # ---- usage ------------------------------------------------------------------------------------
 expect_exit 2 $M loadgen run --scenario MultiStream --sut null --loadgen-compat 0.6
 expect_grep 'expected one of 0\.5, 0\.7, 1\.0, 1\.1, 2\.0, 2\.1, 3\.0, 3\.1, 4\.0, 4\.1, 5\.0, 5\.1, 6\.0' "$TMP/err"
-expect_exit 1 $M loadgen run $EARLY --loadgen-compat 0.5 --sut null --set multi_stream_target_qps=0
+expect_exit 1 $M loadgen run $EARLY --loadgen-compat 0.5 --sut null --set multi_stream_target_qps=0 -o "$TMP/mst0"
 expect_grep 'needs multi_stream_target_qps > 0' "$TMP/err"
 # each era's mlperf.conf is embedded: 0.5's MultiStream is 4 streams at 20 queries/s
 : > "$TMP/user.conf"
