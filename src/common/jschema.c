@@ -1353,7 +1353,7 @@ json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je)
     ms_err e;
     if (ms_read_file(path, 0, &text, &len, &e) != MS_OK)
         return json_load_file(path, flags, je);
-    json_t *j = ms_json_loadb(text, len, flags, je);
+    json_t *j = json_loadb(text, len, flags, je);
     free(text);
     return j;
 }

@@ -79,8 +79,4 @@ char *ms_json_pointer_append(const char *base, const char *key);
  * (a file that cannot be read is left to json_load_file, for its message). */
 json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je);
 
-/* json_loadb, several times faster on plain well-formed documents (ASCII, short escapes, no
- * \u): the same value, and Jansson's own result and error for anything else (jsonfast.c). */
-json_t *ms_json_loadb(const char *text, size_t len, size_t flags, json_error_t *je);
-
 #endif
