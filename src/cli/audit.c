@@ -728,18 +728,7 @@ static int cmd_replay(int argc, char **argv)
 
 int cmd_audit(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    if (!strcmp(argv[1], "run")) {
-        cli_rec rec;
-        int rc = cli_rec_begin(&rec, "audit run", NULL, &argc, argv);
-        return rc != MS_OK ? rc : cli_rec_finish(&rec, "audit run", cmd_run(argc - 1, argv + 1, &rec));
-    }
-    if (!strcmp(argv[1], "verify"))
-        return cmd_verify(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "replay"))
-        return cmd_replay(argc - 1, argv + 1);
-    return cli_usage_error("audit", "unknown subcommand '%s' (run, verify, replay)", argv[1]);
+    static const cli_subcmd subs[] = {
+        {"run", NULL, cmd_run}, {"verify", cmd_verify, NULL}, {"replay", cmd_replay, NULL}, {NULL, NULL, NULL}};
+    return cli_dispatch("audit", argc, argv, usage, subs);
 }

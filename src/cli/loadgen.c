@@ -571,46 +571,44 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     return MS_OK;
 }
 
-int cmd_loadgen(int argc, char **argv)
+static int cmd_diff_trace(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    if (!strcmp(argv[1], "run")) {
-        cli_rec rec;
-        int rc = cli_rec_begin(&rec, "loadgen run", NULL, &argc, argv);
-        return rc != MS_OK ? rc : cli_rec_finish(&rec, "loadgen run", cmd_run(argc - 1, argv + 1, &rec));
-    }
-    if (!strcmp(argv[1], "check-conf"))
-        return cmd_check_conf(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "diff-trace")) {
-        if (cli_wants_help(argc - 1, argv + 1)) {
-            printf("usage: mlsubmit loadgen diff-trace A B\n\n"
-                   "Compares two issued-query traces (--dump-issued, or the reference traces): exit 0 when\n"
-                   "identical, 1 with the first difference (record, lines, position, both values).\n");
-            return MS_OK;
-        }
-        if (argc != 4)
-            return cli_usage_error("loadgen diff-trace", "expected two trace files");
-        lg_issued_trace a, b;
-        ms_err e;
-        if (lg_issued_trace_load(argv[2], &a, &e) != MS_OK)
-            return cli_fail("loadgen diff-trace", &e);
-        if (lg_issued_trace_load(argv[3], &b, &e) != MS_OK) {
-            lg_issued_trace_free(&a);
-            return cli_fail("loadgen diff-trace", &e);
-        }
-        char msg[512];
-        int d = lg_issued_trace_diff(&a, &b, msg, sizeof msg);
-        printf("%s\n", msg);
-        lg_issued_trace_free(&a);
-        lg_issued_trace_free(&b);
-        return d ? MS_FAIL : MS_OK;
-    }
-    if (!strcmp(argv[1], "suts")) {
-        lg_sut_list(stdout);
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: mlsubmit loadgen diff-trace A B\n\n"
+               "Compares two issued-query traces (--dump-issued, or the reference traces): exit 0 when\n"
+               "identical, 1 with the first difference (record, lines, position, both values).\n");
         return MS_OK;
     }
-    return cli_usage_error("loadgen", "unknown subcommand '%s' (run, check-conf, diff-trace, suts)", argv[1]);
+    if (argc != 3)
+        return cli_usage_error("loadgen diff-trace", "expected two trace files");
+    lg_issued_trace a, b;
+    ms_err e;
+    if (lg_issued_trace_load(argv[1], &a, &e) != MS_OK)
+        return cli_fail("loadgen diff-trace", &e);
+    if (lg_issued_trace_load(argv[2], &b, &e) != MS_OK) {
+        lg_issued_trace_free(&a);
+        return cli_fail("loadgen diff-trace", &e);
+    }
+    char msg[512];
+    int d = lg_issued_trace_diff(&a, &b, msg, sizeof msg);
+    printf("%s\n", msg);
+    lg_issued_trace_free(&a);
+    lg_issued_trace_free(&b);
+    return d ? MS_FAIL : MS_OK;
+}
+
+static int cmd_suts(int argc, char **argv)
+{
+    lg_sut_list(stdout);
+    return MS_OK;
+}
+
+int cmd_loadgen(int argc, char **argv)
+{
+    static const cli_subcmd subs[] = {{"run", NULL, cmd_run},
+                                      {"check-conf", cmd_check_conf, NULL},
+                                      {"diff-trace", cmd_diff_trace, NULL},
+                                      {"suts", cmd_suts, NULL},
+                                      {NULL, NULL, NULL}};
+    return cli_dispatch("loadgen", argc, argv, usage, subs);
 }

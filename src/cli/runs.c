@@ -579,10 +579,9 @@ static int do_gc(const common_opts *o, int argc, char **argv, int first)
 
 int cmd_runs(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
+    int rc;
+    if (cli_group_help(argc, argv, usage, &rc))
+        return rc;
     static const struct {
         const char *name;
         int (*fn)(const common_opts *, int, char **, int);
@@ -598,7 +597,7 @@ int cmd_runs(int argc, char **argv)
         if (!o.where)
             return MS_ERUNTIME;
         int first = 0;
-        int rc = parse_opts(cmd, argc - 1, argv + 1, &o, &first);
+        rc = parse_opts(cmd, argc - 1, argv + 1, &o, &first);
         if (rc == MS_OK)
             rc = subs[i].fn(&o, argc - 1, argv + 1, first);
         else if (rc < 0)

@@ -173,18 +173,17 @@ static int sut_cmd_serve(int argc, char **argv)
     return MS_OK;
 }
 
+static int sut_serve_sub(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MS_OK;
+    }
+    return sut_cmd_serve(argc, argv);
+}
+
 int cmd_sut(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    if (!strcmp(argv[1], "serve")) {
-        if (cli_wants_help(argc - 1, argv + 1)) {
-            usage(stdout);
-            return MS_OK;
-        }
-        return sut_cmd_serve(argc - 1, argv + 1);
-    }
-    return cli_usage_error("sut", "unknown subcommand '%s' (expected: serve)", argv[1]);
+    static const cli_subcmd subs[] = {{"serve", sut_serve_sub, NULL}, {NULL, NULL, NULL}};
+    return cli_dispatch("sut", argc, argv, usage, subs);
 }

@@ -538,17 +538,15 @@ int ms_ds_manifest_parse(const char *text, size_t len, const char *name, ms_ds_m
     return rc;
 }
 
+static int parse_manifest(const char *text, size_t len, const char *name, void *out, ms_err *e)
+{
+    return ms_ds_manifest_parse(text, len, name, out, e);
+}
+
 int ms_ds_manifest_load(const char *path, ms_ds_manifest *m, ms_err *e)
 {
-    char *text;
-    size_t len;
     memset(m, 0, sizeof *m);
-    int rc = ms_read_file(path, 0, &text, &len, e);
-    if (rc)
-        return rc;
-    rc = ms_ds_manifest_parse(text, len, path, m, e);
-    free(text);
-    return rc;
+    return ms_parse_file(path, parse_manifest, m, e);
 }
 
 /* ---- writers ------------------------------------------------------------------------------ */
