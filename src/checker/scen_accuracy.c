@@ -95,19 +95,14 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
     if (broken)
         return;
     int hash = 0;
-    ms_lines it;
-    ms_lines_init(&it, t->text, t->len);
-    const char *line;
-    size_t len;
-    int nlf;
-    char *scratch = NULL;
-    size_t scap = 0;
+    ms_pyre_lines l;
+    ms_pyre_lines_init(&l, t->text, t->len);
     ms_err e;
-    while (ms_lines_next(&it, &line, &len, &nlf)) {
+    while (ms_pyre_lines_next(&l)) {
         for (size_t i = 0; i < nt; i++) {
             const char *g;
             size_t gl;
-            int m = ms_pyre_match_line(pt[i], line, len, nlf, &scratch, &scap, &g, &gl, &e);
+            int m = ms_pyre_lines_match(&l, pt[i], &g, &gl, &e);
             if (m <= 0 || !g)
                 continue;
             double v;
@@ -115,7 +110,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
             out->parsed_any = 1;
             if (ms_py_float_parse(g, gl, &v)) {
                 if (report)
-                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, "a number", NULL,
+                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)l.it.line_no, "a number", NULL,
                          "%s value '%.*s' is not a number (the MLCommons checker raises)", mt[i],
                          (int)gl, g);
                 continue;
@@ -126,7 +121,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, thr[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)l.it.line_no, e1, e2,
                      "accuracy not met: %s expected=%s, found=%s", mt[i], e1, e2);
             }
         }
@@ -135,28 +130,28 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
             size_t gl;
             if (!pl[i])
                 continue;
-            int m = ms_pyre_match_line(pl[i], line, len, nlf, &scratch, &scap, &g, &gl, &e);
+            int m = ms_pyre_lines_match(&l, pl[i], &g, &gl, &e);
             double v;
             if (m > 0 && g && ms_py_float_parse(g, gl, &v) == 0 && v > lim[i] && report) {
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, lim[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)l.it.line_no, e1, e2,
                      "accuracy not met: %s upper limit=%s, found=%s", ml[i], e1, e2);
             }
         }
-        if (ms_pyre_match_line(&r->hash_re, line, len, nlf, &scratch, &scap, NULL, NULL, &e) > 0)
+        if (ms_pyre_lines_match(&l, &r->hash_re, NULL, NULL, &e) > 0)
             hash = 1;
         int all = 1;
         for (size_t i = 0; i < nt; i++)
             all &= seen[i];
         if (all && hash) {
             if (stop)
-                *stop = (size_t)(it.p - t->text);
+                *stop = (size_t)(l.it.p - t->text);
             break;
         }
     }
-    free(scratch);
+    ms_pyre_lines_free(&l);
     if (report) {
         for (size_t i = 0; i < nt; i++)
             if (!seen[i] && !ck_skipped(c->run, CK_ID(A3))) {

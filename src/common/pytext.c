@@ -281,3 +281,26 @@ int ms_pyre_match_line(const ms_pyre *re, const char *line, size_t len, int had_
     (*scratch)[n] = '\0';
     return ms_pyre_match(re, *scratch, n, g1, g1len, e);
 }
+
+void ms_pyre_lines_init(ms_pyre_lines *l, const char *text, size_t len)
+{
+    memset(l, 0, sizeof *l);
+    ms_lines_init(&l->it, text, len);
+}
+
+int ms_pyre_lines_next(ms_pyre_lines *l)
+{
+    return ms_lines_next(&l->it, &l->line, &l->len, &l->had_nl);
+}
+
+int ms_pyre_lines_match(ms_pyre_lines *l, const ms_pyre *re, const char **g1, size_t *g1len, ms_err *e)
+{
+    return ms_pyre_match_line(re, l->line, l->len, l->had_nl, &l->scratch, &l->scratch_cap, g1, g1len, e);
+}
+
+void ms_pyre_lines_free(ms_pyre_lines *l)
+{
+    free(l->scratch);
+    l->scratch = NULL;
+    l->scratch_cap = 0;
+}
