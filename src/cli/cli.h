@@ -23,6 +23,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
     "  --data DIR     data folder holding digits/ (the folder itself is accepted too); default:\n"     \
     "                 $MLSUBMIT_DATA, then data/ beside the rules: ./data, the build tree's data/,\n"  \
     "                 PREFIX/share/mlsubmit/data (make install)\n"
+/* The same as the help of an option table's --data (cli/parseopt.h). */
+#define CLI_DATA_OPT_HELP                                                                              \
+    "data folder holding digits/ (the folder itself is accepted too); default:\n"                     \
+    "$MLSUBMIT_DATA, then data/ beside the rules: ./data, the build tree's data/,\n"                  \
+    "PREFIX/share/mlsubmit/data (make install)"
 /* 1 if argv contains -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
 /* The start of a command with subcommands (audit, loadgen, runs, sut): with no subcommand it

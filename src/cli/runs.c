@@ -1,6 +1,5 @@
 /* mlsubmit runs list | show | compare | rerun | export | gc: the runs database (src/runs/). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,36 +7,38 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "cli/runrec.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "runs/runs.h"
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: mlsubmit runs <list|show|compare|rerun|export|gc> [--runs-db FILE] [options]\n"
-            "\n"
-            "Every `loadgen run` and `audit run` records one row (unless --no-record) in the runs\n"
-            "database: --runs-db FILE, else $MLSUBMIT_RUNS_DB, else $XDG_DATA_HOME/mlsubmit/runs.sqlite\n"
-            "(~/.local/share/mlsubmit/runs.sqlite). Schema: docs/runs-schema.md.\n"
-            "\n"
-            "  list [--where KEY OP VALUE]... [--limit N] [--json]\n"
-            "           runs, newest first; OP is = != < > <= >= or ~ (substring); KEY a column (id,\n"
-            "           kind, sut, model, scenario, mode, test, validity, verdict, metric, exit_code,\n"
-            "           hostname, started_at, ...) or settings.NAME / effective.NAME\n"
-            "  show ID [--json]           everything recorded about a run\n"
-            "  compare A B [C...] [--json]\n"
-            "           settings that differ, metrics side by side with deltas against A, and for\n"
-            "           latency percentiles whether the difference exceeds run-to-run noise\n"
-            "  rerun ID [--output DIR]    run the same command again (in its directory; --output\n"
-            "           replaces its output directory), then compare: exit 0 when reproducible\n"
-            "  export --format csv|json [-o FILE]   every run (stdout by default)\n"
-            "  gc --keep N                delete all but the newest N runs\n"
-            "\n"
-            "Exit: 0 success, 1 rerun not reproducible, 2 usage, 3 no such run / not a runs database,\n"
-            "4 runtime failure.\n");
-}
+static const char usage_text[] =
+    "usage: mlsubmit runs <list|show|compare|rerun|export|gc> [--runs-db FILE] [options]\n"
+    "\n"
+    "Every `loadgen run` and `audit run` records one row (unless --no-record) in the runs\n"
+    "database: --runs-db FILE, else $MLSUBMIT_RUNS_DB, else $XDG_DATA_HOME/mlsubmit/runs.sqlite\n"
+    "(~/.local/share/mlsubmit/runs.sqlite). Schema: docs/runs-schema.md.\n"
+    "\n"
+    "  list [--where KEY OP VALUE]... [--limit N] [--json]\n"
+    "           runs, newest first; OP is = != < > <= >= or ~ (substring); KEY a column (id,\n"
+    "           kind, sut, model, scenario, mode, test, validity, verdict, metric, exit_code,\n"
+    "           hostname, started_at, ...) or settings.NAME / effective.NAME\n"
+    "  show ID [--json]           everything recorded about a run\n"
+    "  compare A B [C...] [--json]\n"
+    "           settings that differ, metrics side by side with deltas against A, and for\n"
+    "           latency percentiles whether the difference exceeds run-to-run noise\n"
+    "  rerun ID [--output DIR]    run the same command again (in its directory; --output\n"
+    "           replaces its output directory), then compare: exit 0 when reproducible\n"
+    "  export --format csv|json [-o FILE]   every run (stdout by default)\n"
+    "  gc --keep N                delete all but the newest N runs\n"
+    "\n"
+    "Options (every subcommand takes them; each uses its own):\n";
+
+static const char usage_tail[] =
+    "\n"
+    "Exit: 0 success, 1 rerun not reproducible, 2 usage, 3 no such run / not a runs database,\n"
+    "4 runtime failure.";
 
 static int parse_id(const char *s, int64_t *id)
 {
@@ -93,30 +94,39 @@ typedef struct common_opts {
     size_t nwhere;
 } common_opts;
 
-static int parse_opts(const char *cmd, int argc, char **argv, common_opts *o, int *first)
+static int where_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
-    static const struct option lo[] = {{"runs-db", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
-                                       {"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'f'},
-                                       {"keep", required_argument, 0, 'k'},   {"limit", required_argument, 0, 'l'},
-                                       {"where", required_argument, 0, 'w'},  {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': o->db = optarg; break;
-        case 'j': o->json = 1; break;
-        case 'o': o->output = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'k': o->keep = optarg; break;
-        case 'l': o->limit = optarg; break;
-        case 'w': o->where[o->nwhere++] = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return cli_usage_error(cmd, "bad option");
-        }
-    }
-    *first = optind;
-    return MS_OK;
+    common_opts *o = opt->ctx;
+    o->where[o->nwhere++] = arg;
+    return 0;
+}
+
+#define RUNS_NOPTS 9
+
+/* The options of every subcommand, one table: parsed into o, listed by --help. */
+static void runs_options(common_opts *o, cli_opt opts[RUNS_NOPTS])
+{
+    const cli_opt t[RUNS_NOPTS] = {
+        CLI_STRING(0, "runs-db", &o->db, "FILE", "the runs database"),
+        CLI_FLAG(0, "json", &o->json, "list, show, compare: JSON on stdout"),
+        CLI_STRING('o', "output", &o->output, "PATH", "rerun: its output directory; export: the file (default: stdout)"),
+        CLI_STRING(0, "format", &o->format, "F", "export: csv or json"),
+        CLI_STRING(0, "keep", &o->keep, "N", "gc: how many of the newest runs to keep"),
+        CLI_STRING(0, "limit", &o->limit, "N", "list: at most N runs"),
+        CLI_CALLBACK(0, "where", "'KEY OP VALUE'", "list: only the runs where KEY OP VALUE holds (repeatable)", where_cb, o),
+        CLI_TEXT(usage_tail),
+        CLI_END,
+    };
+    memcpy(opts, t, sizeof t);
+}
+
+static void usage(FILE *f)
+{
+    common_opts none = {0};
+    cli_opt opts[RUNS_NOPTS];
+    runs_options(&none, opts);
+    fputs(usage_text, f);
+    cli_print_options(f, opts);
 }
 
 static ms_runs_db *open_db(const char *cmd, const char *opt, int writable, int *rc)
@@ -140,11 +150,11 @@ static ms_runs_db *open_db(const char *cmd, const char *opt, int writable, int *
     return db;
 }
 
-static int do_list(const common_opts *o, int argc, char **argv, int first)
+static int do_list(const common_opts *o, int npos, char **pos)
 {
     const char *cmd = "runs list";
-    if (first < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+    if (npos > 0)
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     uint64_t limit = 0;
     if (o->limit && ms_parse_u64(o->limit, &limit) != 0)
         return cli_usage_error(cmd, "--limit: expected a number, got '%s'", o->limit);
@@ -199,11 +209,11 @@ static int do_list(const common_opts *o, int argc, char **argv, int first)
     return rc;
 }
 
-static int do_show(const common_opts *o, int argc, char **argv, int first)
+static int do_show(const common_opts *o, int npos, char **pos)
 {
     const char *cmd = "runs show";
     int64_t id;
-    if (first + 1 != argc || parse_id(argv[first], &id) != 0)
+    if (npos != 1 || parse_id(pos[0], &id) != 0)
         return cli_usage_error(cmd, "expected one run id (a positive integer)");
     int rc = MS_OK;
     ms_runs_db *db = open_db(cmd, o->db, 0, &rc);
@@ -344,16 +354,16 @@ static size_t print_compare(json_t *c)
     return beyond;
 }
 
-static int collect_ids(const char *cmd, int argc, char **argv, int first, int64_t **ids, size_t *n)
+static int collect_ids(const char *cmd, int npos, char **pos, int64_t **ids, size_t *n)
 {
     *n = 0;
-    *ids = calloc((size_t)argc + 1, sizeof **ids);
+    *ids = calloc((size_t)npos + 1, sizeof **ids);
     if (!*ids)
         return MS_ERUNTIME;
-    for (int i = first; i < argc; i++) {
-        if (parse_id(argv[i], &(*ids)[*n]) != 0) {
+    for (int i = 0; i < npos; i++) {
+        if (parse_id(pos[i], &(*ids)[*n]) != 0) {
             free(*ids);
-            return cli_usage_error(cmd, "'%s' is not a run id", argv[i]);
+            return cli_usage_error(cmd, "'%s' is not a run id", pos[i]);
         }
         (*n)++;
     }
@@ -364,12 +374,12 @@ static int collect_ids(const char *cmd, int argc, char **argv, int first, int64_
     return MS_OK;
 }
 
-static int do_compare(const common_opts *o, int argc, char **argv, int first)
+static int do_compare(const common_opts *o, int npos, char **pos)
 {
     const char *cmd = "runs compare";
     int64_t *ids;
     size_t n;
-    int rc = collect_ids(cmd, argc, argv, first, &ids, &n);
+    int rc = collect_ids(cmd, npos, pos, &ids, &n);
     if (rc != MS_OK)
         return rc;
     ms_runs_db *db = open_db(cmd, o->db, 0, &rc);
@@ -392,11 +402,11 @@ static int do_compare(const common_opts *o, int argc, char **argv, int first)
     return rc;
 }
 
-static int do_rerun(const common_opts *o, int argc, char **argv, int first)
+static int do_rerun(const common_opts *o, int npos, char **pos)
 {
     const char *cmd = "runs rerun";
     int64_t id;
-    if (first + 1 != argc || parse_id(argv[first], &id) != 0)
+    if (npos != 1 || parse_id(pos[0], &id) != 0)
         return cli_usage_error(cmd, "expected one run id (a positive integer)");
     char *path = cli_runs_db(cmd, o->db);
     if (!path)
@@ -518,11 +528,11 @@ out:
     return rc;
 }
 
-static int do_export(const common_opts *o, int argc, char **argv, int first)
+static int do_export(const common_opts *o, int npos, char **pos)
 {
     const char *cmd = "runs export";
-    if (first < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+    if (npos > 0)
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     if (!o->format || (strcmp(o->format, "csv") && strcmp(o->format, "json")))
         return cli_usage_error(cmd, "--format csv or --format json is required");
     int rc = MS_OK;
@@ -555,12 +565,12 @@ static int do_export(const common_opts *o, int argc, char **argv, int first)
     return rc;
 }
 
-static int do_gc(const common_opts *o, int argc, char **argv, int first)
+static int do_gc(const common_opts *o, int npos, char **pos)
 {
     const char *cmd = "runs gc";
     uint64_t keep;
-    if (first < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
+    if (npos > 0)
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     if (!o->keep || ms_parse_u64(o->keep, &keep) != 0)
         return cli_usage_error(cmd, "--keep N is required (N >= 0)");
     int rc = MS_OK;
@@ -577,33 +587,36 @@ static int do_gc(const common_opts *o, int argc, char **argv, int first)
     return MS_OK;
 }
 
+typedef int (*runs_fn)(const common_opts *o, int npos, char **pos);
+
+/* A subcommand: its options parsed with the one table, then fn with the positional words. */
+static int run_sub(const char *cmd, runs_fn fn, int argc, char **argv)
+{
+    common_opts o = {0};
+    o.where = calloc((size_t)argc + 1, sizeof *o.where);
+    if (!o.where)
+        return MS_ERUNTIME;
+    cli_opt opts[RUNS_NOPTS];
+    runs_options(&o, opts);
+    char **pos;
+    int npos = cli_parse(cmd, usage_text, opts, argc, argv, &pos);
+    int rc = npos < 0 ? cli_parse_exit(npos) : fn(&o, npos, pos);
+    free(o.where);
+    return rc;
+}
+
+static int sub_list(int argc, char **argv) { return run_sub("runs list", do_list, argc, argv); }
+static int sub_show(int argc, char **argv) { return run_sub("runs show", do_show, argc, argv); }
+static int sub_compare(int argc, char **argv) { return run_sub("runs compare", do_compare, argc, argv); }
+static int sub_rerun(int argc, char **argv) { return run_sub("runs rerun", do_rerun, argc, argv); }
+static int sub_export(int argc, char **argv) { return run_sub("runs export", do_export, argc, argv); }
+static int sub_gc(int argc, char **argv) { return run_sub("runs gc", do_gc, argc, argv); }
+
 int cmd_runs(int argc, char **argv)
 {
-    int rc;
-    if (cli_group_help(argc, argv, usage, &rc))
-        return rc;
-    static const struct {
-        const char *name;
-        int (*fn)(const common_opts *, int, char **, int);
-    } subs[] = {{"list", do_list},     {"show", do_show},     {"compare", do_compare},
-                {"rerun", do_rerun},   {"export", do_export}, {"gc", do_gc}};
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-        if (strcmp(argv[1], subs[i].name))
-            continue;
-        char cmd[32];
-        snprintf(cmd, sizeof cmd, "runs %s", subs[i].name);
-        common_opts o = {0};
-        o.where = calloc((size_t)argc + 1, sizeof *o.where);
-        if (!o.where)
-            return MS_ERUNTIME;
-        int first = 0;
-        rc = parse_opts(cmd, argc - 1, argv + 1, &o, &first);
-        if (rc == MS_OK)
-            rc = subs[i].fn(&o, argc - 1, argv + 1, first);
-        else if (rc < 0)
-            rc = MS_OK; /* --help */
-        free(o.where);
-        return rc;
-    }
-    return cli_usage_error("runs", "unknown subcommand '%s' (list, show, compare, rerun, export, gc)", argv[1]);
+    static const cli_subcmd subs[] = {{"list", sub_list, NULL},       {"show", sub_show, NULL},
+                                      {"compare", sub_compare, NULL}, {"rerun", sub_rerun, NULL},
+                                      {"export", sub_export, NULL},   {"gc", sub_gc, NULL},
+                                      {NULL, NULL, NULL}};
+    return cli_dispatch("runs", argc, argv, usage, subs);
 }
