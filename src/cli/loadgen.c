@@ -210,38 +210,33 @@ static int cmd_check_conf(int argc, char **argv)
         return cli_usage_error("loadgen check-conf", "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", scen_s);
     if (nfiles == 0)
         return cli_usage_error("loadgen check-conf", "no config file given");
-    /* a file named mlperf.conf on the command line replaces the embedded one */
-    for (int i = 0; i < nfiles; i++)
-        if (base_is(files[i], "mlperf.conf"))
-            mlperf = files[i];
-    ms_err e;
-    lg_conf_session *cs = lg_conf_session_new((lg_compat)compat, mlperf, &e);
-    if (!cs)
-        return cli_fail("loadgen check-conf", &e);
-    lg_test_settings s;
-    lg_settings_default(&s);
-    s.scenario = (lg_scenario)scen;
-    const char *sname = lg_scenario_name((lg_scenario)scen);
-    int any_user = 0;
+    /* a file named mlperf.conf on the command line replaces the embedded one; the others are
+     * applied in their order (argv is permuted: files points into it) */
+    int nconf = 0;
     for (int i = 0; i < nfiles; i++) {
         if (base_is(files[i], "mlperf.conf"))
-            continue;
-        if (base_is(files[i], "audit.config")) {
-            if (!any_user) /* audit.config applies on top of mlperf.conf */
-                lg_settings_apply_mlperf_conf(cs, &s, model, sname);
-            any_user = 1;
-            lg_settings_from_config(cs, &s, files[i], "*", sname, 2);
-        } else {
-            any_user = 1;
-            lg_settings_from_config(cs, &s, files[i], model, sname, 1);
-        }
+            mlperf = files[i];
+        else
+            files[nconf++] = files[i];
     }
+    ms_err e;
+    lg_run_spec sp = {.scenario = (lg_scenario)scen, .mode = -1, .model = model, .mlperf_conf = mlperf,
+                      .compat = (lg_compat)compat, .conf_files = (const char *const *)files,
+                      .nconf_files = (size_t)nconf, .check_files = 1};
+    lg_run_setup rs;
+    if (lg_run_settings_build(&sp, &rs, &e) != MS_OK) {
+        lg_run_setup_free(&rs);
+        return cli_fail("loadgen check-conf", &e);
+    }
+    lg_conf_session *cs = rs.conf;
+    const lg_test_settings *s = &rs.settings;
+    const char *sname = lg_scenario_name((lg_scenario)scen);
     lg_conf_session_finish(cs);
     size_t problems = 0, notes = 0, nf = lg_conf_session_nfindings(cs);
     /* print in file order, then by line (stable) */
     const lg_conf_finding **order = calloc(nf ? nf : 1, sizeof *order);
     if (!order) {
-        lg_conf_session_free(cs);
+        lg_run_setup_free(&rs);
         return MS_ERUNTIME;
     }
     for (size_t i = 0; i < nf; i++) {
@@ -268,8 +263,8 @@ static int cmd_check_conf(int argc, char **argv)
     printf("%zu finding%s, %zu note%s (model %s, scenario %s)\n", problems, problems == 1 ? "" : "s",
            notes, notes == 1 ? "" : "s", model, sname);
     if (effective)
-        print_settings(&s);
-    lg_conf_session_free(cs);
+        print_settings(s);
+    lg_run_setup_free(&rs);
     return problems ? MS_FAIL : MS_OK;
 }
 

@@ -111,22 +111,17 @@ static int sut_cmd_serve(int argc, char **argv)
             return MS_EINPUT;
         }
     }
-    lg_test_settings s;
-    lg_settings_default(&s);
-    /* a SUT with its own dataset (digits) uses it whole; others get a counting QSL */
-    lg_sut_env env = {&s, data, (size_t)total, (size_t)total};
-    lg_sut_instance *si = lg_sut_create(spec, &env, &e);
-    if (!si && !total) {
-        ms_err e2;
-        env.total_sample_count = env.performance_sample_count = 1u << 20;
-        si = lg_sut_create(spec, &env, &e2);
-        if (!si && e2.code != MS_EUSAGE)
-            e = e2;
-    }
-    if (!si) {
+    /* the default settings (no config: the node's client sends the queries), the SUT: one with
+     * its own dataset (digits) uses it whole, others get a counting QSL */
+    lg_run_spec sp = {.scenario = LG_SINGLE_STREAM, .mode = -1, .compat = LG_COMPAT_LATEST, .sut_spec = spec,
+                      .data_dir = data, .total_samples = (size_t)total, .fallback_samples = 1u << 20};
+    lg_run_setup rs;
+    if (lg_run_setup_build(&sp, &rs, &e) != MS_OK) {
+        lg_run_setup_free(&rs);
         free(token);
         return cli_fail(cmd, &e);
     }
+    lg_sut_instance *si = rs.sut;
     char defname[300];
     if (!name) {
         snprintf(defname, sizeof defname, "%s @ %s:%llu", lg_sut_instance_sut(si)->name(lg_sut_instance_sut(si)->ctx),
@@ -143,7 +138,7 @@ static int sut_cmd_serve(int argc, char **argv)
     ms_node_options o = {addr, (unsigned)port, name, token, (size_t)maxbody, (unsigned)maxconn};
     ms_node *nd = ms_node_start(si, &o, &e);
     if (!nd) {
-        lg_sut_destroy(si);
+        lg_run_setup_free(&rs);
         free(token);
         return cli_fail(cmd, &e);
     }
@@ -153,7 +148,7 @@ static int sut_cmd_serve(int argc, char **argv)
         int l = snprintf(buf, sizeof buf, "%u\n", p);
         if (ms_write_file_atomic(port_file, buf, (size_t)l, &e) != MS_OK) {
             ms_node_free(nd);
-            lg_sut_destroy(si);
+            lg_run_setup_free(&rs);
             free(token);
             return cli_fail(cmd, &e);
         }
@@ -167,7 +162,7 @@ static int sut_cmd_serve(int argc, char **argv)
     fprintf(stderr, "mlsubmit %s: %s: stopped after %llu sample(s) in %llu quer%s\n", cmd, strsignal(sig),
             (unsigned long long)ms_node_samples_served(nd), (unsigned long long)ms_node_queries_issued(nd),
             ms_node_queries_issued(nd) == 1 ? "y" : "ies");
-    lg_sut_destroy(si);
+    lg_run_setup_free(&rs);
     ms_node_free(nd);
     free(token);
     return MS_OK;
