@@ -337,29 +337,22 @@ int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *
     case '[':
         return scan_container(pp, p, end, depth_limit, msg, msgsz);
     case 't':
-        if (end - p >= 4 && !memcmp(p, "true", 4)) {
-            *pp = p + 4;
-            return MS_JV_BOOL;
-        }
-        break;
     case 'f':
-        if (end - p >= 5 && !memcmp(p, "false", 5)) {
-            *pp = p + 5;
-            return MS_JV_BOOL;
-        }
-        break;
     case 'n':
-        if (end - p >= 4 && !memcmp(p, "null", 4)) {
-            *pp = p + 4;
-            return MS_JV_NULL;
-        }
+    case 'N': {
+        /* the literals (NaN: Python's json writes it for a float nan) */
+        static const struct {
+            const char *word;
+            size_t len;
+            int kind;
+        } words[] = {{"true", 4, MS_JV_BOOL}, {"false", 5, MS_JV_BOOL}, {"null", 4, MS_JV_NULL}, {"NaN", 3, MS_JV_REAL}};
+        for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+            if (*p == words[i].word[0] && (size_t)(end - p) >= words[i].len && !memcmp(p, words[i].word, words[i].len)) {
+                *pp = p + words[i].len;
+                return words[i].kind;
+            }
         break;
-    case 'N':
-        if (end - p >= 3 && !memcmp(p, "NaN", 3)) {
-            *pp = p + 3;
-            return MS_JV_REAL;
-        }
-        break;
+    }
     default: {
         const char *start = p;
         int is_real;
