@@ -25,6 +25,9 @@ int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl);
 /* 1 if the bytes are valid UTF-8 (what Python's utf-8 decoder accepts), else 0; *bad_off gets
  * the offset of the first invalid byte. */
 int ms_utf8_valid(const char *s, size_t n, size_t *bad_off);
+/* The length of the valid UTF-8 sequence at s (at most n bytes, n > 0), or 0 if it is not one
+ * (overlong forms, surrogates and code points above U+10FFFF are not). */
+size_t ms_utf8_seq(const unsigned char *s, size_t n);
 
 /* Python's text mode (open(path, encoding="utf-8") iterated line by line, TextIOWrapper)
  * decodes MS_PY_TEXT_CHUNK bytes at a time with the incremental UTF-8 decoder: an invalid

@@ -768,6 +768,21 @@ static void nl_to_space(char *s)
 
 #define LN __LINE__
 
+/* A latency block: min, max and mean under their keys, then the six percentiles (pct_key: the
+ * key with %s for the percentile's label). */
+static void detail_latstats(lg_logger *L, int64_t t, const lg_latstats *st, const char *min_key, const char *max_key,
+                            const char *mean_key, const char *pct_key)
+{
+    lg_detail_i64(L, t, min_key, st->min, LN);
+    lg_detail_i64(L, t, max_key, st->max, LN);
+    lg_detail_i64(L, t, mean_key, st->mean, LN);
+    for (int i = 0; i < 6; i++) {
+        char key[128];
+        snprintf(key, sizeof key, pct_key, kPctLabels[i]);
+        lg_detail_i64(L, t, key, st->pct[i], LN);
+    }
+}
+
 void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const lg_perf_result *r)
 {
     const lg_effective *ef = in->ef;
@@ -833,13 +848,8 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         }
         break;
     case LG_MULTI_STREAM:
-        lg_detail_i64(L, t, "result_min_query_latency_ns", r->query.min, LN);
-        lg_detail_i64(L, t, "result_max_query_latency_ns", r->query.max, LN);
-        lg_detail_i64(L, t, "result_mean_query_latency_ns", r->query.mean, LN);
-        for (int i = 0; i < 6; i++) {
-            snprintf(key, sizeof key, "result_%s_percentile_per_query_latency_ns", kPctLabels[i]);
-            lg_detail_i64(L, t, key, r->query.pct[i], LN);
-        }
+        detail_latstats(L, t, &r->query, "result_min_query_latency_ns", "result_max_query_latency_ns",
+                        "result_mean_query_latency_ns", "result_%s_percentile_per_query_latency_ns");
         if (!early && es)
             lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
         break;
@@ -853,22 +863,12 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         lg_detail_double(L, t, "result_samples_per_second", (double)n / in->max_latency, LN);
         break;
     }
-    lg_detail_i64(L, t, "result_min_latency_ns", r->sample.min, LN);
-    lg_detail_i64(L, t, "result_max_latency_ns", r->sample.max, LN);
-    lg_detail_i64(L, t, "result_mean_latency_ns", r->sample.mean, LN);
-    for (int i = 0; i < 6; i++) {
-        snprintf(key, sizeof key, "result_%s_percentile_latency_ns", kPctLabels[i]);
-        lg_detail_i64(L, t, key, r->sample.pct[i], LN);
-    }
+    detail_latstats(L, t, &r->sample, "result_min_latency_ns", "result_max_latency_ns", "result_mean_latency_ns",
+                    "result_%s_percentile_latency_ns");
     if (in->token_mode) {
         if (ef->scenario != LG_OFFLINE) {
-            lg_detail_i64(L, t, "result_first_token_min_latency_ns", r->ttft.min, LN);
-            lg_detail_i64(L, t, "result_first_token_max_latency_ns", r->ttft.max, LN);
-            lg_detail_i64(L, t, "result_first_token_mean_latency_ns", r->ttft.mean, LN);
-            for (int i = 0; i < 6; i++) {
-                snprintf(key, sizeof key, "result_first_token_%s_percentile_latency_ns", kPctLabels[i]);
-                lg_detail_i64(L, t, key, r->ttft.pct[i], LN);
-            }
+            detail_latstats(L, t, &r->ttft, "result_first_token_min_latency_ns", "result_first_token_max_latency_ns",
+                            "result_first_token_mean_latency_ns", "result_first_token_%s_percentile_latency_ns");
             lg_detail_double(L, t, "result_token_throughput_with_loadgen_overhead",
                              (double)in->token_count / in->final_query_issued_time, LN);
             lg_detail_double(L, t, "result_token_throughput",

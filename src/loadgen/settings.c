@@ -32,34 +32,39 @@ const char *lg_mode_name(lg_mode m)
     return (unsigned)m < 4 ? mode_names[m] : "Unknown";
 }
 
-int lg_scenario_parse(const char *s)
+/* A name of a scenario or a mode, case-insensitively, and the value it stands for. */
+typedef struct name_value {
+    const char *name;
+    int v;
+} name_value;
+
+static int lookup_name(const char *s, const name_value *t, size_t n)
 {
-    static const struct {
-        const char *name;
-        int v;
-    } t[] = {{"singlestream", LG_SINGLE_STREAM}, {"ss", LG_SINGLE_STREAM},
-             {"multistream", LG_MULTI_STREAM},   {"ms", LG_MULTI_STREAM},
-             {"server", LG_SERVER},              {"offline", LG_OFFLINE}};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    for (size_t i = 0; i < n; i++)
         if (!strcasecmp(s, t[i].name))
             return t[i].v;
     return -1;
 }
 
+int lg_scenario_parse(const char *s)
+{
+    static const name_value t[] = {{"singlestream", LG_SINGLE_STREAM}, {"ss", LG_SINGLE_STREAM},
+                                   {"multistream", LG_MULTI_STREAM},   {"ms", LG_MULTI_STREAM},
+                                   {"server", LG_SERVER},              {"offline", LG_OFFLINE}};
+    return lookup_name(s, t, sizeof t / sizeof t[0]);
+}
+
 int lg_mode_parse(const char *s)
 {
-    static const struct {
-        const char *name;
-        int v;
-    } t[] = {{"submissionrun", LG_SUBMISSION_RUN},   {"submission", LG_SUBMISSION_RUN},
-             {"accuracyonly", LG_ACCURACY_ONLY},     {"accuracy", LG_ACCURACY_ONLY},
-             {"performanceonly", LG_PERFORMANCE_ONLY}, {"performance", LG_PERFORMANCE_ONLY},
-             {"findpeakperformance", LG_FIND_PEAK_PERFORMANCE},
-             {"findpeak", LG_FIND_PEAK_PERFORMANCE}};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcasecmp(s, t[i].name))
-            return t[i].v;
-    return -1;
+    static const name_value t[] = {{"submissionrun", LG_SUBMISSION_RUN},
+                                   {"submission", LG_SUBMISSION_RUN},
+                                   {"accuracyonly", LG_ACCURACY_ONLY},
+                                   {"accuracy", LG_ACCURACY_ONLY},
+                                   {"performanceonly", LG_PERFORMANCE_ONLY},
+                                   {"performance", LG_PERFORMANCE_ONLY},
+                                   {"findpeakperformance", LG_FIND_PEAK_PERFORMANCE},
+                                   {"findpeak", LG_FIND_PEAK_PERFORMANCE}};
+    return lookup_name(s, t, sizeof t / sizeof t[0]);
 }
 
 /* ---- defaults and set-by-name ------------------------------------------------------------ */
@@ -1049,6 +1054,16 @@ static void ef_error(lg_effective *ef, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A requested QPS; a negative one is an error and 1 is used (reference
+ * test_settings_internal.cc, TestSettingsInternal). */
+static double requested_qps(lg_effective *ef, const char *name, double qps)
+{
+    if (qps >= 0)
+        return qps;
+    ef_error(ef, "Invalid value for %s requested. requested: %g using: 1", name, qps);
+    return 1;
+}
+
 void lg_effective_derive(lg_effective *ef, const lg_test_settings *s, size_t qsl_total,
                          size_t qsl_perf)
 {
@@ -1098,25 +1113,13 @@ void lg_effective_derive(lg_effective *ef, const lg_test_settings *s, size_t qsl
         ef->max_async_queries = 1;
         break;
     case LG_SERVER:
-        if (s->server_target_qps >= 0) {
-            ef->target_qps = s->server_target_qps;
-        } else {
-            ef_error(ef, "Invalid value for server_target_qps requested. requested: %g using: 1",
-                     s->server_target_qps);
-            ef->target_qps = 1;
-        }
+        ef->target_qps = requested_qps(ef, "server_target_qps", s->server_target_qps);
         ef->target_latency_ns = s->server_target_latency_ns;
         ef->target_latency_percentile = s->server_target_latency_percentile;
         ef->max_async_queries = s->server_max_async_queries;
         break;
     case LG_OFFLINE:
-        if (s->offline_expected_qps >= 0) {
-            ef->target_qps = s->offline_expected_qps;
-        } else {
-            ef_error(ef, "Invalid value for offline_expected_qps requested. requested: %g using: 1",
-                     s->offline_expected_qps);
-            ef->target_qps = 1;
-        }
+        ef->target_qps = requested_qps(ef, "offline_expected_qps", s->offline_expected_qps);
         ef->target_latency_percentile = 0.99;
         ef->max_async_queries = 1;
         break;

@@ -78,6 +78,8 @@ int rp_list(const char *path, int dirs, char ***out, size_t *n, ms_err *e)
 {
     *out = NULL;
     *n = 0;
+    if (!path)
+        return ms_err_oom(e);
     size_t cap = 8;
     char **v = calloc(cap + 1, sizeof *v);
     if (!v)
