@@ -375,15 +375,10 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     };
     int rc = MS_OK;
     const char *cmd = "loadgen run";
-    char **pos;
-    int npos = cli_parse(cmd, NULL, opts, argc, argv, &pos);
-    if (npos < 0) {
+    int pr = cli_parse_no_args(cmd, NULL, opts, argc, argv);
+    if (pr < 0) {
         free(sets);
-        return cli_parse_exit(npos);
-    }
-    if (npos > 0) {
-        free(sets);
-        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+        return cli_parse_exit(pr);
     }
     if (total_s && (ms_parse_u64(total_s, &total) != 0 || total == 0)) {
         free(sets);

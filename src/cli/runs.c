@@ -31,9 +31,7 @@ static const char usage_text[] =
     "  rerun ID [--output DIR]    run the same command again (in its directory; --output\n"
     "           replaces its output directory), then compare: exit 0 when reproducible\n"
     "  export --format csv|json [-o FILE]   every run (stdout by default)\n"
-    "  gc --keep N                delete all but the newest N runs\n"
-    "\n"
-    "Options (every subcommand takes them; each uses its own):\n";
+    "  gc --keep N                delete all but the newest N runs\n";
 
 static const char usage_tail[] =
     "\n"
@@ -101,12 +99,13 @@ static int where_cb(const cli_opt *opt, const char *arg, const char *cmd)
     return 0;
 }
 
-#define RUNS_NOPTS 9
+#define RUNS_NOPTS 10
 
 /* The options of every subcommand, one table: parsed into o, listed by --help. */
 static void runs_options(common_opts *o, cli_opt opts[RUNS_NOPTS])
 {
     const cli_opt t[RUNS_NOPTS] = {
+        CLI_TEXT("\nOptions (every subcommand takes them; each uses its own):"),
         CLI_STRING(0, "runs-db", &o->db, "FILE", "the runs database"),
         CLI_FLAG(0, "json", &o->json, "list, show, compare: JSON on stdout"),
         CLI_STRING('o', "output", &o->output, "PATH", "rerun: its output directory; export: the file (default: stdout)"),
@@ -122,11 +121,7 @@ static void runs_options(common_opts *o, cli_opt opts[RUNS_NOPTS])
 
 static void usage(FILE *f)
 {
-    common_opts none = {0};
-    cli_opt opts[RUNS_NOPTS];
-    runs_options(&none, opts);
-    fputs(usage_text, f);
-    cli_print_options(f, opts);
+    fprintf(f, "%s\n'mlsubmit runs <subcommand> --help' lists the options.\n%s\n", usage_text, usage_tail);
 }
 
 static ms_runs_db *open_db(const char *cmd, const char *opt, int writable, int *rc)

@@ -73,6 +73,12 @@ expect_exit 0 "$M" audit replay --help
 for f in "--loadgen-compat V" "--test TEST" "--jobs N" "--details"; do
   expect_grep "^  $f( |$)" "$TMP/out" "audit replay --help lists $f"
 done
+expect_exit 2 "$M" sut serve --max-con=0 --sut null; expect_grep "--max-connections: expected 1..100000, got '0'" "$TMP/err"
+expect_exit 2 "$M" sut serve --sut null --listen;   expect_grep "--listen needs a value" "$TMP/err"
+expect_exit 0 "$M" sut serve --help
+for f in "--listen \[ADDR:\]PORT" "--max-body BYTES" "--data DIR"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "sut serve --help lists $f"
+done
 expect_exit 0 "$M" runs compare -h
 for f in "--runs-db FILE" "--where 'KEY OP VALUE'" "--keep N"; do
   expect_grep "^  $f( |$)" "$TMP/out" "runs compare -h lists $f"
