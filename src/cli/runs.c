@@ -90,6 +90,9 @@ typedef struct common_opts {
     const char *limit;
     const char **where;
     size_t nwhere;
+    int64_t id;    /* show, rerun: the run */
+    int64_t *ids;  /* compare: the runs */
+    size_t nids;
 } common_opts;
 
 static int where_cb(const cli_opt *opt, const char *arg, const char *cmd)
@@ -145,11 +148,9 @@ static ms_runs_db *open_db(const char *cmd, const char *opt, int writable, int *
     return db;
 }
 
-static int do_list(const common_opts *o, int npos, char **pos)
+static int do_list(const common_opts *o)
 {
     const char *cmd = "runs list";
-    if (npos > 0)
-        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     uint64_t limit = 0;
     if (o->limit && ms_parse_u64(o->limit, &limit) != 0)
         return cli_usage_error(cmd, "--limit: expected a number, got '%s'", o->limit);
@@ -204,19 +205,16 @@ static int do_list(const common_opts *o, int npos, char **pos)
     return rc;
 }
 
-static int do_show(const common_opts *o, int npos, char **pos)
+static int do_show(const common_opts *o)
 {
     const char *cmd = "runs show";
-    int64_t id;
-    if (npos != 1 || parse_id(pos[0], &id) != 0)
-        return cli_usage_error(cmd, "expected one run id (a positive integer)");
     int rc = MS_OK;
     ms_runs_db *db = open_db(cmd, o->db, 0, &rc);
     if (!db)
         return rc;
     json_t *r = NULL;
     ms_err e = {0};
-    rc = ms_runs_get(db, id, &r, &e);
+    rc = ms_runs_get(db, o->id, &r, &e);
     ms_runs_close(db);
     if (rc != MS_OK)
         return cli_fail(cmd, &e);
@@ -349,44 +347,31 @@ static size_t print_compare(json_t *c)
     return beyond;
 }
 
-static int collect_ids(const char *cmd, int npos, char **pos, int64_t **ids, size_t *n)
+/* The run ids of compare (freed by the caller, also after an error). */
+static int collect_ids(const char *cmd, int npos, char **pos, common_opts *o)
 {
-    *n = 0;
-    *ids = calloc((size_t)npos + 1, sizeof **ids);
-    if (!*ids)
+    o->ids = calloc((size_t)npos + 1, sizeof *o->ids);
+    if (!o->ids)
         return MS_ERUNTIME;
-    for (int i = 0; i < npos; i++) {
-        if (parse_id(pos[i], &(*ids)[*n]) != 0) {
-            free(*ids);
+    for (int i = 0; i < npos; i++)
+        if (parse_id(pos[i], &o->ids[o->nids++]) != 0)
             return cli_usage_error(cmd, "'%s' is not a run id", pos[i]);
-        }
-        (*n)++;
-    }
-    if (*n < 2) {
-        free(*ids);
+    if (o->nids < 2)
         return cli_usage_error(cmd, "expected two or more run ids");
-    }
     return MS_OK;
 }
 
-static int do_compare(const common_opts *o, int npos, char **pos)
+static int do_compare(const common_opts *o)
 {
     const char *cmd = "runs compare";
-    int64_t *ids;
-    size_t n;
-    int rc = collect_ids(cmd, npos, pos, &ids, &n);
-    if (rc != MS_OK)
-        return rc;
+    int rc = MS_OK;
     ms_runs_db *db = open_db(cmd, o->db, 0, &rc);
-    if (!db) {
-        free(ids);
+    if (!db)
         return rc;
-    }
     json_t *c = NULL;
     ms_err e = {0};
-    rc = ms_runs_compare(db, ids, n, &c, &e);
+    rc = ms_runs_compare(db, o->ids, o->nids, &c, &e);
     ms_runs_close(db);
-    free(ids);
     if (rc != MS_OK)
         return cli_fail(cmd, &e);
     if (o->json)
@@ -397,12 +382,10 @@ static int do_compare(const common_opts *o, int npos, char **pos)
     return rc;
 }
 
-static int do_rerun(const common_opts *o, int npos, char **pos)
+static int do_rerun(const common_opts *o)
 {
     const char *cmd = "runs rerun";
-    int64_t id;
-    if (npos != 1 || parse_id(pos[0], &id) != 0)
-        return cli_usage_error(cmd, "expected one run id (a positive integer)");
+    int64_t id = o->id;
     char *path = cli_runs_db(cmd, o->db);
     if (!path)
         return MS_EUSAGE;
@@ -523,11 +506,9 @@ out:
     return rc;
 }
 
-static int do_export(const common_opts *o, int npos, char **pos)
+static int do_export(const common_opts *o)
 {
     const char *cmd = "runs export";
-    if (npos > 0)
-        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     if (!o->format || (strcmp(o->format, "csv") && strcmp(o->format, "json")))
         return cli_usage_error(cmd, "--format csv or --format json is required");
     int rc = MS_OK;
@@ -560,12 +541,10 @@ static int do_export(const common_opts *o, int npos, char **pos)
     return rc;
 }
 
-static int do_gc(const common_opts *o, int npos, char **pos)
+static int do_gc(const common_opts *o)
 {
     const char *cmd = "runs gc";
     uint64_t keep;
-    if (npos > 0)
-        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
     if (!o->keep || ms_parse_u64(o->keep, &keep) != 0)
         return cli_usage_error(cmd, "--keep N is required (N >= 0)");
     int rc = MS_OK;
@@ -582,10 +561,25 @@ static int do_gc(const common_opts *o, int npos, char **pos)
     return MS_OK;
 }
 
-typedef int (*runs_fn)(const common_opts *o, int npos, char **pos);
+typedef int (*runs_fn)(const common_opts *o);
 
-/* A subcommand: its options parsed with the one table, then fn with the positional words. */
-static int run_sub(const char *cmd, runs_fn fn, int argc, char **argv)
+/* What a subcommand takes besides its options. */
+typedef enum runs_args { ARGS_NONE, ARGS_ONE_ID, ARGS_IDS } runs_args;
+
+/* The positional words: none, one run id (o->id) or two or more (o->ids). */
+static int take_args(const char *cmd, runs_args kind, int npos, char **pos, common_opts *o)
+{
+    if (kind == ARGS_IDS)
+        return collect_ids(cmd, npos, pos, o);
+    if (kind == ARGS_ONE_ID && (npos != 1 || parse_id(pos[0], &o->id) != 0))
+        return cli_usage_error(cmd, "expected one run id (a positive integer)");
+    if (kind == ARGS_NONE && npos > 0)
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+    return MS_OK;
+}
+
+/* A subcommand: its options parsed with the one table, its words taken, then fn. */
+static int run_sub(const char *cmd, runs_fn fn, runs_args kind, int argc, char **argv)
 {
     common_opts o = {0};
     o.where = calloc((size_t)argc + 1, sizeof *o.where);
@@ -595,17 +589,20 @@ static int run_sub(const char *cmd, runs_fn fn, int argc, char **argv)
     runs_options(&o, opts);
     char **pos;
     int npos = cli_parse(cmd, usage_text, opts, argc, argv, &pos);
-    int rc = npos < 0 ? cli_parse_exit(npos) : fn(&o, npos, pos);
+    int rc = npos < 0 ? cli_parse_exit(npos) : take_args(cmd, kind, npos, pos, &o);
+    if (npos >= 0 && rc == MS_OK)
+        rc = fn(&o);
     free(o.where);
+    free(o.ids);
     return rc;
 }
 
-static int sub_list(int argc, char **argv) { return run_sub("runs list", do_list, argc, argv); }
-static int sub_show(int argc, char **argv) { return run_sub("runs show", do_show, argc, argv); }
-static int sub_compare(int argc, char **argv) { return run_sub("runs compare", do_compare, argc, argv); }
-static int sub_rerun(int argc, char **argv) { return run_sub("runs rerun", do_rerun, argc, argv); }
-static int sub_export(int argc, char **argv) { return run_sub("runs export", do_export, argc, argv); }
-static int sub_gc(int argc, char **argv) { return run_sub("runs gc", do_gc, argc, argv); }
+static int sub_list(int argc, char **argv) { return run_sub("runs list", do_list, ARGS_NONE, argc, argv); }
+static int sub_show(int argc, char **argv) { return run_sub("runs show", do_show, ARGS_ONE_ID, argc, argv); }
+static int sub_compare(int argc, char **argv) { return run_sub("runs compare", do_compare, ARGS_IDS, argc, argv); }
+static int sub_rerun(int argc, char **argv) { return run_sub("runs rerun", do_rerun, ARGS_ONE_ID, argc, argv); }
+static int sub_export(int argc, char **argv) { return run_sub("runs export", do_export, ARGS_NONE, argc, argv); }
+static int sub_gc(int argc, char **argv) { return run_sub("runs gc", do_gc, ARGS_NONE, argc, argv); }
 
 int cmd_runs(int argc, char **argv)
 {
