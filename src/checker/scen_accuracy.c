@@ -284,13 +284,10 @@ static void acc_extra_files(sctx *c, const char *acc_rel)
     ms_buf missing = MS_BUF_INIT;
     int miss = 0;
     json_object_foreach((json_t *)extra, dname, ids) {
-        char *drel = ck_join(acc_rel, dname);
-        char *dabs = drel ? absof(c, drel) : NULL;
-        if (!dabs) {
-            free(drel);
-            c->run->oom = 1;
+        char *dabs;
+        char *drel = join_abs(c, acc_rel, dname, &dabs);
+        if (!drel)
             break;
-        }
         if (!ck_isdir(dabs)) {
             ms_buf_printf(&missing, "%s'%s'", miss++ ? ", " : "", drel);
         } else {

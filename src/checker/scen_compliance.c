@@ -327,13 +327,10 @@ void group_compliance(sctx *c, const char *scen_rel)
         const char *test = json_string_value(json_array_get(tests, i));
         if (!test || ck_jlist_has(json_object_get(skip_sc, test), s->scen_fixed))
             continue;
-        char *tdir_rel = ck_join(cdir_rel, test);
-        char *tdir_abs = tdir_rel ? absof(c, tdir_rel) : NULL;
-        if (!tdir_abs) {
-            free(tdir_rel);
-            c->run->oom = 1;
+        char *tdir_abs;
+        char *tdir_rel = join_abs(c, cdir_rel, test, &tdir_abs);
+        if (!tdir_rel)
             break;
-        }
         if (!ck_pexists(tdir_abs)) {
             FIND(c, CK_ID(C2), CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
                  test, cdir_rel);
