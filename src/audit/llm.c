@@ -145,15 +145,22 @@ static int eos_ok(const unsigned char *d, size_t n, int64_t eos)
     return 1;
 }
 
+/* An accuracy log to read, or NULL with the reason in *pe and in why (the test cannot tell). */
+static ms_acclog *open_acclog(const char *path, ms_err *pe, char *why, size_t whyn)
+{
+    ms_acclog *lr = ms_acclog_open(path, 0, pe);
+    if (!lr)
+        au_explain_acclog_error(path, pe, why, whyn);
+    return lr;
+}
+
 static int test06(const au_llm_in *in, const au_bench *b, const char *scenario, ms_buf *out, au_verify_result *res,
                   au_rep *rep, char *why, size_t whyn, ms_err *e)
 {
     ms_err pe = {0};
-    ms_acclog *lr = ms_acclog_open(in->acc, 0, &pe);
-    if (!lr) {
-        au_explain_acclog_error(in->acc, &pe, why, whyn);
+    ms_acclog *lr = open_acclog(in->acc, &pe, why, whyn);
+    if (!lr)
         return -1;
-    }
     int offline = ru_scenario_parse(scenario) == RU_OFFLINE;
     int eos = 1, first = 1, len = 1, strict_eos = 1, eos_err = 0, first_err = 0;
     ms_acc_entry ent;
@@ -321,11 +328,9 @@ static int test07(const au_llm_in *in, const au_bench *b, ms_buf *out, au_verify
 {
     /* coverage: every sample of the dataset logged (Q12) */
     ms_err pe = {0};
-    ms_acclog *lr = ms_acclog_open(in->acc, 0, &pe);
-    if (!lr) {
-        au_explain_acclog_error(in->acc, &pe, why, whyn);
+    ms_acclog *lr = open_acclog(in->acc, &pe, why, whyn);
+    if (!lr)
         return -1;
-    }
     size_t cap = b->dataset_size ? b->dataset_size : 1;
     unsigned char *seen = calloc(cap, 1);
     if (!seen) {
@@ -488,11 +493,9 @@ static void t08free(t08rec *v, size_t n)
 static int t08_load_ref(const char *path, t08rec **out, size_t *nout, char *why, size_t whyn, ms_err *e)
 {
     ms_err pe = {0};
-    ms_acclog *lr = ms_acclog_open(path, 0, &pe);
-    if (!lr) {
-        au_explain_acclog_error(path, &pe, why, whyn);
+    ms_acclog *lr = open_acclog(path, &pe, why, whyn);
+    if (!lr)
         return -1;
-    }
     t08rec *v = NULL;
     size_t n = 0, cap = 0;
     ms_acc_entry ent;
@@ -563,10 +566,9 @@ static int test08(const au_llm_in *in, const au_bench *b, ms_buf *out, au_verify
     if (rc != 0)
         return rc;
     ms_err pe = {0};
-    ms_acclog *lr = ms_acclog_open(in->acc, 0, &pe);
+    ms_acclog *lr = open_acclog(in->acc, &pe, why, whyn);
     if (!lr) {
         t08free(ref, nref);
-        au_explain_acclog_error(in->acc, &pe, why, whyn);
         return -1;
     }
     ms_buf mism = MS_BUF_INIT;
@@ -666,11 +668,9 @@ static int test09(const au_llm_in *in, const au_bench *b, ms_buf *out, au_verify
                   size_t whyn, ms_err *e)
 {
     ms_err pe = {0};
-    ms_acclog *lr = ms_acclog_open(in->acc, 0, &pe);
-    if (!lr) {
-        au_explain_acclog_error(in->acc, &pe, why, whyn);
+    ms_acclog *lr = open_acclog(in->acc, &pe, why, whyn);
+    if (!lr)
         return -1;
-    }
     size_t n = 0, mn = SIZE_MAX, mx = 0;
     double sum = 0, sq = 0;
     ms_acc_entry ent;

@@ -387,6 +387,31 @@ static int eval_at(rctx *c, uint64_t xb, size_t si, uint64_t out[3])
     return rc;
 }
 
+/* Whether a figure v has reached target (past 0) or gone past it (past 1), the figure
+ * increasing (inc) or decreasing. */
+static int beyond(uint64_t v, uint64_t target, int inc, int past)
+{
+    if (past)
+        return inc ? v > target : v < target;
+    return inc ? v >= target : v <= target;
+}
+
+/* Bisects [*x, *y] (double bits; beyond() false at *x, true at *y) down to adjacent bits. */
+static int bisect(rctx *c, size_t si, int k, uint64_t target, int inc, int past, uint64_t *x, uint64_t *y)
+{
+    uint64_t m[3];
+    while (*y - *x > 1) {
+        uint64_t mid = *x + (*y - *x) / 2;
+        if (eval_at(c, mid, si, m))
+            return -1;
+        if (beyond(m[k], target, inc, past))
+            *y = mid;
+        else
+            *x = mid;
+    }
+    return 0;
+}
+
 /* Narrows [*lo, *hi] (double bits) to the doubles where figure k equals target, the figure being
  * monotone there. -1 when no double of the interval gives target. */
 static int narrow(rctx *c, size_t si, int k, uint64_t target, uint64_t *lo, uint64_t *hi)
@@ -395,39 +420,21 @@ static int narrow(rctx *c, size_t si, int k, uint64_t target, uint64_t *lo, uint
     if (eval_at(c, *lo, si, a) || eval_at(c, *hi, si, b))
         return -1;
     int inc = a[k] <= b[k];
-#define REACH(v) (inc ? (v) >= target : (v) <= target)
-#define PAST(v) (inc ? (v) > target : (v) < target)
-    if (!REACH(b[k]) || PAST(a[k]))
+    if (!beyond(b[k], target, inc, 0) || beyond(a[k], target, inc, 1))
         return -1;
     uint64_t first = *lo, last = *hi, m[3];
-    if (!REACH(a[k])) {
-        uint64_t x = *lo, y = *hi; /* REACH false at x, true at y */
-        while (y - x > 1) {
-            uint64_t mid = x + (y - x) / 2;
-            if (eval_at(c, mid, si, m))
-                return -1;
-            if (REACH(m[k]))
-                y = mid;
-            else
-                x = mid;
-        }
+    if (!beyond(a[k], target, inc, 0)) {
+        uint64_t x = *lo, y = *hi;
+        if (bisect(c, si, k, target, inc, 0, &x, &y))
+            return -1;
         first = y;
     }
-    if (PAST(b[k])) {
-        uint64_t x = first, y = *hi; /* PAST false at x, true at y */
-        while (y - x > 1) {
-            uint64_t mid = x + (y - x) / 2;
-            if (eval_at(c, mid, si, m))
-                return -1;
-            if (PAST(m[k]))
-                y = mid;
-            else
-                x = mid;
-        }
+    if (beyond(b[k], target, inc, 1)) {
+        uint64_t x = first, y = *hi;
+        if (bisect(c, si, k, target, inc, 1, &x, &y))
+            return -1;
         last = x;
     }
-#undef REACH
-#undef PAST
     if (eval_at(c, first, si, m) || m[k] != target)
         return -1;
     *lo = first;

@@ -466,6 +466,11 @@ int ck_run_unified(ck_state *run, ms_err *e);
 
 /* csv fields */
 int ck_csv_py(ms_buf *b, const json_t *v);  /* str(v) */
+/* A summary row's unit, power unit (rules: units.overrides.<model>, then units.default;
+ * power_units) of the scenario named scen, and its Result column: the power metric on a power
+ * row, else the performance value as logged (report.c). */
+void ck_row_unit_result(const ck_rules *r, const ck_scen *s, const char *scen, int power_row, const char **unit,
+                        const char **punit, char result[64]);
 
 /* Appends a zeroed element to a growable array (doubling); jumps to the caller's `oom` label
  * when realloc fails. */

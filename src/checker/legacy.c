@@ -522,18 +522,9 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     for (char *p = status; *p && r->sw.status_checked; p++)
         *p = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
     const char *F = s->scen_fixed;
-    const char *unit = json_string_value(ck_rget3(r, "units", "overrides", s->mlperf_model)
-                                             ? json_object_get(ck_rget3(r, "units", "overrides",
-                                                                        s->mlperf_model), F)
-                                             : NULL);
-    if (!unit)
-        unit = json_string_value(json_object_get(ck_rget2(r, "units", "default"), F));
-    const char *punit = json_string_value(ck_rget2(r, "power_units", F));
+    const char *unit, *punit;
     char result[64], power[64];
-    if (power_row)
-        ms_py_float_repr(s->power_metric, result);
-    else
-        snprintf(result, sizeof result, "%s", s->value.text);
+    ck_row_unit_result(r, s, F, power_row, &unit, &punit, result);
     /* the `power` column (v1.0): log_result's power_metric, an int 0 or a float */
     if (s->power_metric > 0)
         ms_py_float_repr(s->power_metric, power);

@@ -1,12 +1,14 @@
 /* Rendering a checker run: the text report (findings grouped by submitter, system, benchmark,
  * scenario; colour on a terminal), the JSON report, summary.csv, and the reference's summary
  * lines (Results=..., Systems=..., SUMMARY: ...). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checker/internal.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/pyfmt.h"
 #include "common/pytext.h"
 
 const ck_state *ck_report_state(const ck_report *r);
@@ -462,4 +464,17 @@ int ck_report_rows(const ck_report *rep, ms_csv *out, ms_err *e)
         rc = ms_csv_parse(b.data, b.len, "summary.csv", out, e);
     ms_buf_free(&b);
     return rc;
+}
+
+void ck_row_unit_result(const ck_rules *r, const ck_scen *s, const char *scen, int power_row, const char **unit,
+                        const char **punit, char result[64])
+{
+    *unit = json_string_value(json_object_get(ck_rget3(r, "units", "overrides", s->mlperf_model), scen));
+    if (!*unit)
+        *unit = json_string_value(json_object_get(ck_rget2(r, "units", "default"), scen));
+    *punit = json_string_value(ck_rget2(r, "power_units", scen));
+    if (power_row)
+        ms_py_float_repr(s->power_metric, result);
+    else
+        snprintf(result, 64, "%s", s->value.text);
 }

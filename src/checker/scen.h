@@ -64,6 +64,9 @@ typedef struct pctx {
 /* scenario.c */
 int any_counting(const ck_state *run, const ck_flist *l, size_t from);
 char *absof(const sctx *c, const char *rel);
+/* base/name (relative to the submission root) and, in *abs, its absolute path; NULL for both,
+ * the run marked out of memory, on failure. */
+char *join_abs(const sctx *c, const char *base, const char *name, char **abs);
 void read_textfile_ex(sctx *c, const char *rel, const char *id, int report,
                       int lenient_utf8, textfile *t);
 void read_textfile(sctx *c, const char *rel, const char *id, int report, textfile *t);

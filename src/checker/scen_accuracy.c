@@ -95,19 +95,14 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
     if (broken)
         return;
     int hash = 0;
-    ms_lines it;
-    ms_lines_init(&it, t->text, t->len);
-    const char *line;
-    size_t len;
-    int nlf;
-    char *scratch = NULL;
-    size_t scap = 0;
+    ms_pyre_lines l;
+    ms_pyre_lines_init(&l, t->text, t->len);
     ms_err e;
-    while (ms_lines_next(&it, &line, &len, &nlf)) {
+    while (ms_pyre_lines_next(&l)) {
         for (size_t i = 0; i < nt; i++) {
             const char *g;
             size_t gl;
-            int m = ms_pyre_match_line(pt[i], line, len, nlf, &scratch, &scap, &g, &gl, &e);
+            int m = ms_pyre_lines_match(&l, pt[i], &g, &gl, &e);
             if (m <= 0 || !g)
                 continue;
             double v;
@@ -115,7 +110,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
             out->parsed_any = 1;
             if (ms_py_float_parse(g, gl, &v)) {
                 if (report)
-                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, "a number", NULL,
+                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)l.it.line_no, "a number", NULL,
                          "%s value '%.*s' is not a number (the MLCommons checker raises)", mt[i],
                          (int)gl, g);
                 continue;
@@ -126,7 +121,7 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, thr[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)l.it.line_no, e1, e2,
                      "accuracy not met: %s expected=%s, found=%s", mt[i], e1, e2);
             }
         }
@@ -135,28 +130,28 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
             size_t gl;
             if (!pl[i])
                 continue;
-            int m = ms_pyre_match_line(pl[i], line, len, nlf, &scratch, &scap, &g, &gl, &e);
+            int m = ms_pyre_lines_match(&l, pl[i], &g, &gl, &e);
             double v;
             if (m > 0 && g && ms_py_float_parse(g, gl, &v) == 0 && v > lim[i] && report) {
                 char e1[64], e2[64];
                 pct_f(e1, sizeof e1, lim[i]);
                 snprintf(e2, sizeof e2, "%.*s", (int)gl, g);
-                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)it.line_no, e1, e2,
+                FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, (long)l.it.line_no, e1, e2,
                      "accuracy not met: %s upper limit=%s, found=%s", ml[i], e1, e2);
             }
         }
-        if (ms_pyre_match_line(&r->hash_re, line, len, nlf, &scratch, &scap, NULL, NULL, &e) > 0)
+        if (ms_pyre_lines_match(&l, &r->hash_re, NULL, NULL, &e) > 0)
             hash = 1;
         int all = 1;
         for (size_t i = 0; i < nt; i++)
             all &= seen[i];
         if (all && hash) {
             if (stop)
-                *stop = (size_t)(it.p - t->text);
+                *stop = (size_t)(l.it.p - t->text);
             break;
         }
     }
-    free(scratch);
+    ms_pyre_lines_free(&l);
     if (report) {
         for (size_t i = 0; i < nt; i++)
             if (!seen[i] && !ck_skipped(c->run, CK_ID(A3))) {
@@ -192,6 +187,136 @@ static char *accuracy_string(const accres *a, int value_only)
 }
 
 /* returns 0 if the legacy flow stops (A1/A2) */
+/* A5: the accuracy log is present and truncated (the rules' maximum size) */
+static void acc_log_truncated(sctx *c, const char *json_rel)
+{
+    const ck_rules *r = c->r;
+    char *abs = absof(c, json_rel);
+    long long sz = ck_fsize(abs);
+    long long max = (long long)json_integer_value(ck_rget(r, "max_truncated_accuracy_log_bytes"));
+    if (sz < 0) {
+        FIND(c, CK_ID(A5), CK_SEV_ERROR, json_rel, 0, NULL, NULL, "%s is missing", json_rel);
+    } else if (sz > max) {
+        char e1[32], e2[32];
+        snprintf(e1, sizeof e1, "<= %lld bytes", max);
+        snprintf(e2, sizeof e2, "%lld bytes", sz);
+        FIND(c, CK_ID(A5), CK_SEV_ERROR, json_rel, 0, e1, e2, "%s is not truncated", json_rel);
+    }
+    free(abs);
+}
+
+/* A7: the accuracy run covered the dataset (the rules' accuracy sample count or dataset size) */
+static void acc_dataset_coverage(sctx *c, const ck_dlog *d, const char *det_rel)
+{
+    if (ck_skipped(c->run, CK_ID(A7)))
+        return;
+    const ck_rules *r = c->r;
+    const ck_scen *s = c->s;
+    double have;
+    const char *key = "qsl_reported_total_count";
+    if (c->unified && ck_dlog_get(d, "effective_accuracy_sample_count"))
+        key = "effective_accuracy_sample_count";
+    const json_t *want = NULL;
+    if (c->unified) {
+        const json_t *asc = ck_rget2(r, "accuracy_sample_count", s->mlperf_model);
+        if (json_is_object(asc)) {
+            want = json_object_get(asc, s->scen_dir);
+            if (!want) {
+                char low[32];
+                snprintf(low, sizeof low, "%s", s->scen_dir);
+                for (char *q = low; *q; q++)
+                    *q = (char)((*q >= 'A' && *q <= 'Z') ? *q + 32 : *q);
+                want = json_object_get(asc, low);
+            }
+        } else {
+            want = asc;
+        }
+    }
+    if (!json_is_number(want))
+        want = ck_rget2(r, "dataset_size", s->mlperf_model);
+    if (ck_dlog_num(d, key, &have) == 0 && json_is_number(want) &&
+        have != json_number_value(want)) {
+        char e1[32], e2[32];
+        snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
+        snprintf(e2, sizeof e2, "%.0f", have);
+        FIND(c, CK_ID(A7), c->pp->a7_dataset_size, det_rel,
+             (long)(ck_dlog_get(d, key) ? ck_dlog_get(d, key)->line : 0), e1, e2,
+             "accuracy run does not cover all dataset, accuracy samples: %s, dataset "
+             "size: %s%s", e2, e1, c->pp->logged_note);
+    } else if (json_is_number(want) && ck_dlog_num(d, key, &have) != 0 && c->unified) {
+        char e1[32];
+        snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
+        FIND(c, CK_ID(A7), CK_SEV_ERROR, det_rel, 0, e1, "None",
+             "%s is missing from the accuracy run's detail log", key);
+    }
+}
+
+/* A6: the accuracy run's detail log, without errors; A7; the run made in AccuracyOnly mode */
+static void acc_detail_log(sctx *c, const char *det_rel)
+{
+    ck_dlog d;
+    memset(&d, 0, sizeof d);
+    char *abs = absof(c, det_rel);
+    if (!ck_isfile(abs)) {
+        FIND(c, CK_ID(A6), CK_SEV_ERROR, det_rel, 0, NULL, NULL, "%s is missing", det_rel);
+    } else if (load_dlog(c, det_rel, CK_ID(A6), &d)) {
+        check_log_errors(c, &d, det_rel, CK_ID(A6), 0, NULL);
+        acc_dataset_coverage(c, &d, det_rel);
+        /* P17-like stricter check for the accuracy run's mode */
+        char *mode = ck_dlog_str(&d, "effective_test_mode");
+        if (mode && strcmp(mode, "AccuracyOnly"))
+            FIND(c, CK_ID(P17), CK_SEV_WARNING, det_rel, 0, "AccuracyOnly", mode,
+                 "the accuracy run was made in %s mode", mode);
+        free(mode);
+    }
+    ck_dlog_free(&d);
+    free(abs);
+}
+
+/* A8: the extra files of the model's accuracy directory (images, videos) */
+static void acc_extra_files(sctx *c, const char *acc_rel)
+{
+    const ck_rules *r = c->r;
+    const ck_scen *s = c->s;
+    const json_t *extra = ck_rget2(r, "accuracy_extra_files", s->mlperf_model);
+    const char *dname;
+    json_t *ids;
+    ms_buf missing = MS_BUF_INIT;
+    int miss = 0;
+    json_object_foreach((json_t *)extra, dname, ids) {
+        char *dabs;
+        char *drel = join_abs(c, acc_rel, dname, &dabs);
+        if (!drel)
+            break;
+        if (!ck_isdir(dabs)) {
+            ms_buf_printf(&missing, "%s'%s'", miss++ ? ", " : "", drel);
+        } else {
+            ck_dir dl;
+            ck_dir_read(&dl, dabs);
+            for (size_t i = 0; i < json_array_size(ids); i++) {
+                const char *id = json_string_value(json_array_get(ids, i));
+                int found = 0;
+                for (size_t k = 0; k < dl.n && !found && id; k++) {
+                    if (!dl.v[k].is_file)
+                        continue;
+                    size_t stem = strcspn(dl.v[k].name, ".");
+                    found = stem == strlen(id) && !strncmp(dl.v[k].name, id, stem);
+                }
+                if (!found)
+                    ms_buf_printf(&missing, "%s'%s/%s.%s'", miss++ ? ", " : "", drel, id,
+                                  !strcmp(dname, "videos") ? "mp4" : "png");
+            }
+            ck_dir_free(&dl);
+        }
+        free(drel);
+        free(dabs);
+    }
+    if (miss)
+        FIND(c, CK_ID(A8), CK_SEV_ERROR, acc_rel, 0, NULL, missing.data,
+             "%s expected to have the following extra files ([%s])", acc_rel, missing.data);
+    ms_buf_free(&missing);
+}
+
 int group_accuracy(sctx *c, const char *scen_rel)
 {
     ck_scen *s = c->s;
@@ -281,123 +406,9 @@ int group_accuracy(sctx *c, const char *scen_rel)
                 if (s->f.v[i].sev == CK_SEV_ERROR)
                     s->f.v[i].sev = CK_SEV_WARNING;
     }
-    /* A5 */
-    {
-        char *abs = absof(c, json_rel);
-        long long sz = ck_fsize(abs);
-        long long max = (long long)json_integer_value(ck_rget(r, "max_truncated_accuracy_log_bytes"));
-        if (sz < 0) {
-            FIND(c, CK_ID(A5), CK_SEV_ERROR, json_rel, 0, NULL, NULL, "%s is missing", json_rel);
-        } else if (sz > max) {
-            char e1[32], e2[32];
-            snprintf(e1, sizeof e1, "<= %lld bytes", max);
-            snprintf(e2, sizeof e2, "%lld bytes", sz);
-            FIND(c, CK_ID(A5), CK_SEV_ERROR, json_rel, 0, e1, e2, "%s is not truncated", json_rel);
-        }
-        free(abs);
-    }
-    /* A6 / A7 */
-    {
-        ck_dlog d;
-        memset(&d, 0, sizeof d);
-        char *abs = absof(c, det_rel);
-        if (!ck_isfile(abs)) {
-            FIND(c, CK_ID(A6), CK_SEV_ERROR, det_rel, 0, NULL, NULL, "%s is missing", det_rel);
-        } else if (load_dlog(c, det_rel, CK_ID(A6), &d)) {
-            check_log_errors(c, &d, det_rel, CK_ID(A6), 0, NULL);
-            /* A7: dataset coverage */
-            if (!ck_skipped(c->run, CK_ID(A7))) {
-                double have;
-                const char *key = "qsl_reported_total_count";
-                if (c->unified && ck_dlog_get(&d, "effective_accuracy_sample_count"))
-                    key = "effective_accuracy_sample_count";
-                const json_t *want = NULL;
-                if (c->unified) {
-                    const json_t *asc = ck_rget2(r, "accuracy_sample_count", s->mlperf_model);
-                    if (json_is_object(asc)) {
-                        want = json_object_get(asc, s->scen_dir);
-                        if (!want) {
-                            char low[32];
-                            snprintf(low, sizeof low, "%s", s->scen_dir);
-                            for (char *q = low; *q; q++)
-                                *q = (char)((*q >= 'A' && *q <= 'Z') ? *q + 32 : *q);
-                            want = json_object_get(asc, low);
-                        }
-                    } else {
-                        want = asc;
-                    }
-                }
-                if (!json_is_number(want))
-                    want = ck_rget2(r, "dataset_size", s->mlperf_model);
-                if (ck_dlog_num(&d, key, &have) == 0 && json_is_number(want) &&
-                    have != json_number_value(want)) {
-                    char e1[32], e2[32];
-                    snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
-                    snprintf(e2, sizeof e2, "%.0f", have);
-                    FIND(c, CK_ID(A7), c->pp->a7_dataset_size, det_rel,
-                         (long)(ck_dlog_get(&d, key) ? ck_dlog_get(&d, key)->line : 0), e1, e2,
-                         "accuracy run does not cover all dataset, accuracy samples: %s, dataset "
-                         "size: %s%s", e2, e1, c->pp->logged_note);
-                } else if (json_is_number(want) && ck_dlog_num(&d, key, &have) != 0 && c->unified) {
-                    char e1[32];
-                    snprintf(e1, sizeof e1, "%.0f", json_number_value(want));
-                    FIND(c, CK_ID(A7), CK_SEV_ERROR, det_rel, 0, e1, "None",
-                         "%s is missing from the accuracy run's detail log", key);
-                }
-            }
-            /* P17-like stricter check for the accuracy run's mode */
-            char *mode = ck_dlog_str(&d, "effective_test_mode");
-            if (mode && strcmp(mode, "AccuracyOnly"))
-                FIND(c, CK_ID(P17), CK_SEV_WARNING, det_rel, 0, "AccuracyOnly", mode,
-                     "the accuracy run was made in %s mode", mode);
-            free(mode);
-        }
-        ck_dlog_free(&d);
-        free(abs);
-    }
-    /* A8 */
-    {
-        const json_t *extra = ck_rget2(r, "accuracy_extra_files", s->mlperf_model);
-        const char *dname;
-        json_t *ids;
-        ms_buf missing = MS_BUF_INIT;
-        int miss = 0;
-        json_object_foreach((json_t *)extra, dname, ids) {
-            char *drel = ck_join(acc_rel, dname);
-            char *dabs = drel ? absof(c, drel) : NULL;
-            if (!dabs) {
-                free(drel);
-                c->run->oom = 1;
-                break;
-            }
-            if (!ck_isdir(dabs)) {
-                ms_buf_printf(&missing, "%s'%s'", miss++ ? ", " : "", drel);
-            } else {
-                ck_dir dl;
-                ck_dir_read(&dl, dabs);
-                for (size_t i = 0; i < json_array_size(ids); i++) {
-                    const char *id = json_string_value(json_array_get(ids, i));
-                    int found = 0;
-                    for (size_t k = 0; k < dl.n && !found && id; k++) {
-                        if (!dl.v[k].is_file)
-                            continue;
-                        size_t stem = strcspn(dl.v[k].name, ".");
-                        found = stem == strlen(id) && !strncmp(dl.v[k].name, id, stem);
-                    }
-                    if (!found)
-                        ms_buf_printf(&missing, "%s'%s/%s.%s'", miss++ ? ", " : "", drel, id,
-                                      !strcmp(dname, "videos") ? "mp4" : "png");
-                }
-                ck_dir_free(&dl);
-            }
-            free(drel);
-            free(dabs);
-        }
-        if (miss)
-            FIND(c, CK_ID(A8), CK_SEV_ERROR, acc_rel, 0, NULL, missing.data,
-                 "%s expected to have the following extra files ([%s])", acc_rel, missing.data);
-        ms_buf_free(&missing);
-    }
+    acc_log_truncated(c, json_rel);
+    acc_detail_log(c, det_rel);
+    acc_extra_files(c, acc_rel);
     s->acc_ok = !any_counting(c->run, &s->f, start);
     /* A9: open-division leniency (legacy) */
     if (!c->unified && !s->acc_ok && s->open && a.parsed_any) {

@@ -32,27 +32,21 @@ static double delta_allowed(const ck_rules *r, const char *model, const char *me
 static void last_values(sctx *c, const textfile *t, const json_t *targets, double *vals)
 {
     size_t nt = json_array_size(targets);
-    ms_lines it;
-    ms_lines_init(&it, t->text, t->len);
-    const char *line;
-    size_t len;
-    int nl;
-    char *scratch = NULL;
-    size_t scap = 0;
+    ms_pyre_lines l;
+    ms_pyre_lines_init(&l, t->text, t->len);
     ms_err e;
-    while (ms_lines_next(&it, &line, &len, &nl)) {
+    while (ms_pyre_lines_next(&l)) {
         for (size_t i = 0; i < nt && i < 32; i++) {
             const char *m = json_string_value(json_object_get(json_array_get(targets, i), "metric"));
             const ms_pyre *re = m ? ck_rules_pattern(c->r, m) : NULL;
             const char *g;
             size_t gl;
             double v;
-            if (re && ms_pyre_match_line(re, line, len, nl, &scratch, &scap, &g, &gl, &e) > 0 &&
-                g && ms_py_float_parse(g, gl, &v) == 0)
+            if (re && ms_pyre_lines_match(&l, re, &g, &gl, &e) > 0 && g && ms_py_float_parse(g, gl, &v) == 0)
                 vals[i] = v;
         }
     }
-    free(scratch);
+    ms_pyre_lines_free(&l);
 }
 
 /* A verify file as check_compliance_acc_dir (TEST01's verify_accuracy.txt) and
@@ -333,13 +327,10 @@ void group_compliance(sctx *c, const char *scen_rel)
         const char *test = json_string_value(json_array_get(tests, i));
         if (!test || ck_jlist_has(json_object_get(skip_sc, test), s->scen_fixed))
             continue;
-        char *tdir_rel = ck_join(cdir_rel, test);
-        char *tdir_abs = tdir_rel ? absof(c, tdir_rel) : NULL;
-        if (!tdir_abs) {
-            free(tdir_rel);
-            c->run->oom = 1;
+        char *tdir_abs;
+        char *tdir_rel = join_abs(c, cdir_rel, test, &tdir_abs);
+        if (!tdir_rel)
             break;
-        }
         if (!ck_pexists(tdir_abs)) {
             FIND(c, CK_ID(C2), CK_SEV_ERROR, tdir_rel, 0, test, "missing", "Missing %s in compliance dir %s",
                  test, cdir_rel);

@@ -142,6 +142,118 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
 }
 
 /* Returns 0 when the legacy flow stops (any E failure). */
+/* E4 (E1 in the unified layout): the implementation JSON of the measurements directory (split
+ * layout: <system>_<impl>_<scenario>.json or another <system>*.json, *end_len the length of the
+ * ending; unified: measurements.json); NULL when there is none */
+static char *meas_impl_json(sctx *c, const char *mdir_rel, const char *mdir_abs, int split, size_t *end_len)
+{
+    const ck_scen *s = c->s;
+    char *impl_name = NULL;
+    *end_len = 0;
+    if (split) {
+        ck_dir d;
+        ck_dir_read(&d, mdir_abs);
+        size_t sl = strlen(s->system);
+        char *suffix = ck_fmt("_%s.json", s->scen_dir);
+        for (size_t i = 0; i < d.n && suffix; i++) {
+            const char *n = d.v[i].name;
+            size_t nl = strlen(n);
+            if (!d.v[i].is_file || strncmp(n, s->system, sl))
+                continue;
+            if (nl >= strlen(suffix) && !strcmp(n + nl - strlen(suffix), suffix)) {
+                impl_name = strdup(n);
+                *end_len = strlen(suffix);
+                break;
+            }
+            if (nl >= 5 && !strcmp(n + nl - 5, ".json")) {
+                impl_name = strdup(n);
+                *end_len = 5;
+                break;
+            }
+        }
+        free(suffix);
+        ck_dir_free(&d);
+        if (!impl_name) {
+            FIND(c, CK_ID(E4), CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "%s is missing %s*.json", s->rel,
+                 s->system);
+        }
+    } else {
+        impl_name = strdup("measurements.json");
+        *end_len = 0;
+        char *rel = ck_join(mdir_rel, impl_name);
+        char *abs = rel ? absof(c, rel) : NULL;
+        if (!ck_isfile(abs)) {
+            FIND(c, CK_ID(E1), CK_SEV_ERROR, rel, 0, NULL, NULL, "%s measurements json file not found",
+                 s->rel);
+            free(impl_name);
+            impl_name = NULL;
+        }
+        free(rel);
+        free(abs);
+    }
+    return impl_name;
+}
+
+/* E5 (legacy): the code directory of the implementation (code/<model>/<impl>, the model's
+ * name read from a file code/<model> where it is one) */
+static void meas_code_dir(sctx *c, const char *sub_rel, const char *impl_name, size_t end_len)
+{
+    const ck_scen *s = c->s;
+    size_t sl = strlen(s->system), nl = strlen(impl_name);
+    size_t from = sl + 1, to = nl >= end_len ? nl - end_len : 0;
+    char *impl = from < to ? strndup(impl_name + from, to - from) : strdup("");
+    char *code_model = ck_fmt("%s/code/%s", sub_rel, s->model_dir);
+    char *code_model_abs = code_model ? absof(c, code_model) : NULL;
+    char *code_dir = NULL;
+    if (code_model_abs && ck_isfile(code_model_abs)) {
+        char *txt = NULL;
+        size_t len = 0;
+        ms_err e;
+        if (ck_read_text(code_model_abs, 4096, &txt, &len, &e) == 0) {
+            size_t n = len;
+            const char *p = ms_py_strip(txt, &n);
+            code_dir = ck_fmt("%s/code/%.*s/%s", sub_rel, (int)n, p, impl ? impl : "");
+        }
+        free(txt);
+    } else {
+        code_dir = ck_fmt("%s/code/%s/%s", sub_rel, s->model_dir, impl ? impl : "");
+    }
+    if (code_dir) {
+        char *abs = absof(c, code_dir);
+        int ok = ck_pexists(abs);
+        if (!ok) {
+            char *slash = strrchr(abs, '/');
+            if (slash) {
+                *slash = '\0';
+                ok = ck_pexists(abs);
+            }
+        }
+        if (!ok) {
+            size_t cl = strlen(code_dir);  /* shown without the empty impl's slash */
+            if (cl > 1 && code_dir[cl - 1] == '/')
+                code_dir[cl - 1] = '\0';
+            FIND(c, CK_ID(E5), CK_SEV_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
+                 s->rel, code_dir);
+        }
+        free(abs);
+    }
+    free(impl);
+    free(code_model);
+    free(code_model_abs);
+    free(code_dir);
+}
+
+/* E5 (unified): the submitter's src directory */
+static void meas_src_dir(sctx *c, const char *sub_rel)
+{
+    char *src = ck_join(sub_rel, "src");
+    char *abs = src ? absof(c, src) : NULL;
+    if (!ck_pexists(abs))
+        FIND(c, CK_ID(E5), CK_SEV_ERROR, src, 0, NULL, NULL, "%s src directory does not exist", src);
+    free(src);
+    free(abs);
+}
+
 int group_measurements(sctx *c, const char *scen_rel)
 {
     ck_scen *s = c->s;
@@ -168,49 +280,8 @@ int group_measurements(sctx *c, const char *scen_rel)
     if (!c->unified && s->has_power && !ck_skipped(c->run, CK_ID(E3)))
         check_power_measure_files(c, mdir_rel);
     /* E4: implementation JSON */
-    char *impl_name = NULL;
     size_t end_len = 0;
-    if (split) {
-        ck_dir d;
-        ck_dir_read(&d, mdir_abs);
-        size_t sl = strlen(s->system);
-        char *suffix = ck_fmt("_%s.json", s->scen_dir);
-        for (size_t i = 0; i < d.n && suffix; i++) {
-            const char *n = d.v[i].name;
-            size_t nl = strlen(n);
-            if (!d.v[i].is_file || strncmp(n, s->system, sl))
-                continue;
-            if (nl >= strlen(suffix) && !strcmp(n + nl - strlen(suffix), suffix)) {
-                impl_name = strdup(n);
-                end_len = strlen(suffix);
-                break;
-            }
-            if (nl >= 5 && !strcmp(n + nl - 5, ".json")) {
-                impl_name = strdup(n);
-                end_len = 5;
-                break;
-            }
-        }
-        free(suffix);
-        ck_dir_free(&d);
-        if (!impl_name) {
-            FIND(c, CK_ID(E4), CK_SEV_ERROR, mdir_rel, 0, NULL, NULL, "%s is missing %s*.json", s->rel,
-                 s->system);
-        }
-    } else {
-        impl_name = strdup("measurements.json");
-        end_len = 0;
-        char *rel = ck_join(mdir_rel, impl_name);
-        char *abs = rel ? absof(c, rel) : NULL;
-        if (!ck_isfile(abs)) {
-            FIND(c, CK_ID(E1), CK_SEV_ERROR, rel, 0, NULL, NULL, "%s measurements json file not found",
-                 s->rel);
-            free(impl_name);
-            impl_name = NULL;
-        }
-        free(rel);
-        free(abs);
-    }
+    char *impl_name = meas_impl_json(c, mdir_rel, mdir_abs, split, &end_len);
     if (impl_name) {
         char *rel = ck_join(mdir_rel, impl_name);
         if (rel)
@@ -218,57 +289,10 @@ int group_measurements(sctx *c, const char *scen_rel)
         free(rel);
     }
     /* E5: code directory */
-    if (!c->unified && impl_name) {
-        size_t sl = strlen(s->system), nl = strlen(impl_name);
-        size_t from = sl + 1, to = nl >= end_len ? nl - end_len : 0;
-        char *impl = from < to ? strndup(impl_name + from, to - from) : strdup("");
-        char *code_model = ck_fmt("%s/code/%s", sub_rel, s->model_dir);
-        char *code_model_abs = code_model ? absof(c, code_model) : NULL;
-        char *code_dir = NULL;
-        if (code_model_abs && ck_isfile(code_model_abs)) {
-            char *txt = NULL;
-            size_t len = 0;
-            ms_err e;
-            if (ck_read_text(code_model_abs, 4096, &txt, &len, &e) == 0) {
-                size_t n = len;
-                const char *p = ms_py_strip(txt, &n);
-                code_dir = ck_fmt("%s/code/%.*s/%s", sub_rel, (int)n, p, impl ? impl : "");
-            }
-            free(txt);
-        } else {
-            code_dir = ck_fmt("%s/code/%s/%s", sub_rel, s->model_dir, impl ? impl : "");
-        }
-        if (code_dir) {
-            char *abs = absof(c, code_dir);
-            int ok = ck_pexists(abs);
-            if (!ok) {
-                char *slash = strrchr(abs, '/');
-                if (slash) {
-                    *slash = '\0';
-                    ok = ck_pexists(abs);
-                }
-            }
-            if (!ok) {
-                size_t cl = strlen(code_dir);  /* shown without the empty impl's slash */
-                if (cl > 1 && code_dir[cl - 1] == '/')
-                    code_dir[cl - 1] = '\0';
-                FIND(c, CK_ID(E5), CK_SEV_ERROR, code_dir, 0, NULL, NULL, "%s is missing code_dir %s",
-                     s->rel, code_dir);
-            }
-            free(abs);
-        }
-        free(impl);
-        free(code_model);
-        free(code_model_abs);
-        free(code_dir);
-    } else if (c->unified) {
-        char *src = ck_join(sub_rel, "src");
-        char *abs = src ? absof(c, src) : NULL;
-        if (!ck_pexists(abs))
-            FIND(c, CK_ID(E5), CK_SEV_ERROR, src, 0, NULL, NULL, "%s src directory does not exist", src);
-        free(src);
-        free(abs);
-    }
+    if (!c->unified && impl_name)
+        meas_code_dir(c, sub_rel, impl_name, end_len);
+    else if (c->unified)
+        meas_src_dir(c, sub_rel);
     free(impl_name);
 out:
     if (!c->unified && !c->r->sw.measurements_failure_stops) {

@@ -78,41 +78,29 @@ const char *canon_or_raw(const ck_rules *r, const char *s)
     return c ? c : s;
 }
 
-/* Checks one LoadGen performance run (P2-P16 and inference). Fills the value. Returns 1 if
- * the log could be evaluated (validity is in the findings). */
-int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
-                          char **eff_out)
-{
-    sctx *c = p->c;
-    const ck_rules *r = c->r;
-    const ck_scen *s = c->s;
-    const char *model = s->mlperf_model;
-    const json_t *smoke = r->smoke;
-    char e1[64], e2[64];
+/* ---- check_perf_log: one function per check, in the order the reference makes them ---- */
 
-    /* P2 */
+/* P2: the run is VALID (a smoke round may accept an INVALID run whose constraints were met) */
+static void perf_validity(pctx *p, const ck_dlog *d)
+{
+    const json_t *smoke = p->c->r->smoke;
     char *validity = ck_dlog_str(d, "result_validity");
     int valid_ok = validity && !strcmp(validity, "VALID");
     if (!valid_ok && smoke && json_is_true(json_object_get(smoke, "accept_invalid_if_perf_constraints_met")) &&
         ck_dlog_truthy(d, "result_perf_constraints_met"))
         valid_ok = 1;
     if (!valid_ok)
-        pf(p, CK_ID(P2), c->pp->p2_invalid, kline(d, "result_validity"), "VALID",
+        pf(p, CK_ID(P2), p->c->pp->p2_invalid, kline(d, "result_validity"), "VALID",
            validity ? validity : "None", "result_validity is %s%s", validity ? validity : "missing",
-           c->pp->p2_note);
+           p->c->pp->p2_note);
     free(validity);
+}
 
-    char *S = ck_dlog_str(d, "effective_scenario");
-    if (!S) {
-        pf(p, CK_ID(P8), CK_SEV_ERROR, 0, "a scenario", "None",
-           "effective_scenario is missing (the MLCommons checker raises an exception)");
-        return 0;
-    }
-    const char *Sc = canon_or_raw(r, S);
-    if (eff_out)
-        *eff_out = strdup(S);
-
-    /* P8: result value */
+/* P8: the result value of scenario S (its result field, ns to ms where the rules say) */
+static void perf_result(pctx *p, const ck_dlog *d, const char *S, ck_value *val)
+{
+    const ck_rules *r = p->c->r;
+    const char *model = p->c->s->mlperf_model;
     const char *field = json_string_value(ck_rget3(r, "result_field_overrides", model, S));
     if (!field)
         field = json_string_value(ck_rget2(r, "result_field", S));
@@ -137,8 +125,15 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
         val->d = res;
         ms_py_float_repr(res, val->text);
     }
+}
 
-    /* P3: LLM token latencies */
+/* P3: an LLM benchmark logs token latencies, within the TTFT/TPOT limits of Server/Interactive */
+static void perf_token_latencies(pctx *p, const ck_dlog *d, const char *S)
+{
+    sctx *c = p->c;
+    const ck_rules *r = c->r;
+    const char *model = c->s->mlperf_model;
+    char e1[64], e2[64];
     if (ck_rlist_has(r, "llm_models", model)) {
         if (!ck_dlog_truthy(d, "requested_use_token_latencies")) {
             pf(p, CK_ID(P3), CK_SEV_ERROR, kline(d, "requested_use_token_latencies"), "true",
@@ -168,25 +163,36 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
             }
         }
     }
+}
 
-    /* P4: equal-issue mode (rules list; empty in the unified rounds) */
-    if (ck_rlist_has(r, "equal_issue_required_models", model) &&
+/* P4: equal-issue mode (rules list; empty in the unified rounds) */
+static void perf_equal_issue(pctx *p, const ck_dlog *d)
+{
+    const char *model = p->c->s->mlperf_model;
+    if (ck_rlist_has(p->c->r, "equal_issue_required_models", model) &&
         !ck_dlog_truthy(d, "effective_sample_concatenate_permutation"))
         pf(p, CK_ID(P4), CK_SEV_ERROR, kline(d, "effective_sample_concatenate_permutation"), "true",
            "false", "%s requires equal issue mode (sample_concatenate_permutation)", model);
+}
 
-    /* P5 */
-    {
-        size_t before = c->s->f.n;
-        check_log_errors(c, d, p->file, CK_ID(P5), p->compliance, p->tag);
-        if (p->tag && c->s->f.n > before) {
-            /* compliance / ranging runs report under their own IDs */
-            ck_finding *f = &c->s->f.v[c->s->f.n - 1];
-            f->id = !strcmp(p->tag, "ranging") ? CK_ID(W3) : CK_ID(C3);
-        }
+/* P5: the log's errors (a compliance or ranging run reports them under its own ID) */
+static void perf_log_errors(pctx *p, const ck_dlog *d)
+{
+    sctx *c = p->c;
+    size_t before = c->s->f.n;
+    check_log_errors(c, d, p->file, CK_ID(P5), p->compliance, p->tag);
+    if (p->tag && c->s->f.n > before) {
+        ck_finding *f = &c->s->f.v[c->s->f.n - 1];
+        f->id = !strcmp(p->tag, "ranging") ? CK_ID(W3) : CK_ID(C3);
     }
+}
 
-    /* P6 */
+/* P6: the performance sample count at least the model's */
+static void perf_sample_count(pctx *p, const ck_dlog *d)
+{
+    const ck_rules *r = p->c->r;
+    const char *model = p->c->s->mlperf_model;
+    char e1[64], e2[64];
     const json_t *psc = ck_rget2(r, "performance_sample_count", model);
     double pscv;
     if (!psc) {
@@ -200,8 +206,13 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
            "performance_sample_count, found %.0f, needs to be >= %.0f", pscv,
            json_number_value(psc));
     }
+}
 
-    /* P7: seeds as exact unsigned 64-bit integers */
+/* P7: the seeds, as exact unsigned 64-bit integers (TEST05: the round's alternate seeds) */
+static void perf_seeds(pctx *p, const ck_dlog *d)
+{
+    const ck_rules *r = p->c->r;
+    char e1[64], e2[64];
     static const char *const seed_keys[3] = {"effective_qsl_rng_seed",
                                              "effective_sample_index_rng_seed",
                                              "effective_schedule_rng_seed"};
@@ -224,67 +235,97 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
                "%s is wrong, expected=%s, found=%s", seed_names[i], e1, e2);
         }
     }
+}
 
-    /* P9 / P10 / P11 */
-    int early = r->sw.early_stopping &&
-                (CK_SCEN_IS(S, RU_SINGLE_STREAM) || CK_SCEN_IS(S, RU_MULTI_STREAM) || CK_SCEN_IS(S, RU_SERVER));
+/* P9, P10 (rounds with early stopping, SingleStream, MultiStream, Server): early stopping met,
+ * and the target latency within the model's constraint */
+static void perf_early_stopping(pctx *p, const ck_dlog *d, const char *S)
+{
+    sctx *c = p->c;
+    const ck_rules *r = c->r;
+    const char *model = c->s->mlperf_model;
+    const json_t *smoke = r->smoke;
     int ignore_es = smoke && json_is_true(json_object_get(smoke, "ignore_early_stopping"));
-    if (early) {
-        int met = ck_dlog_truthy(d, "early_stopping_met");
-        if (!met && !ignore_es) {
-            char *msg = ck_dlog_text(d, "early_stopping_result");
-            pf(p, CK_ID(P9), c->pp->p9_early_stopping, kline(d, "early_stopping_met"),
-               "true", "false", "Early stopping condition was not met, msg=%s%s",
-               msg ? msg : "None", c->pp->logged_note);
-            free(msg);
-        }
-        const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, S);
-        double tl;
-        if ((met || !c->unified) && json_is_number(lc) && json_number_value(lc) != 0 &&
-            need_num(p, d, CK_ID(P10), "effective_target_latency_ns", &tl) &&
-            tl > json_number_value(lc)) {
-            snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
-            snprintf(e2, sizeof e2, "%.0f", tl);
-            pf(p, CK_ID(P10), logged_only_sev(p, CK_ID(P10)), kline(d, "effective_target_latency_ns"), e1, e2,
-               "Latency constraint with early stopping not met, expected=%.0f, found=%.0f",
-               json_number_value(lc), tl);
-        }
+    char e1[64], e2[64];
+    int met = ck_dlog_truthy(d, "early_stopping_met");
+    if (!met && !ignore_es) {
+        char *msg = ck_dlog_text(d, "early_stopping_result");
+        pf(p, CK_ID(P9), c->pp->p9_early_stopping, kline(d, "early_stopping_met"),
+           "true", "false", "Early stopping condition was not met, msg=%s%s",
+           msg ? msg : "None", c->pp->logged_note);
+        free(msg);
+    }
+    const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, S);
+    double tl;
+    if ((met || !c->unified) && json_is_number(lc) && json_number_value(lc) != 0 &&
+        need_num(p, d, CK_ID(P10), "effective_target_latency_ns", &tl) &&
+        tl > json_number_value(lc)) {
+        snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
+        snprintf(e2, sizeof e2, "%.0f", tl);
+        pf(p, CK_ID(P10), logged_only_sev(p, CK_ID(P10)), kline(d, "effective_target_latency_ns"), e1, e2,
+           "Latency constraint with early stopping not met, expected=%.0f, found=%.0f",
+           json_number_value(lc), tl);
+    }
+}
+
+/* P11 (without early stopping): the 99th percentile latency within the model's constraint */
+static void perf_latency(pctx *p, const ck_dlog *d, const char *S)
+{
+    sctx *c = p->c;
+    const ck_rules *r = c->r;
+    const char *model = c->s->mlperf_model;
+    char e1[64], e2[64];
+    const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, c->pp->p11_by_dir ? p->fixed : S);
+    double l99;
+    if (json_is_number(lc) && json_number_value(lc) != 0 &&
+        need_num(p, d, CK_ID(P11), "result_99.00_percentile_latency_ns", &l99) &&
+        l99 > json_number_value(lc)) {
+        snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
+        snprintf(e2, sizeof e2, "%.0f", l99);
+        pf(p, CK_ID(P11), c->pp->p11_latency,
+           kline(d, "result_99.00_percentile_latency_ns"), e1, e2,
+           "Latency constraint not met, expected=%.0f, found=%.0f", json_number_value(lc), l99);
+    }
+}
+
+/* P12 (without early stopping): the minimum query count of the model (a smoke round's lower one) */
+static void perf_min_queries(pctx *p, const ck_dlog *d, const char *S)
+{
+    const ck_rules *r = p->c->r;
+    const char *model = p->c->s->mlperf_model;
+    const json_t *smoke = r->smoke;
+    char e1[64], e2[64];
+    const json_t *mq = ck_rget2(r, "min_queries", model);
+    double mqc;
+    if (!mq) {
+        pf(p, CK_ID(P12), CK_SEV_ERROR, 0, "a known model", model,
+           "model %s has no min_queries entry in %s rules (the MLCommons checker raises)",
+           model, r->version);
     } else {
-        const json_t *lc = ck_rget3(r, "latency_constraint_ns", model, c->pp->p11_by_dir ? p->fixed : S);
-        double l99;
-        if (json_is_number(lc) && json_number_value(lc) != 0 &&
-            need_num(p, d, CK_ID(P11), "result_99.00_percentile_latency_ns", &l99) &&
-            l99 > json_number_value(lc)) {
-            snprintf(e1, sizeof e1, "<= %.0f", json_number_value(lc));
-            snprintf(e2, sizeof e2, "%.0f", l99);
-            pf(p, CK_ID(P11), c->pp->p11_latency,
-               kline(d, "result_99.00_percentile_latency_ns"), e1, e2,
-               "Latency constraint not met, expected=%.0f, found=%.0f", json_number_value(lc), l99);
-        }
-        /* P12 */
-        const json_t *mq = ck_rget2(r, "min_queries", model);
-        double mqc;
-        if (!mq) {
-            pf(p, CK_ID(P12), CK_SEV_ERROR, 0, "a known model", model,
-               "model %s has no min_queries entry in %s rules (the MLCommons checker raises)",
-               model, r->version);
-        } else {
-            const json_t *req = json_object_get(mq, S);
-            double need = json_number_value(req);
-            if (smoke && json_is_number(json_object_get(smoke, "min_query_count")) &&
-                need > json_number_value(json_object_get(smoke, "min_query_count")))
-                need = json_number_value(json_object_get(smoke, "min_query_count"));
-            if (req && need && need_num(p, d, CK_ID(P12), "effective_min_query_count", &mqc) &&
-                mqc < need) {
-                snprintf(e1, sizeof e1, ">= %.0f", need);
-                snprintf(e2, sizeof e2, "%.0f", mqc);
-                pf(p, CK_ID(P12), logged_only_sev(p, CK_ID(P12)), kline(d, "effective_min_query_count"), e1, e2,
-                   "Required minimum Query Count not met by user config, Expected=%.0f, Found=%.0f",
-                   need, mqc);
-            }
+        const json_t *req = json_object_get(mq, S);
+        double need = json_number_value(req);
+        if (smoke && json_is_number(json_object_get(smoke, "min_query_count")) &&
+            need > json_number_value(json_object_get(smoke, "min_query_count")))
+            need = json_number_value(json_object_get(smoke, "min_query_count"));
+        if (req && need && need_num(p, d, CK_ID(P12), "effective_min_query_count", &mqc) &&
+            mqc < need) {
+            snprintf(e1, sizeof e1, ">= %.0f", need);
+            snprintf(e2, sizeof e2, "%.0f", mqc);
+            pf(p, CK_ID(P12), logged_only_sev(p, CK_ID(P12)), kline(d, "effective_min_query_count"), e1, e2,
+               "Required minimum Query Count not met by user config, Expected=%.0f, Found=%.0f",
+               need, mqc);
         }
     }
-    /* P13 */
+}
+
+/* P13 (Offline): the samples per query at least the model's minimum */
+static void perf_offline_samples(pctx *p, const ck_dlog *d, const char *S)
+{
+    sctx *c = p->c;
+    const ck_rules *r = c->r;
+    const ck_scen *s = c->s;
+    const char *model = s->mlperf_model;
+    char e1[64], e2[64];
     if (CK_SCEN_IS(S, RU_OFFLINE) || (c->unified && !strcasecmp(S, "offline"))) {
         const json_t *spq = ck_rget2(r, "offline_min_samples_per_query", model);
         double v;
@@ -302,7 +343,15 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
                json_number_value(spq), v);
         }
     }
-    /* P14 */
+}
+
+/* P14: the minimum duration (a smoke round's own), unless the model is exempt */
+static void perf_min_duration(pctx *p, const ck_dlog *d)
+{
+    const ck_rules *r = p->c->r;
+    const char *model = p->c->s->mlperf_model;
+    const json_t *smoke = r->smoke;
+    char e1[64], e2[64];
     if (!ck_rlist_has(r, "min_duration_exempt_models", model)) {
         double need = json_number_value(ck_rget(r, "min_test_duration_ms"));
         if (smoke && json_is_number(json_object_get(smoke, "min_duration_ms")))
@@ -315,7 +364,13 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
                "Test duration less than 600s in user config. expected=%.0f, found=%.0f", need, v);
         }
     }
-    /* P15 */
+}
+
+/* P15: the network mode of the system matches its division; a network SUT is named so */
+static void perf_network_mode(pctx *p, const ck_dlog *d)
+{
+    const ck_rules *r = p->c->r;
+    const ck_scen *s = p->c->s;
     if (s->sys) {
         int net = s->sys->is_network;
         int want = !strcmp(s->division, "network") ? 1 : !strcmp(s->division, "closed") ? 0 : -1;
@@ -334,16 +389,24 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
             free(sut);
         }
     }
-    /* P17 (stricter): test mode */
-    {
-        char *mode = ck_dlog_str(d, "effective_test_mode");
-        if (mode && strcmp(mode, "PerformanceOnly") && !p->tag)
-            pf(p, CK_ID(P17), CK_SEV_WARNING, kline(d, "effective_test_mode"), "PerformanceOnly", mode,
-               "the performance run was made in %s mode", mode);
-        free(mode);
-    }
+}
 
-    /* P16 / I: inference */
+/* P17 (stricter): a main performance run made in PerformanceOnly mode */
+static void perf_test_mode(pctx *p, const ck_dlog *d)
+{
+    char *mode = ck_dlog_str(d, "effective_test_mode");
+    if (mode && strcmp(mode, "PerformanceOnly") && !p->tag)
+        pf(p, CK_ID(P17), CK_SEV_WARNING, kline(d, "effective_test_mode"), "PerformanceOnly", mode,
+           "the performance run was made in %s mode", mode);
+    free(mode);
+}
+
+/* P16, I1-I4: a result of the directory's scenario inferred from a log of another one */
+static void perf_inference(pctx *p, const ck_dlog *d, const char *S, const char *Sc, ck_value *val, int *inferred)
+{
+    sctx *c = p->c;
+    const ck_rules *r = c->r;
+    const ck_scen *s = c->s;
     const char *F = p->fixed;
     *inferred = 0;
     int differs = c->pp->scenario_casefold ? (F && strcasecmp(S, F) != 0) : (F && strcmp(Sc ? Sc : S, F) != 0);
@@ -416,6 +479,43 @@ int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred,
     } else if (c->unified && F && CK_SCEN_IS(F, RU_INTERACTIVE) && !CK_SCEN_IS(S, RU_SERVER)) {
         /* unreachable: differs would be set */
     }
+}
+
+/* Checks one LoadGen performance run (P2-P17 and inference). Fills the value. Returns 1 if
+ * the log could be evaluated (validity is in the findings). */
+int check_perf_log(pctx *p, const ck_dlog *d, ck_value *val, int *inferred, char **eff_out)
+{
+    sctx *c = p->c;
+    const ck_rules *r = c->r;
+    perf_validity(p, d);
+    char *S = ck_dlog_str(d, "effective_scenario");
+    if (!S) {
+        pf(p, CK_ID(P8), CK_SEV_ERROR, 0, "a scenario", "None",
+           "effective_scenario is missing (the MLCommons checker raises an exception)");
+        return 0;
+    }
+    const char *Sc = canon_or_raw(r, S);
+    if (eff_out)
+        *eff_out = strdup(S);
+    perf_result(p, d, S, val);
+    perf_token_latencies(p, d, S);
+    perf_equal_issue(p, d);
+    perf_log_errors(p, d);
+    perf_sample_count(p, d);
+    perf_seeds(p, d);
+    int early = r->sw.early_stopping &&
+                (CK_SCEN_IS(S, RU_SINGLE_STREAM) || CK_SCEN_IS(S, RU_MULTI_STREAM) || CK_SCEN_IS(S, RU_SERVER));
+    if (early) {
+        perf_early_stopping(p, d, S);
+    } else {
+        perf_latency(p, d, S);
+        perf_min_queries(p, d, S);
+    }
+    perf_offline_samples(p, d, S);
+    perf_min_duration(p, d);
+    perf_network_mode(p, d);
+    perf_test_mode(p, d);
+    perf_inference(p, d, S, Sc, val, inferred);
     free(S);
     return 1;
 }

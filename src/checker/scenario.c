@@ -36,6 +36,18 @@ char *absof(const sctx *c, const char *rel)
     return ck_join(c->run->root, rel);
 }
 
+char *join_abs(const sctx *c, const char *base, const char *name, char **abs)
+{
+    char *rel = ck_join(base, name);
+    *abs = rel ? absof(c, rel) : NULL;
+    if (!*abs) {
+        free(rel);
+        c->run->oom = 1;
+        return NULL;
+    }
+    return rel;
+}
+
 /* -------------------------------------------------------------- text files ---- */
 
 /* Reads a text file; reports R1/ L-style problems under `id` when report is set. */

@@ -163,28 +163,19 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     size_t csv_start = sys->findings.n;
     if (!unified) {
         const json_t *quoted = ck_rget(r, "csv_quoted_columns_legacy");
-        static const char *const strs[] = {"system_name", "host_processor_model_name",
-                                           "accelerator_model_name"};
-        static const char *const strs_col[] = {"SystemName", "host_processor_model_name",
-                                               "accelerator_model_name"};
-        for (size_t i = 0; i < 3; i++) {
-            const json_t *v = json_object_get(j, strs[i]);
-            if (v && !json_is_string(v) && ck_jlist_has(quoted, strs_col[i])) {
-                char *ptr = ms_json_pointer_append("", strs[i]);
+        /* each field and its summary.csv column */
+        static const char *const strs[][2] = {{"system_name", "SystemName"},
+                                              {"host_processor_model_name", "host_processor_model_name"},
+                                              {"accelerator_model_name", "accelerator_model_name"},
+                                              {"framework", "framework"},
+                                              {"operating_system", "operating_system"}};
+        for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
+            const json_t *v = json_object_get(j, strs[i][0]);
+            if (v && !json_is_string(v) && ck_jlist_has(quoted, strs[i][1])) {
+                char *ptr = ms_json_pointer_append("", strs[i][0]);
                 YF(CK_ID(Y9), CK_SEV_ERROR, ptr, "a string", "another JSON value",
                    "%s must be a string (the MLCommons checker crashes writing summary.csv)",
-                   strs[i]);
-                free(ptr);
-            }
-        }
-        static const char *const opt[] = {"framework", "operating_system"};
-        for (size_t i = 0; i < 2; i++) {
-            const json_t *v = json_object_get(j, opt[i]);
-            if (v && !json_is_string(v) && ck_jlist_has(quoted, opt[i])) {
-                char *ptr = ms_json_pointer_append("", opt[i]);
-                YF(CK_ID(Y9), CK_SEV_ERROR, ptr, "a string", "another JSON value",
-                   "%s must be a string (the MLCommons checker crashes writing summary.csv)",
-                   opt[i]);
+                   strs[i][0]);
                 free(ptr);
             }
         }

@@ -339,16 +339,9 @@ static char *unified_row(ck_state *run, const ck_scen *s, const char *location, 
     const json_t *j = s->sys->j;
     const char *canon = ru_scenario_canon(r->j, s->scen_dir);
     const char *cs = canon ? canon : s->scen_dir;
-    const json_t *ov = ck_rget3(r, "units", "overrides", s->mlperf_model);
-    const char *unit = json_string_value(json_object_get(ov, cs));
-    if (!unit)
-        unit = json_string_value(json_object_get(ck_rget2(r, "units", "default"), cs));
-    const char *punit = json_string_value(ck_rget2(r, "power_units", cs));
+    const char *unit, *punit;
     char result[64], total[32];
-    if (power_row)
-        ms_py_float_repr(s->power_metric, result);
-    else
-        snprintf(result, sizeof result, "%s", s->value.text);
+    ck_row_unit_result(r, s, cs, power_row, &unit, &punit, result);
     snprintf(total, sizeof total, "%lld", total_acc);
     ms_buf notes = MS_BUF_INIT;
     const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");

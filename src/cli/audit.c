@@ -1,5 +1,4 @@
 /* mlsubmit audit run | verify | replay: the compliance audits (src/audit/audit.h). */
-#include <getopt.h>
 #include <math.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 
 #include "audit/audit.h"
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "common/fsutil.h"
 #include "cli/runrec.h"
 #include "common/strutil.h"
@@ -27,134 +27,89 @@ static void usage(FILE *o)
             "'mlsubmit audit <subcommand> --help' for details.\n");
 }
 
-static void usage_run(FILE *o)
-{
-    fprintf(o,
-            "usage: mlsubmit audit run TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --sut SPEC --model M\n"
-            "                --scenario S --output DIR\n"
-            "                [--mode compat|strict] [--layout v6|v5.1] [--results DIR] [--reuse-results]\n"
-            "                [--mlperf-conf F] [--user-conf F] [--set KEY=VALUE]...\n"
-            "                [--total-samples N] [--performance-samples P] [--loadgen-compat 5.1|6.0]\n"
-            "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
-            "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
-            "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
-            "                [--runs-db FILE] [--no-record]   (recording: see 'mlsubmit loadgen run --help')\n"
-            "\n"
-            "Performs a compliance audit (MLCommons compliance/TESTxx): the reference run(s) the\n"
-            "test compares against (TEST01: an accuracy run and a performance run; TEST04/TEST05:\n"
-            "a performance run), the audited run with the test's audit.config (per-model values\n"
-            "from rules/compliance.json), the verification, and DIR/TESTxx/ with verify_accuracy.txt\n"
-            "(TEST01), verify_performance.txt, accuracy/ (TEST01) and performance/run_1/. Every run\n"
-            "uses a fresh SUT instance.\n"
-            "\n"
-            "TEST06 (LLM output consistency), TEST07 (full-dataset accuracy in performance mode), TEST08\n"
-            "(DLRMv3 accuracy in performance mode) and TEST09 (mean output length within bounds) apply to\n"
-            "the benchmarks with values in rules/compliance.json (tests.TESTxx.benchmarks): one audited run\n"
-            "(TEST08 also an accuracy run), then verify_accuracy.txt (TEST09: verify_output_len.txt),\n"
-            "accuracy/ and (not TEST06) performance/run_1/. A SUT without its own dataset gets a counting\n"
-            "QSL of the benchmark's dataset size unless --total-samples is given. TEST07 of a benchmark\n"
-            "scored by its own script (gpt-oss-120b) needs --accuracy-script \"COMMAND {accuracy_log}\".\n"
-            "\n"
-            "  --output DIR        the scenario directory of the layout; TESTxx/ is created inside\n"
-            "  --layout L          v6 (default): DIR is results/<system>/<model>/<scenario>, the reference\n"
-            "                      runs go to DIR/accuracy and DIR/performance/run_1;\n"
-            "                      v5.1: DIR is compliance/<system>/<model>/<scenario>, the reference runs\n"
-            "                      go to the same path under results/\n"
-            "  --results DIR       where the reference runs go (or are, with --reuse-results)\n"
-            "  --reuse-results     verify against the reference logs already in the results directory\n"
-            "  --mode M            compat (default): upstream's verdicts; strict: also mlsubmit's stronger\n"
-            "                      checks (audit.config applied, full-byte TEST01, TEST04-U unique-index\n"
-            "                      run, latency-based tolerance), reported separately\n"
-            "  --model M           model for mlperf.conf and the audit values (resnet50, digits, ...)\n"
-            "  --scenario S        SingleStream, MultiStream, Server or Offline\n"
-            "  --set KEY=VALUE     TestSettings override for every run (e.g. min_duration_ms=500)\n"
-            "  --dtype T           TEST01 element type of the first-element comparison (default int32:\n"
-            "                      the reference SUTs answer 4-byte integers)\n"
-            "  --sampling-target N TEST01 accuracy_log_sampling_target instead of the model's\n"
-            "  --seeds Q,S,T       TEST05 alternate seeds instead of the round's test05 seeds\n"
-            "  --force             run a test the round does not require for the model\n"
-            "  --keep-work         keep the work directory (audit.config files, the unique-index runs)\n"
-            "  --strict-report F   write the STRICT report to F (keep it outside the submission tree)\n"
-            "  --timeout D         give up a run when no sample completes for D (e.g. 30s)\n"
-            CLI_DATA_HELP
-            "\n"
-            "The TEST01 fallback (baseline_accuracy.txt, compliance_accuracy.txt; only on an accuracy\n"
-            "FAIL) uses the digits scorer for the digits SUTs and a byte comparison for the others.\n"
-            "\n"
-            "Exit: 0 the audit passed, 1 it failed, 2 usage, 3 bad input file, 4 runtime failure.\n");
-}
+static const char usage_run[] =
+    "usage: mlsubmit audit run TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --sut SPEC --model M\n"
+    "                --scenario S --output DIR\n"
+    "                [--mode compat|strict] [--layout v6|v5.1] [--results DIR] [--reuse-results]\n"
+    "                [--mlperf-conf F] [--user-conf F] [--set KEY=VALUE]...\n"
+    "                [--total-samples N] [--performance-samples P] [--loadgen-compat 5.1|6.0]\n"
+    "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
+    "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
+    "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
+    "                [--runs-db FILE] [--no-record]   (recording: see 'mlsubmit loadgen run --help')\n"
+    "\n"
+    "Performs a compliance audit (MLCommons compliance/TESTxx): the reference run(s) the\n"
+    "test compares against (TEST01: an accuracy run and a performance run; TEST04/TEST05:\n"
+    "a performance run), the audited run with the test's audit.config (per-model values\n"
+    "from rules/compliance.json), the verification, and DIR/TESTxx/ with verify_accuracy.txt\n"
+    "(TEST01), verify_performance.txt, accuracy/ (TEST01) and performance/run_1/. Every run\n"
+    "uses a fresh SUT instance.\n"
+    "\n"
+    "TEST06 (LLM output consistency), TEST07 (full-dataset accuracy in performance mode), TEST08\n"
+    "(DLRMv3 accuracy in performance mode) and TEST09 (mean output length within bounds) apply to\n"
+    "the benchmarks with values in rules/compliance.json (tests.TESTxx.benchmarks): one audited run\n"
+    "(TEST08 also an accuracy run), then verify_accuracy.txt (TEST09: verify_output_len.txt),\n"
+    "accuracy/ and (not TEST06) performance/run_1/. A SUT without its own dataset gets a counting\n"
+    "QSL of the benchmark's dataset size unless --total-samples is given. TEST07 of a benchmark\n"
+    "scored by its own script (gpt-oss-120b) needs --accuracy-script \"COMMAND {accuracy_log}\".\n"
+    "\n";
 
-static void usage_verify(FILE *o)
-{
-    fprintf(o,
-            "usage: mlsubmit audit verify TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --audit DIR\n"
-            "                [--reference DIR] [--mode compat|strict] [--output DIR] [--unique DIR]\n"
-            "                [--scenario S] [--accuracy-script CMD]\n"
-            "                [--dtype byte|int32|int64|float32] [--unixmode] [--scorer none|bytes|digits]\n"
-            "                [--data DIR] [--model M] [--seeds Q,S,T] [--strict-report FILE] [--rules FILE]\n"
-            "\n"
-            "Verifies the logs of a compliance run of any LoadGen. --reference is the submission's\n"
-            "scenario directory (accuracy/, performance/run_1/); --audit is the audited run (its LoadGen\n"
-            "output directory, or a placed TESTxx directory). Without --output the verify files are\n"
-            "written to the current directory (like the upstream scripts); with --output DIR the whole\n"
-            "DIR/TESTxx/ tree is written (verify files, logs, TEST01 accuracy.txt and fallback files).\n"
-            "\n"
-            "  --mode compat   (default) the upstream scripts' verdicts and file contents (TEST01\n"
-            "                  verify_accuracy.py / verify_performance.py, TEST04 verify_performance.py,\n"
-            "                  TEST05 v4.1 verify_performance.py); where they crash (missing file, error\n"
-            "                  entries in a detail log) the file names the file and the reason instead\n"
-            "  --mode strict   also: the audit.config was applied (1.7), every byte of every TEST01\n"
-            "                  record, a plausible record count, TEST04 tolerance decided on the latency,\n"
-            "                  Server target latency, TEST04-U against --unique DIR; reported on stdout\n"
-            "                  (and --strict-report), never inside the verify files\n"
-            "  --dtype T       TEST01 element type of upstream's first-element comparison (default byte)\n"
-            "  --unixmode      TEST01 upstream's line-digest comparison instead\n"
-            "  --scorer S      TEST01 fallback accuracy script: bytes, digits (the dataset of --data),\n"
-            "                  none (default: no fallback files)\n"
-            CLI_DATA_HELP
-            "  --model M       model name for the sampling target and fallback tolerance, and the\n"
-            "                  benchmark of TEST06-TEST09 (default: from the directory names)\n"
-            "\n"
-            "TEST06-TEST09 (upstream compliance/TEST0x/run_verification.py): --audit is the audited run\n"
-            "(its accuracy log, and the detail log that must show the test's audit.config applied);\n"
-            "--reference only for TEST08 (the accuracy-mode log). TEST06 takes the scenario from the\n"
-            "detail log unless --scenario is given; TEST07 scores with the benchmark's scorer in the rules\n"
-            "(digits) or with --accuracy-script \"COMMAND {accuracy_log}\" (its output must match the\n"
-            "benchmark's score pattern, e.g. 'exact_match': N). A log without the audit applied, or\n"
-            "without the records the test needs, is a bad input (exit 3, no verdict file).\n"
-            "\n"
-            "Exit: 0 verdict PASS (strict: every check), 1 FAIL, 2 usage, 3 an input file is missing or\n"
-            "malformed (named), 4 an output could not be written.\n");
-}
+static const char usage_run_tail[] =
+    "\n"
+    "The TEST01 fallback (baseline_accuracy.txt, compliance_accuracy.txt; only on an accuracy\n"
+    "FAIL) uses the digits scorer for the digits SUTs and a byte comparison for the others.\n"
+    "\n"
+    "Exit: 0 the audit passed, 1 it failed, 2 usage, 3 bad input file, 4 runtime failure.";
 
-static void usage_replay(FILE *o)
-{
-    fprintf(o,
-            "usage: mlsubmit audit replay (mlperf_log_detail.txt | ROOT)... [--loadgen-compat V]\n"
-            "                [--test TEST01|TEST04|TEST05] [--model M] [--accuracy-log F] [--rules FILE]\n"
-            "                [--jobs N] [--json] [--details]\n"
-            "\n"
-            "Rebuilds the requested settings of each detail log and asks the LoadGen what an unmodified\n"
-            "LoadGen of the release that wrote it does with them: the loaded_qsl_set (drawn with each C++\n"
-            "standard library's shuffle until one reproduces it), the generated query count / samples per\n"
-            "query / duration, every effective_* value and seed, the accuracy-log sampling; then lists every\n"
-            "match, every MISMATCH with the key and both values, and every note (cannot tell, and why).\n"
-            "The requested doubles are logged with 6 significant digits: a figure is a mismatch only when\n"
-            "no double that prints as the logged text explains it. For a log in a TEST01/TEST04/TEST05\n"
-            "directory (or with --test) it also checks that the audit.config was applied, and it checks\n"
-            "that the log's scenario is the directory's (or one its result may be inferred from).\n"
-            "\n"
-            "  --loadgen-compat V  the rules of LoadGen V (1.0, 1.1, 2.0, 2.1, 3.0, 3.1, 4.0, 4.1, 5.0, 5.1,\n"
-            "                      6.0 = 6.0.6+) instead of the log's loadgen_version\n"
-            "  ROOT                a submission tree (or any folder): every mlperf_log_detail.txt under its\n"
-            "                      results/ and compliance/ directories, replayed in parallel, a line per\n"
-            "                      mismatched or undecided log and a table per submitter\n"
-            "  --jobs N            threads for a tree (default: the online CPUs)\n"
-            "  --json              a tree's verdicts as JSON on stdout (every log, per submitter, total)\n"
-            "  --details           a tree: every log's full report too\n"
-            "\n"
-            "Exit: 0 everything matches (or cannot tell), 1 mismatches, 2 usage, 3 a log cannot be read.\n");
-}
+static const char usage_verify[] =
+    "usage: mlsubmit audit verify TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --audit DIR\n"
+    "                [--reference DIR] [--mode compat|strict] [--output DIR] [--unique DIR]\n"
+    "                [--scenario S] [--accuracy-script CMD]\n"
+    "                [--dtype byte|int32|int64|float32] [--unixmode] [--scorer none|bytes|digits]\n"
+    "                [--data DIR] [--model M] [--seeds Q,S,T] [--strict-report FILE] [--rules FILE]\n"
+    "\n"
+    "Verifies the logs of a compliance run of any LoadGen. --reference is the submission's\n"
+    "scenario directory (accuracy/, performance/run_1/); --audit is the audited run (its LoadGen\n"
+    "output directory, or a placed TESTxx directory). Without --output the verify files are\n"
+    "written to the current directory (like the upstream scripts); with --output DIR the whole\n"
+    "DIR/TESTxx/ tree is written (verify files, logs, TEST01 accuracy.txt and fallback files).\n"
+    "\n";
+
+static const char usage_verify_tail[] =
+    "\n"
+    "TEST06-TEST09 (upstream compliance/TEST0x/run_verification.py): --audit is the audited run\n"
+    "(its accuracy log, and the detail log that must show the test's audit.config applied);\n"
+    "--reference only for TEST08 (the accuracy-mode log). TEST06 takes the scenario from the\n"
+    "detail log unless --scenario is given; TEST07 scores with the benchmark's scorer in the rules\n"
+    "(digits) or with --accuracy-script \"COMMAND {accuracy_log}\" (its output must match the\n"
+    "benchmark's score pattern, e.g. 'exact_match': N). A log without the audit applied, or\n"
+    "without the records the test needs, is a bad input (exit 3, no verdict file).\n"
+    "\n"
+    "Exit: 0 verdict PASS (strict: every check), 1 FAIL, 2 usage, 3 an input file is missing or\n"
+    "malformed (named), 4 an output could not be written.";
+
+static const char usage_replay[] =
+    "usage: mlsubmit audit replay (mlperf_log_detail.txt | ROOT)... [--loadgen-compat V]\n"
+    "                [--test TEST01|TEST04|TEST05] [--model M] [--accuracy-log F] [--rules FILE]\n"
+    "                [--jobs N] [--json] [--details]\n"
+    "\n"
+    "Rebuilds the requested settings of each detail log and asks the LoadGen what an unmodified\n"
+    "LoadGen of the release that wrote it does with them: the loaded_qsl_set (drawn with each C++\n"
+    "standard library's shuffle until one reproduces it), the generated query count / samples per\n"
+    "query / duration, every effective_* value and seed, the accuracy-log sampling; then lists every\n"
+    "match, every MISMATCH with the key and both values, and every note (cannot tell, and why).\n"
+    "The requested doubles are logged with 6 significant digits: a figure is a mismatch only when\n"
+    "no double that prints as the logged text explains it. For a log in a TEST01/TEST04/TEST05\n"
+    "directory (or with --test) it also checks that the audit.config was applied, and it checks\n"
+    "that the log's scenario is the directory's (or one its result may be inferred from).\n"
+    "\n"
+    "  ROOT                  a submission tree (or any folder): every mlperf_log_detail.txt under\n"
+    "                        its results/ and compliance/ directories, replayed in parallel, a line\n"
+    "                        per mismatched or undecided log and a table per submitter\n";
+
+static const char usage_replay_tail[] =
+    "\n"
+    "Exit: 0 everything matches (or cannot tell), 1 mismatches, 2 usage, 3 a log cannot be read.";
 
 static const char *verdict_name(au_replay_verdict v)
 {
@@ -264,29 +219,129 @@ static int parse_seeds(const char *s, uint64_t out[3])
     return tok ? -1 : 0;
 }
 
-/* Options shared by run and verify: --mode, --dtype, --seeds. Returns 1 if c was one of them
- * (*rc set on a bad value), else 0. */
-static int shared_opt(const char *cmd, int c, au_mode *mode, au_dtype *dt, uint64_t seeds[3],
-                      const uint64_t **seedp, int *rc)
+/* ---- option callbacks (cli/parseopt.h); a bad value is a usage error naming the option ---- */
+
+static int mode_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
-    int k;
-    switch (c) {
-    case 'M':
-        if (strcmp(optarg, "compat") && strcmp(optarg, "strict"))
-            *rc = cli_usage_error(cmd, "--mode: expected compat or strict, got '%s'", optarg);
-        *mode = strcmp(optarg, "strict") ? AU_COMPAT : AU_STRICT;
-        return 1;
-    case 't':
-        if ((k = au_dtype_parse(optarg)) < 0)
-            *rc = cli_usage_error(cmd, "--dtype: expected byte, int32, int64 or float32, got '%s'", optarg);
-        *dt = (au_dtype)k;
-        return 1;
-    case 'E':
-        if (parse_seeds(optarg, seeds) != 0)
-            *rc = cli_usage_error(cmd, "--seeds: expected three unsigned integers QSL,SAMPLE,SCHEDULE, got '%s'", optarg);
-        *seedp = seeds;
-        return 1;
+    if (strcmp(arg, "compat") && strcmp(arg, "strict"))
+        return cli_usage_error(cmd, "--mode: expected compat or strict, got '%s'", arg);
+    *(au_mode *)opt->ctx = strcmp(arg, "strict") ? AU_COMPAT : AU_STRICT;
+    return 0;
+}
+
+static int dtype_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    int k = au_dtype_parse(arg);
+    if (k < 0)
+        return cli_usage_error(cmd, "--dtype: expected byte, int32, int64 or float32, got '%s'", arg);
+    *(au_dtype *)opt->ctx = (au_dtype)k;
+    return 0;
+}
+
+/* --seeds: the three values, and the options' pointer to them */
+typedef struct seeds_arg {
+    uint64_t v[3];
+    const uint64_t **out;
+} seeds_arg;
+
+static int seeds_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    seeds_arg *sa = opt->ctx;
+    if (parse_seeds(arg, sa->v) != 0)
+        return cli_usage_error(cmd, "--seeds: expected three unsigned integers QSL,SAMPLE,SCHEDULE, got '%s'", arg);
+    *sa->out = sa->v;
+    return 0;
+}
+
+/* a word kept as given once valid() accepts it (>= 0); msg: the usage error, %s the word */
+typedef struct word_arg {
+    const char **value;
+    int (*valid)(const char *s);
+    const char *msg;
+} word_arg;
+
+static int word_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    const word_arg *w = opt->ctx;
+    if (w->valid(arg) < 0)
+        return cli_usage_error(cmd, w->msg, arg);
+    *w->value = arg;
+    return 0;
+}
+
+/* a positive integer (uint64_t) */
+static int positive_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    uint64_t *v = opt->ctx;
+    if (ms_parse_u64(arg, v) != 0 || *v == 0)
+        return cli_usage_error(cmd, "--%s: expected a positive integer, got '%s'", opt->long_name, arg);
+    return 0;
+}
+
+static int compat_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    int k = lg_compat_parse(arg);
+    if (k < 0) {
+        char names[256];
+        return cli_usage_error(cmd, "--loadgen-compat: expected one of %s, got '%s'", lg_compat_names(names, sizeof names),
+                               arg);
     }
+    *(lg_compat *)opt->ctx = (lg_compat)k;
+    return 0;
+}
+
+static int timeout_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    int64_t *v = opt->ctx;
+    if (ms_parse_duration_ns(arg, 1000000000, v) != 0 || *v <= 0)
+        return cli_usage_error(cmd, "--timeout: expected a duration such as 30s, got '%s'", arg);
+    return 0;
+}
+
+/* --set KEY=VALUE, repeated */
+typedef struct sets_arg {
+    const char **v;
+    size_t *n;
+} sets_arg;
+
+static int set_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    sets_arg *sa = opt->ctx;
+    sa->v[(*sa->n)++] = arg;
+    return 0;
+}
+
+static int scorer_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    au_scorer *sc = opt->ctx;
+    if (!strcmp(arg, "none"))
+        *sc = AU_SCORER_NONE;
+    else if (!strcmp(arg, "bytes"))
+        *sc = AU_SCORER_BYTES;
+    else if (!strcmp(arg, "digits"))
+        *sc = AU_SCORER_DIGITS;
+    else
+        return cli_usage_error(cmd, "--scorer: expected none, bytes or digits, got '%s'", arg);
+    return 0;
+}
+
+/* replay's --loadgen-compat: any release of the rules table (1.0 to 6.0) */
+static int replay_compat_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    au_replay_opts *o = opt->ctx;
+    o->compat = lg_compat_parse(arg);
+    o->rules = o->compat >= 0 ? lg_version_rules_of_compat((lg_compat)o->compat) : lg_version_rules_of(arg);
+    if (!o->rules || arg[0] == '.')
+        return cli_usage_error(cmd, "--loadgen-compat: expected a LoadGen version such as 2.1 or 5.1, got '%s'", arg);
+    return 0;
+}
+
+static int jobs_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    uint64_t u = 0;
+    if (ms_parse_u64(arg, &u) != 0 || u < 1 || u > 256)
+        return cli_usage_error(cmd, "--jobs: expected 1 to 256, got '%s'", arg);
+    *(int *)opt->ctx = (int)u;
     return 0;
 }
 
@@ -416,98 +471,73 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     au_run_opts o;
     au_run_opts_default(&o);
     const char *rules = NULL, *scen = NULL, *layout = NULL;
-    uint64_t seeds[3];
+    seeds_arg seeds = {{0, 0, 0}, &o.test05_seeds};
+    uint64_t total = 0, perf = 0;
     int quiet = 0, rc = MS_OK;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     if (!sets)
         return MS_ERUNTIME;
-    static const struct option lo[] = {
-        {"sut", required_argument, 0, 'u'},         {"model", required_argument, 0, 'm'},
-        {"scenario", required_argument, 0, 's'},    {"output", required_argument, 0, 'o'},
-        {"mode", required_argument, 0, 'M'},        {"layout", required_argument, 0, 'L'},
-        {"results", required_argument, 0, 'R'},     {"reuse-results", no_argument, 0, 'r'},
-        {"mlperf-conf", required_argument, 0, 'c'}, {"user-conf", required_argument, 0, 'U'},
-        {"set", required_argument, 0, 'S'},         {"total-samples", required_argument, 0, 'n'},
-        {"performance-samples", required_argument, 0, 'p'},
-        {"loadgen-compat", required_argument, 0, 'v'}, {"data", required_argument, 0, 'D'},
-        {"dtype", required_argument, 0, 't'},       {"sampling-target", required_argument, 0, 'T'},
-        {"seeds", required_argument, 0, 'E'},       {"timeout", required_argument, 0, 'W'},
-        {"force", no_argument, 0, 'f'},             {"keep-work", no_argument, 0, 'k'},
-        {"strict-report", required_argument, 0, 'P'}, {"rules", required_argument, 0, 'j'},
-        {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
-        {"accuracy-script", required_argument, 0, 'C'},
-        {0, 0, 0, 0}};
-    optind = 1;
-    int c, k;
-    uint64_t u;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
-        if (shared_opt(cmd, c, &o.mode, &o.dtype, seeds, &o.test05_seeds, &rc)) {
-            if (rc != MS_OK) {
-                free(sets);
-                return rc;
-            }
-            continue;
-        }
-        switch (c) {
-        case 'u': o.sut_spec = optarg; break;
-        case 'm': o.model = optarg; break;
-        case 's': scen = optarg; break;
-        case 'o': o.output_dir = optarg; break;
-        case 'R': o.results_dir = optarg; break;
-        case 'r': o.reuse_results = 1; break;
-        case 'c': o.mlperf_conf = optarg; break;
-        case 'U': o.user_conf = optarg; break;
-        case 'S': sets[o.nsets++] = optarg; break;
-        case 'D': o.data_dir = optarg; break;
-        case 'f': o.force = 1; break;
-        case 'k': o.keep_work = 1; break;
-        case 'P': o.strict_report_path = optarg; break;
-        case 'j': rules = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'C': o.accuracy_script = optarg; break;
-        case 'L': layout = optarg; break;
-        case 'n':
-        case 'p':
-            if (ms_parse_u64(optarg, &u) != 0 || u == 0)
-                rc = cli_usage_error(cmd, "--%s: expected a positive integer, got '%s'",
-                                     c == 'n' ? "total-samples" : "performance-samples", optarg);
-            *(c == 'n' ? &o.total_samples : &o.performance_samples) = (size_t)u;
-            break;
-        case 'v':
-            if ((k = lg_compat_parse(optarg)) < 0) {
-                char names[256];
-                rc = cli_usage_error(cmd, "--loadgen-compat: expected one of %s, got '%s'",
-                                     lg_compat_names(names, sizeof names), optarg);
-            }
-            o.compat = (lg_compat)k;
-            break;
-        case 'T':
-            if (ms_parse_u64(optarg, &o.sampling_target) != 0 || o.sampling_target == 0)
-                rc = cli_usage_error(cmd, "--sampling-target: expected a positive integer, got '%s'", optarg);
-            break;
-        case 'W':
-            if (ms_parse_duration_ns(optarg, 1000000000, &o.timeout_ns) != 0 || o.timeout_ns <= 0)
-                rc = cli_usage_error(cmd, "--timeout: expected a duration such as 30s, got '%s'", optarg);
-            break;
-        case 'h':
-            usage_run(stdout);
-            free(sets);
-            return MS_OK;
-        default:
-            rc = cli_usage_error(cmd, "bad option");
-        }
-        if (rc != MS_OK) {
-            free(sets);
-            return rc;
-        }
-    }
-    o.sets = sets;
-    int t = optind < argc ? au_test_parse(argv[optind]) : -1;
-    if (t < 0 || optind + 1 != argc) {
+    sets_arg sa = {sets, &o.nsets};
+    const cli_opt opts[] = {
+        CLI_STRING(0, "sut", &o.sut_spec, "SPEC", "the SUT (mlsubmit loadgen suts lists them)"),
+        CLI_STRING('o', "output", &o.output_dir, "DIR", "the scenario directory of the layout; TESTxx/ is created inside"),
+        CLI_STRING(0, "layout", &layout, "L",
+                   "v6 (default): DIR is results/<system>/<model>/<scenario>, the reference\n"
+                   "runs go to DIR/accuracy and DIR/performance/run_1;\n"
+                   "v5.1: DIR is compliance/<system>/<model>/<scenario>, the reference runs\n"
+                   "go to the same path under results/"),
+        CLI_STRING(0, "results", &o.results_dir, "DIR", "where the reference runs go (or are, with --reuse-results)"),
+        CLI_FLAG(0, "reuse-results", &o.reuse_results, "verify against the reference logs already in the results directory"),
+        CLI_CALLBACK(0, "mode", "M",
+                     "compat (default): upstream's verdicts; strict: also mlsubmit's stronger\n"
+                     "checks (audit.config applied, full-byte TEST01, TEST04-U unique-index\n"
+                     "run, latency-based tolerance), reported separately",
+                     mode_cb, &o.mode),
+        CLI_STRING(0, "model", &o.model, "M", "model for mlperf.conf and the audit values (resnet50, digits, ...)"),
+        CLI_STRING(0, "scenario", &scen, "S", "SingleStream, MultiStream, Server or Offline"),
+        CLI_STRING(0, "mlperf-conf", &o.mlperf_conf, "F", "the mlperf.conf (default: the embedded one of the release)"),
+        CLI_STRING(0, "user-conf", &o.user_conf, "F", "a user.conf for every run"),
+        CLI_CALLBACK(0, "set", "KEY=VALUE", "TestSettings override for every run (e.g. min_duration_ms=500)", set_cb,
+                     &sa),
+        CLI_CALLBACK(0, "total-samples", "N", "a counting QSL of N samples", positive_cb, &total),
+        CLI_CALLBACK(0, "performance-samples", "P", "its performance sample count", positive_cb, &perf),
+        CLI_CALLBACK(0, "loadgen-compat", "V", "the LoadGen release to emulate", compat_cb, &o.compat),
+        CLI_STRING(0, "data", &o.data_dir, "DIR", CLI_DATA_OPT_HELP),
+        CLI_CALLBACK(0, "dtype", "T",
+                     "TEST01 element type of the first-element comparison (default int32:\n"
+                     "the reference SUTs answer 4-byte integers)",
+                     dtype_cb, &o.dtype),
+        CLI_CALLBACK(0, "sampling-target", "N", "TEST01 accuracy_log_sampling_target instead of the model's",
+                     positive_cb, &o.sampling_target),
+        CLI_CALLBACK(0, "seeds", "Q,S,T", "TEST05 alternate seeds instead of the round's test05 seeds", seeds_cb,
+                     &seeds),
+        CLI_CALLBACK(0, "timeout", "D", "give up a run when no sample completes for D (e.g. 30s)", timeout_cb,
+                     &o.timeout_ns),
+        CLI_FLAG(0, "force", &o.force, "run a test the round does not require for the model"),
+        CLI_FLAG(0, "keep-work", &o.keep_work, "keep the work directory (audit.config files, the unique-index runs)"),
+        CLI_STRING(0, "strict-report", &o.strict_report_path, "F",
+                   "write the STRICT report to F (keep it outside the submission tree)"),
+        CLI_STRING(0, "accuracy-script", &o.accuracy_script, "CMD", "TEST07's scorer: \"COMMAND {accuracy_log}\""),
+        CLI_STRING(0, "rules", &rules, "FILE", "the compliance rules (default: rules/compliance.json)"),
+        CLI_FLAG(0, "quiet", &quiet, "no progress, no outcome lines"),
+        CLI_TEXT(usage_run_tail),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse(cmd, usage_run, opts, argc, argv, &pos);
+    if (npos < 0) {
         free(sets);
-        return cli_usage_error(cmd, optind < argc ? "expected one test (TEST01, TEST04 to TEST09), got '%s'"
-                                                  : "expected a test (TEST01, TEST04 to TEST09)%s",
-                               optind < argc ? argv[optind] : "");
+        return cli_parse_exit(npos);
+    }
+    o.total_samples = (size_t)total;
+    o.performance_samples = (size_t)perf;
+    o.sets = sets;
+    int t = npos > 0 ? au_test_parse(pos[0]) : -1;
+    if (t < 0 || npos != 1) {
+        free(sets);
+        return cli_usage_error(cmd, npos > 0 ? "expected one test (TEST01, TEST04 to TEST09), got '%s'"
+                                             : "expected a test (TEST01, TEST04 to TEST09)%s",
+                               npos > 0 ? pos[0] : "");
     }
     o.test = (au_test)t;
     int sc = scen ? lg_scenario_parse(scen) : -1;
@@ -557,63 +587,51 @@ static int cmd_verify(int argc, char **argv)
     au_verify_opts o;
     au_verify_opts_default(&o);
     const char *rules = NULL;
-    uint64_t seeds[3];
+    seeds_arg seeds = {{0, 0, 0}, &o.test05_seeds};
+    word_arg scen = {&o.scenario, lg_scenario_parse,
+                     "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline"};
     int rc = MS_OK;
-    static const struct option lo[] = {
-        {"reference", required_argument, 0, 'r'}, {"audit", required_argument, 0, 'a'},
-        {"mode", required_argument, 0, 'M'},      {"output", required_argument, 0, 'o'},
-        {"unique", required_argument, 0, 'u'},    {"dtype", required_argument, 0, 't'},
-        {"unixmode", no_argument, 0, 'x'},        {"scorer", required_argument, 0, 's'},
-        {"data", required_argument, 0, 'D'},      {"model", required_argument, 0, 'm'},
-        {"seeds", required_argument, 0, 'E'},     {"strict-report", required_argument, 0, 'P'},
-        {"rules", required_argument, 0, 'j'},     {"help", no_argument, 0, 'h'},
-        {"scenario", required_argument, 0, 'S'},  {"accuracy-script", required_argument, 0, 'C'},
-        {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
-        if (shared_opt(cmd, c, &o.mode, &o.dtype, seeds, &o.test05_seeds, &rc)) {
-            if (rc != MS_OK)
-                return rc;
-            continue;
-        }
-        switch (c) {
-        case 'r': o.reference_dir = optarg; break;
-        case 'a': o.audit_dir = optarg; break;
-        case 'o': o.output_dir = optarg; break;
-        case 'u': o.unique_dir = optarg; break;
-        case 'x': o.unixmode = 1; break;
-        case 'D': o.data_dir = optarg; break;
-        case 'm': o.model = optarg; break;
-        case 'P': o.strict_report_path = optarg; break;
-        case 'j': rules = optarg; break;
-        case 'C': o.accuracy_script = optarg; break;
-        case 'S':
-            if (lg_scenario_parse(optarg) < 0)
-                rc = cli_usage_error(cmd, "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", optarg);
-            o.scenario = optarg;
-            break;
-        case 's':
-            if (!strcmp(optarg, "none"))
-                o.scorer = AU_SCORER_NONE;
-            else if (!strcmp(optarg, "bytes"))
-                o.scorer = AU_SCORER_BYTES;
-            else if (!strcmp(optarg, "digits"))
-                o.scorer = AU_SCORER_DIGITS;
-            else
-                rc = cli_usage_error(cmd, "--scorer: expected none, bytes or digits, got '%s'", optarg);
-            break;
-        case 'h':
-            usage_verify(stdout);
-            return MS_OK;
-        default:
-            rc = cli_usage_error(cmd, "bad option");
-        }
-        if (rc != MS_OK)
-            return rc;
-    }
-    int t = optind < argc ? au_test_parse(argv[optind]) : -1;
-    if (t < 0 || optind + 1 != argc)
+    const cli_opt opts[] = {
+        CLI_STRING(0, "audit", &o.audit_dir, "DIR", "the audited run (its LoadGen output directory, or a placed TESTxx)"),
+        CLI_STRING(0, "reference", &o.reference_dir, "DIR", "the submission's scenario directory"),
+        CLI_CALLBACK(0, "mode", "M",
+                     "compat (default): the upstream scripts' verdicts and file contents (TEST01\n"
+                     "verify_accuracy.py / verify_performance.py, TEST04 verify_performance.py,\n"
+                     "TEST05 v4.1 verify_performance.py); where they crash (missing file, error\n"
+                     "entries in a detail log) the file names the file and the reason instead;\n"
+                     "strict: also the audit.config was applied (1.7), every byte of every TEST01\n"
+                     "record, a plausible record count, TEST04 tolerance decided on the latency,\n"
+                     "Server target latency, TEST04-U against --unique DIR; reported on stdout\n"
+                     "(and --strict-report), never inside the verify files",
+                     mode_cb, &o.mode),
+        CLI_STRING('o', "output", &o.output_dir, "DIR", "write the whole DIR/TESTxx/ tree"),
+        CLI_STRING(0, "unique", &o.unique_dir, "DIR", "TEST04 strict: the unique-index run (TEST04-U)"),
+        CLI_CALLBACK(0, "scenario", "S", "TEST06: the run's scenario (default: from its detail log)", word_cb, &scen),
+        CLI_STRING(0, "accuracy-script", &o.accuracy_script, "CMD", "TEST07's scorer: \"COMMAND {accuracy_log}\""),
+        CLI_CALLBACK(0, "dtype", "T", "TEST01 element type of upstream's first-element comparison (default byte)",
+                     dtype_cb, &o.dtype),
+        CLI_FLAG(0, "unixmode", &o.unixmode, "TEST01 upstream's line-digest comparison instead"),
+        CLI_CALLBACK(0, "scorer", "S",
+                     "TEST01 fallback accuracy script: bytes, digits (the dataset of --data),\n"
+                     "none (default: no fallback files)",
+                     scorer_cb, &o.scorer),
+        CLI_STRING(0, "data", &o.data_dir, "DIR", CLI_DATA_OPT_HELP),
+        CLI_STRING(0, "model", &o.model, "M",
+                   "model name for the sampling target and fallback tolerance, and the\n"
+                   "benchmark of TEST06-TEST09 (default: from the directory names)"),
+        CLI_CALLBACK(0, "seeds", "Q,S,T", "TEST05 strict: the expected alternate seeds (default: the round's)", seeds_cb,
+                     &seeds),
+        CLI_STRING(0, "strict-report", &o.strict_report_path, "FILE", "strict: also write the report to FILE"),
+        CLI_STRING(0, "rules", &rules, "FILE", "the compliance rules (default: rules/compliance.json)"),
+        CLI_TEXT(usage_verify_tail),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse(cmd, usage_verify, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    int t = npos > 0 ? au_test_parse(pos[0]) : -1;
+    if (t < 0 || npos != 1)
         return cli_usage_error(cmd, "expected one test: TEST01, TEST04 to TEST09");
     if (!o.audit_dir || (!o.reference_dir && (!AU_IS_BENCH_TEST(t) || t == AU_TEST08)))
         return cli_usage_error(cmd, AU_IS_BENCH_TEST(t) && t != AU_TEST08 ? "--audit is required"
@@ -643,52 +661,31 @@ static int cmd_replay(int argc, char **argv)
     const char *cmd = "audit replay";
     au_replay_opts o = {.compat = -1};
     const char *rules = NULL;
-    static const struct option lo[] = {{"loadgen-compat", required_argument, 0, 'v'},
-                                       {"test", required_argument, 0, 't'},
-                                       {"model", required_argument, 0, 'm'},
-                                       {"accuracy-log", required_argument, 0, 'a'},
-                                       {"rules", required_argument, 0, 'j'},
-                                       {"jobs", required_argument, 0, 'J'},
-                                       {"json", no_argument, 0, 'o'},
-                                       {"details", no_argument, 0, 'd'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int jobs = ncpu > 0 ? (int)ncpu : 1, json = 0, details = 0;
-    uint64_t jobs_u = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case 'v':
-            o.compat = lg_compat_parse(optarg);
-            o.rules = o.compat >= 0 ? lg_version_rules_of_compat((lg_compat)o.compat) : lg_version_rules_of(optarg);
-            if (!o.rules || optarg[0] == '.')
-                return cli_usage_error(cmd, "--loadgen-compat: expected a LoadGen version such as 2.1 or 5.1, got '%s'",
-                                       optarg);
-            break;
-        case 'J':
-            if (ms_parse_u64(optarg, &jobs_u) != 0 || jobs_u < 1 || jobs_u > 256)
-                return cli_usage_error(cmd, "--jobs: expected 1 to 256, got '%s'", optarg);
-            jobs = (int)jobs_u;
-            break;
-        case 'o': json = 1; break;
-        case 'd': details = 1; break;
-        case 't':
-            if (au_test_parse(optarg) < 0)
-                return cli_usage_error(cmd, "--test: expected TEST01, TEST04 or TEST05, got '%s'", optarg);
-            o.test = optarg;
-            break;
-        case 'm': o.model = optarg; break;
-        case 'a': o.accuracy_log = optarg; break;
-        case 'j': rules = optarg; break;
-        case 'h': usage_replay(stdout); return MS_OK;
-        default: return cli_usage_error(cmd, "bad option");
-        }
-    }
-    if (optind >= argc)
+    word_arg test = {&o.test, au_test_parse, "--test: expected TEST01, TEST04 or TEST05, got '%s'"};
+    const cli_opt opts[] = {
+        CLI_CALLBACK(0, "loadgen-compat", "V",
+                     "the rules of LoadGen V (1.0, 1.1, 2.0, 2.1, 3.0, 3.1, 4.0, 4.1, 5.0, 5.1,\n"
+                     "6.0 = 6.0.6+) instead of the log's loadgen_version",
+                     replay_compat_cb, &o),
+        CLI_CALLBACK(0, "test", "TEST", "the audit of the log (default: from its directory)", word_cb, &test),
+        CLI_STRING(0, "model", &o.model, "M", "the log's model (default: from the directory names)"),
+        CLI_STRING(0, "accuracy-log", &o.accuracy_log, "F", "the log's accuracy log (a single detail log)"),
+        CLI_STRING(0, "rules", &rules, "FILE", "the compliance rules (default: rules/compliance.json)"),
+        CLI_CALLBACK(0, "jobs", "N", "threads for a tree (default: the online CPUs)", jobs_cb, &jobs),
+        CLI_FLAG(0, "json", &json, "a tree's verdicts as JSON on stdout (every log, per submitter, total)"),
+        CLI_FLAG(0, "details", &details, "a tree: every log's full report too"),
+        CLI_TEXT(usage_replay_tail),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse(cmd, usage_replay, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    if (npos == 0)
         return cli_usage_error(cmd, "expected one or more mlperf_log_detail.txt files");
-    if (o.accuracy_log && argc - optind > 1)
+    if (o.accuracy_log && npos > 1)
         return cli_usage_error(cmd, "--accuracy-log goes with a single detail log");
     int rc = MS_OK;
     au_rules *r = load_rules(cmd, rules, &rc);
@@ -696,14 +693,14 @@ static int cmd_replay(int argc, char **argv)
         return rc;
     int worst = MS_OK;
     if (json)
-        for (int i = optind; i < argc; i++)
-            if (!ms_is_dir(argv[i])) {
+        for (int i = 0; i < npos; i++)
+            if (!ms_is_dir(pos[i])) {
                 au_rules_free(r);
-                return cli_usage_error(cmd, "--json goes with tree roots (directories), not '%s'", argv[i]);
+                return cli_usage_error(cmd, "--json goes with tree roots (directories), not '%s'", pos[i]);
             }
-    for (int i = optind; i < argc; i++) {
-        if (ms_is_dir(argv[i])) {
-            rc = replay_tree(argv[i], &o, r, jobs, json, details);
+    for (int i = 0; i < npos; i++) {
+        if (ms_is_dir(pos[i])) {
+            rc = replay_tree(pos[i], &o, r, jobs, json, details);
             if (rc > worst)
                 worst = rc;
             continue;
@@ -711,7 +708,7 @@ static int cmd_replay(int argc, char **argv)
         ms_buf out = MS_BUF_INIT;
         au_replay_result res;
         ms_err e = {0};
-        rc = au_replay(argv[i], &o, r, &out, &res, &e);
+        rc = au_replay(pos[i], &o, r, &out, &res, &e);
         if (out.data)
             fputs(out.data, stdout);
         ms_buf_free(&out);
@@ -728,18 +725,7 @@ static int cmd_replay(int argc, char **argv)
 
 int cmd_audit(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    if (!strcmp(argv[1], "run")) {
-        cli_rec rec;
-        int rc = cli_rec_begin(&rec, "audit run", NULL, &argc, argv);
-        return rc != MS_OK ? rc : cli_rec_finish(&rec, "audit run", cmd_run(argc - 1, argv + 1, &rec));
-    }
-    if (!strcmp(argv[1], "verify"))
-        return cmd_verify(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "replay"))
-        return cmd_replay(argc - 1, argv + 1);
-    return cli_usage_error("audit", "unknown subcommand '%s' (run, verify, replay)", argv[1]);
+    static const cli_subcmd subs[] = {
+        {"run", NULL, cmd_run}, {"verify", cmd_verify, NULL}, {"replay", cmd_replay, NULL}, {NULL, NULL, NULL}};
+    return cli_dispatch("audit", argc, argv, usage, subs);
 }

@@ -23,7 +23,29 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
     "  --data DIR     data folder holding digits/ (the folder itself is accepted too); default:\n"     \
     "                 $MLSUBMIT_DATA, then data/ beside the rules: ./data, the build tree's data/,\n"  \
     "                 PREFIX/share/mlsubmit/data (make install)\n"
+/* The same as the help of an option table's --data (cli/parseopt.h). */
+#define CLI_DATA_OPT_HELP                                                                              \
+    "data folder holding digits/ (the folder itself is accepted too); default:\n"                     \
+    "$MLSUBMIT_DATA, then data/ beside the rules: ./data, the build tree's data/,\n"                  \
+    "PREFIX/share/mlsubmit/data (make install)"
 /* 1 if argv contains -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
+/* The start of a command with subcommands (audit, loadgen, runs, sut): with no subcommand it
+ * prints usage to stderr (*rc = MS_EUSAGE), with -h or --help as the first word to stdout
+ * (*rc = MS_OK), and returns 1; 0 when argv[1] is a subcommand to dispatch. */
+int cli_group_help(int argc, char **argv, void (*print_usage)(FILE *), int *rc);
+
+struct cli_rec;
+/* A subcommand: run gets argv from the subcommand's name on; run_rec instead is recorded in the
+ * runs database as "<command> <name>" (cli/runrec.h cli_rec_run). */
+typedef struct cli_subcmd {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    int (*run_rec)(int argc, char **argv, struct cli_rec *rec);
+} cli_subcmd;
+
+/* A command with subcommands: cli_group_help, then the subcommand of subs (ended by a NULL
+ * name) named by argv[1]; another name is a usage error listing them. */
+int cli_dispatch(const char *cmd, int argc, char **argv, void (*print_usage)(FILE *), const cli_subcmd *subs);
 
 #endif

@@ -210,38 +210,33 @@ static int cmd_check_conf(int argc, char **argv)
         return cli_usage_error("loadgen check-conf", "--scenario: '%s' is not SingleStream, MultiStream, Server or Offline", scen_s);
     if (nfiles == 0)
         return cli_usage_error("loadgen check-conf", "no config file given");
-    /* a file named mlperf.conf on the command line replaces the embedded one */
-    for (int i = 0; i < nfiles; i++)
-        if (base_is(files[i], "mlperf.conf"))
-            mlperf = files[i];
-    ms_err e;
-    lg_conf_session *cs = lg_conf_session_new((lg_compat)compat, mlperf, &e);
-    if (!cs)
-        return cli_fail("loadgen check-conf", &e);
-    lg_test_settings s;
-    lg_settings_default(&s);
-    s.scenario = (lg_scenario)scen;
-    const char *sname = lg_scenario_name((lg_scenario)scen);
-    int any_user = 0;
+    /* a file named mlperf.conf on the command line replaces the embedded one; the others are
+     * applied in their order (argv is permuted: files points into it) */
+    int nconf = 0;
     for (int i = 0; i < nfiles; i++) {
         if (base_is(files[i], "mlperf.conf"))
-            continue;
-        if (base_is(files[i], "audit.config")) {
-            if (!any_user) /* audit.config applies on top of mlperf.conf */
-                lg_settings_apply_mlperf_conf(cs, &s, model, sname);
-            any_user = 1;
-            lg_settings_from_config(cs, &s, files[i], "*", sname, 2);
-        } else {
-            any_user = 1;
-            lg_settings_from_config(cs, &s, files[i], model, sname, 1);
-        }
+            mlperf = files[i];
+        else
+            files[nconf++] = files[i];
     }
+    ms_err e;
+    lg_run_spec sp = {.scenario = (lg_scenario)scen, .mode = -1, .model = model, .mlperf_conf = mlperf,
+                      .compat = (lg_compat)compat, .conf_files = (const char *const *)files,
+                      .nconf_files = (size_t)nconf, .check_files = 1};
+    lg_run_setup rs;
+    if (lg_run_settings_build(&sp, &rs, &e) != MS_OK) {
+        lg_run_setup_free(&rs);
+        return cli_fail("loadgen check-conf", &e);
+    }
+    lg_conf_session *cs = rs.conf;
+    const lg_test_settings *s = &rs.settings;
+    const char *sname = lg_scenario_name((lg_scenario)scen);
     lg_conf_session_finish(cs);
     size_t problems = 0, notes = 0, nf = lg_conf_session_nfindings(cs);
     /* print in file order, then by line (stable) */
     const lg_conf_finding **order = calloc(nf ? nf : 1, sizeof *order);
     if (!order) {
-        lg_conf_session_free(cs);
+        lg_run_setup_free(&rs);
         return MS_ERUNTIME;
     }
     for (size_t i = 0; i < nf; i++) {
@@ -268,8 +263,8 @@ static int cmd_check_conf(int argc, char **argv)
     printf("%zu finding%s, %zu note%s (model %s, scenario %s)\n", problems, problems == 1 ? "" : "s",
            notes, notes == 1 ? "" : "s", model, sname);
     if (effective)
-        print_settings(&s);
-    lg_conf_session_free(cs);
+        print_settings(s);
+    lg_run_setup_free(&rs);
     return problems ? MS_FAIL : MS_OK;
 }
 
@@ -380,15 +375,10 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     };
     int rc = MS_OK;
     const char *cmd = "loadgen run";
-    char **pos;
-    int npos = cli_parse(cmd, NULL, opts, argc, argv, &pos);
-    if (npos < 0) {
+    int pr = cli_parse_no_args(cmd, NULL, opts, argc, argv);
+    if (pr < 0) {
         free(sets);
-        return cli_parse_exit(npos);
-    }
-    if (npos > 0) {
-        free(sets);
-        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+        return cli_parse_exit(pr);
     }
     if (total_s && (ms_parse_u64(total_s, &total) != 0 || total == 0)) {
         free(sets);
@@ -571,46 +561,44 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     return MS_OK;
 }
 
-int cmd_loadgen(int argc, char **argv)
+static int cmd_diff_trace(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    if (!strcmp(argv[1], "run")) {
-        cli_rec rec;
-        int rc = cli_rec_begin(&rec, "loadgen run", NULL, &argc, argv);
-        return rc != MS_OK ? rc : cli_rec_finish(&rec, "loadgen run", cmd_run(argc - 1, argv + 1, &rec));
-    }
-    if (!strcmp(argv[1], "check-conf"))
-        return cmd_check_conf(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "diff-trace")) {
-        if (cli_wants_help(argc - 1, argv + 1)) {
-            printf("usage: mlsubmit loadgen diff-trace A B\n\n"
-                   "Compares two issued-query traces (--dump-issued, or the reference traces): exit 0 when\n"
-                   "identical, 1 with the first difference (record, lines, position, both values).\n");
-            return MS_OK;
-        }
-        if (argc != 4)
-            return cli_usage_error("loadgen diff-trace", "expected two trace files");
-        lg_issued_trace a, b;
-        ms_err e;
-        if (lg_issued_trace_load(argv[2], &a, &e) != MS_OK)
-            return cli_fail("loadgen diff-trace", &e);
-        if (lg_issued_trace_load(argv[3], &b, &e) != MS_OK) {
-            lg_issued_trace_free(&a);
-            return cli_fail("loadgen diff-trace", &e);
-        }
-        char msg[512];
-        int d = lg_issued_trace_diff(&a, &b, msg, sizeof msg);
-        printf("%s\n", msg);
-        lg_issued_trace_free(&a);
-        lg_issued_trace_free(&b);
-        return d ? MS_FAIL : MS_OK;
-    }
-    if (!strcmp(argv[1], "suts")) {
-        lg_sut_list(stdout);
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: mlsubmit loadgen diff-trace A B\n\n"
+               "Compares two issued-query traces (--dump-issued, or the reference traces): exit 0 when\n"
+               "identical, 1 with the first difference (record, lines, position, both values).\n");
         return MS_OK;
     }
-    return cli_usage_error("loadgen", "unknown subcommand '%s' (run, check-conf, diff-trace, suts)", argv[1]);
+    if (argc != 3)
+        return cli_usage_error("loadgen diff-trace", "expected two trace files");
+    lg_issued_trace a, b;
+    ms_err e;
+    if (lg_issued_trace_load(argv[1], &a, &e) != MS_OK)
+        return cli_fail("loadgen diff-trace", &e);
+    if (lg_issued_trace_load(argv[2], &b, &e) != MS_OK) {
+        lg_issued_trace_free(&a);
+        return cli_fail("loadgen diff-trace", &e);
+    }
+    char msg[512];
+    int d = lg_issued_trace_diff(&a, &b, msg, sizeof msg);
+    printf("%s\n", msg);
+    lg_issued_trace_free(&a);
+    lg_issued_trace_free(&b);
+    return d ? MS_FAIL : MS_OK;
+}
+
+static int cmd_suts(int argc, char **argv)
+{
+    lg_sut_list(stdout);
+    return MS_OK;
+}
+
+int cmd_loadgen(int argc, char **argv)
+{
+    static const cli_subcmd subs[] = {{"run", NULL, cmd_run},
+                                      {"check-conf", cmd_check_conf, NULL},
+                                      {"diff-trace", cmd_diff_trace, NULL},
+                                      {"suts", cmd_suts, NULL},
+                                      {NULL, NULL, NULL}};
+    return cli_dispatch("loadgen", argc, argv, usage, subs);
 }

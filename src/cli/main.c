@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/runrec.h"
 
 #ifndef MLSUBMIT_VERSION
 #define MLSUBMIT_VERSION "0.0.0"
@@ -70,6 +71,35 @@ int cli_wants_help(int argc, char **argv)
             return 1;
     }
     return 0;
+}
+
+int cli_group_help(int argc, char **argv, void (*print_usage)(FILE *), int *rc)
+{
+    if (argc >= 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h"))
+        return 0;
+    print_usage(argc < 2 ? stderr : stdout);
+    *rc = argc < 2 ? MS_EUSAGE : MS_OK;
+    return 1;
+}
+
+int cli_dispatch(const char *cmd, int argc, char **argv, void (*print_usage)(FILE *), const cli_subcmd *subs)
+{
+    int rc;
+    if (cli_group_help(argc, argv, print_usage, &rc))
+        return rc;
+    char names[256] = "";
+    for (const cli_subcmd *s = subs; s->name; s++) {
+        if (!strcmp(argv[1], s->name)) {
+            if (!s->run_rec)
+                return s->run(argc - 1, argv + 1);
+            char full[64];
+            snprintf(full, sizeof full, "%s %s", cmd, s->name);
+            return cli_rec_run(full, argc, argv, s->run_rec);
+        }
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", s->name);
+    }
+    return cli_usage_error(cmd, "unknown subcommand '%s' (%s)", argv[1], names);
 }
 
 static const struct command *find(const char *name)

@@ -147,6 +147,17 @@ int cli_parse(const char *cmd, const char *usage, const cli_opt *opts, int argc,
     return argc - optind;
 }
 
+int cli_parse_no_args(const char *cmd, const char *usage, const cli_opt *opts, int argc, char **argv)
+{
+    char **pos;
+    int npos = cli_parse(cmd, usage, opts, argc, argv, &pos);
+    if (npos > 0) {
+        cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+        return CLI_PARSE_ERROR;
+    }
+    return npos;
+}
+
 int cli_parse_exit(int r)
 {
     return r == CLI_PARSE_HELP ? MS_OK : MS_EUSAGE;

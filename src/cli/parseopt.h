@@ -60,6 +60,9 @@ struct cli_opt {
  * *pos, in their order; argv is permuted), or CLI_PARSE_HELP after printing `usage` and the
  * option list, or CLI_PARSE_ERROR. */
 int cli_parse(const char *cmd, const char *usage, const cli_opt *opts, int argc, char **argv, char ***pos);
+/* cli_parse for a command that takes no positional argument: one is a usage error ("unexpected
+ * argument", printed). Returns 0, CLI_PARSE_HELP or CLI_PARSE_ERROR. */
+int cli_parse_no_args(const char *cmd, const char *usage, const cli_opt *opts, int argc, char **argv);
 /* The exit code for a negative cli_parse result: MS_OK for help, MS_EUSAGE for an error. */
 int cli_parse_exit(int r);
 /* The one positional ROOT of a command (report, index, package, infer, truncate): sets *root

@@ -94,3 +94,10 @@ int cli_rec_finish(cli_rec *c, const char *cmd, int exit_code)
     c->opts = NULL;
     return exit_code;
 }
+
+int cli_rec_run(const char *cmd, int argc, char **argv, int (*run)(int argc, char **argv, cli_rec *rec))
+{
+    cli_rec rec;
+    int rc = cli_rec_begin(&rec, cmd, NULL, &argc, argv);
+    return rc != MS_OK ? rc : cli_rec_finish(&rec, cmd, run(argc - 1, argv + 1, &rec));
+}

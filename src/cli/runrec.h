@@ -25,6 +25,9 @@ typedef struct cli_rec {
 int cli_rec_begin(cli_rec *c, const char *cmd, const char *prefix, int *argc, char **argv);
 /* Records (unless --no-record or r.kind is NULL), frees, and returns exit_code. */
 int cli_rec_finish(cli_rec *c, const char *cmd, int exit_code);
+/* A recorded subcommand: argv[1] is its name; cli_rec_begin, run(argc - 1, argv + 1, rec),
+ * cli_rec_finish. */
+int cli_rec_run(const char *cmd, int argc, char **argv, int (*run)(int argc, char **argv, cli_rec *rec));
 /* The runs database path from --runs-db and the environment (MLSUBMIT_RUNS_DB, XDG_DATA_HOME,
  * HOME); NULL with a printed error. */
 char *cli_runs_db(const char *cmd, const char *opt);

@@ -1,6 +1,5 @@
 /* mlsubmit runs list | show | compare | rerun | export | gc: the runs database (src/runs/). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,36 +7,36 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "cli/runrec.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "runs/runs.h"
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: mlsubmit runs <list|show|compare|rerun|export|gc> [--runs-db FILE] [options]\n"
-            "\n"
-            "Every `loadgen run` and `audit run` records one row (unless --no-record) in the runs\n"
-            "database: --runs-db FILE, else $MLSUBMIT_RUNS_DB, else $XDG_DATA_HOME/mlsubmit/runs.sqlite\n"
-            "(~/.local/share/mlsubmit/runs.sqlite). Schema: docs/runs-schema.md.\n"
-            "\n"
-            "  list [--where KEY OP VALUE]... [--limit N] [--json]\n"
-            "           runs, newest first; OP is = != < > <= >= or ~ (substring); KEY a column (id,\n"
-            "           kind, sut, model, scenario, mode, test, validity, verdict, metric, exit_code,\n"
-            "           hostname, started_at, ...) or settings.NAME / effective.NAME\n"
-            "  show ID [--json]           everything recorded about a run\n"
-            "  compare A B [C...] [--json]\n"
-            "           settings that differ, metrics side by side with deltas against A, and for\n"
-            "           latency percentiles whether the difference exceeds run-to-run noise\n"
-            "  rerun ID [--output DIR]    run the same command again (in its directory; --output\n"
-            "           replaces its output directory), then compare: exit 0 when reproducible\n"
-            "  export --format csv|json [-o FILE]   every run (stdout by default)\n"
-            "  gc --keep N                delete all but the newest N runs\n"
-            "\n"
-            "Exit: 0 success, 1 rerun not reproducible, 2 usage, 3 no such run / not a runs database,\n"
-            "4 runtime failure.\n");
-}
+static const char usage_text[] =
+    "usage: mlsubmit runs <list|show|compare|rerun|export|gc> [--runs-db FILE] [options]\n"
+    "\n"
+    "Every `loadgen run` and `audit run` records one row (unless --no-record) in the runs\n"
+    "database: --runs-db FILE, else $MLSUBMIT_RUNS_DB, else $XDG_DATA_HOME/mlsubmit/runs.sqlite\n"
+    "(~/.local/share/mlsubmit/runs.sqlite). Schema: docs/runs-schema.md.\n"
+    "\n"
+    "  list [--where KEY OP VALUE]... [--limit N] [--json]\n"
+    "           runs, newest first; OP is = != < > <= >= or ~ (substring); KEY a column (id,\n"
+    "           kind, sut, model, scenario, mode, test, validity, verdict, metric, exit_code,\n"
+    "           hostname, started_at, ...) or settings.NAME / effective.NAME\n"
+    "  show ID [--json]           everything recorded about a run\n"
+    "  compare A B [C...] [--json]\n"
+    "           settings that differ, metrics side by side with deltas against A, and for\n"
+    "           latency percentiles whether the difference exceeds run-to-run noise\n"
+    "  rerun ID [--output DIR]    run the same command again (in its directory; --output\n"
+    "           replaces its output directory), then compare: exit 0 when reproducible\n"
+    "  export --format csv|json [-o FILE]   every run (stdout by default)\n"
+    "  gc --keep N                delete all but the newest N runs\n";
+
+static const char usage_tail[] =
+    "\n"
+    "Exit: 0 success, 1 rerun not reproducible, 2 usage, 3 no such run / not a runs database,\n"
+    "4 runtime failure.";
 
 static int parse_id(const char *s, int64_t *id)
 {
@@ -91,32 +90,41 @@ typedef struct common_opts {
     const char *limit;
     const char **where;
     size_t nwhere;
+    int64_t id;    /* show, rerun: the run */
+    int64_t *ids;  /* compare: the runs */
+    size_t nids;
 } common_opts;
 
-static int parse_opts(const char *cmd, int argc, char **argv, common_opts *o, int *first)
+static int where_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
-    static const struct option lo[] = {{"runs-db", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
-                                       {"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'f'},
-                                       {"keep", required_argument, 0, 'k'},   {"limit", required_argument, 0, 'l'},
-                                       {"where", required_argument, 0, 'w'},  {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd': o->db = optarg; break;
-        case 'j': o->json = 1; break;
-        case 'o': o->output = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'k': o->keep = optarg; break;
-        case 'l': o->limit = optarg; break;
-        case 'w': o->where[o->nwhere++] = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return cli_usage_error(cmd, "bad option");
-        }
-    }
-    *first = optind;
-    return MS_OK;
+    common_opts *o = opt->ctx;
+    o->where[o->nwhere++] = arg;
+    return 0;
+}
+
+#define RUNS_NOPTS 10
+
+/* The options of every subcommand, one table: parsed into o, listed by --help. */
+static void runs_options(common_opts *o, cli_opt opts[RUNS_NOPTS])
+{
+    const cli_opt t[RUNS_NOPTS] = {
+        CLI_TEXT("\nOptions (every subcommand takes them; each uses its own):"),
+        CLI_STRING(0, "runs-db", &o->db, "FILE", "the runs database"),
+        CLI_FLAG(0, "json", &o->json, "list, show, compare: JSON on stdout"),
+        CLI_STRING('o', "output", &o->output, "PATH", "rerun: its output directory; export: the file (default: stdout)"),
+        CLI_STRING(0, "format", &o->format, "F", "export: csv or json"),
+        CLI_STRING(0, "keep", &o->keep, "N", "gc: how many of the newest runs to keep"),
+        CLI_STRING(0, "limit", &o->limit, "N", "list: at most N runs"),
+        CLI_CALLBACK(0, "where", "'KEY OP VALUE'", "list: only the runs where KEY OP VALUE holds (repeatable)", where_cb, o),
+        CLI_TEXT(usage_tail),
+        CLI_END,
+    };
+    memcpy(opts, t, sizeof t);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "%s\n'mlsubmit runs <subcommand> --help' lists the options.\n%s\n", usage_text, usage_tail);
 }
 
 static ms_runs_db *open_db(const char *cmd, const char *opt, int writable, int *rc)
@@ -140,11 +148,9 @@ static ms_runs_db *open_db(const char *cmd, const char *opt, int writable, int *
     return db;
 }
 
-static int do_list(const common_opts *o, int argc, char **argv, int first)
+static int do_list(const common_opts *o)
 {
     const char *cmd = "runs list";
-    if (first < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
     uint64_t limit = 0;
     if (o->limit && ms_parse_u64(o->limit, &limit) != 0)
         return cli_usage_error(cmd, "--limit: expected a number, got '%s'", o->limit);
@@ -199,19 +205,16 @@ static int do_list(const common_opts *o, int argc, char **argv, int first)
     return rc;
 }
 
-static int do_show(const common_opts *o, int argc, char **argv, int first)
+static int do_show(const common_opts *o)
 {
     const char *cmd = "runs show";
-    int64_t id;
-    if (first + 1 != argc || parse_id(argv[first], &id) != 0)
-        return cli_usage_error(cmd, "expected one run id (a positive integer)");
     int rc = MS_OK;
     ms_runs_db *db = open_db(cmd, o->db, 0, &rc);
     if (!db)
         return rc;
     json_t *r = NULL;
     ms_err e = {0};
-    rc = ms_runs_get(db, id, &r, &e);
+    rc = ms_runs_get(db, o->id, &r, &e);
     ms_runs_close(db);
     if (rc != MS_OK)
         return cli_fail(cmd, &e);
@@ -344,44 +347,31 @@ static size_t print_compare(json_t *c)
     return beyond;
 }
 
-static int collect_ids(const char *cmd, int argc, char **argv, int first, int64_t **ids, size_t *n)
+/* The run ids of compare (freed by the caller, also after an error). */
+static int collect_ids(const char *cmd, int npos, char **pos, common_opts *o)
 {
-    *n = 0;
-    *ids = calloc((size_t)argc + 1, sizeof **ids);
-    if (!*ids)
+    o->ids = calloc((size_t)npos + 1, sizeof *o->ids);
+    if (!o->ids)
         return MS_ERUNTIME;
-    for (int i = first; i < argc; i++) {
-        if (parse_id(argv[i], &(*ids)[*n]) != 0) {
-            free(*ids);
-            return cli_usage_error(cmd, "'%s' is not a run id", argv[i]);
-        }
-        (*n)++;
-    }
-    if (*n < 2) {
-        free(*ids);
+    for (int i = 0; i < npos; i++)
+        if (parse_id(pos[i], &o->ids[o->nids++]) != 0)
+            return cli_usage_error(cmd, "'%s' is not a run id", pos[i]);
+    if (o->nids < 2)
         return cli_usage_error(cmd, "expected two or more run ids");
-    }
     return MS_OK;
 }
 
-static int do_compare(const common_opts *o, int argc, char **argv, int first)
+static int do_compare(const common_opts *o)
 {
     const char *cmd = "runs compare";
-    int64_t *ids;
-    size_t n;
-    int rc = collect_ids(cmd, argc, argv, first, &ids, &n);
-    if (rc != MS_OK)
-        return rc;
+    int rc = MS_OK;
     ms_runs_db *db = open_db(cmd, o->db, 0, &rc);
-    if (!db) {
-        free(ids);
+    if (!db)
         return rc;
-    }
     json_t *c = NULL;
     ms_err e = {0};
-    rc = ms_runs_compare(db, ids, n, &c, &e);
+    rc = ms_runs_compare(db, o->ids, o->nids, &c, &e);
     ms_runs_close(db);
-    free(ids);
     if (rc != MS_OK)
         return cli_fail(cmd, &e);
     if (o->json)
@@ -392,12 +382,10 @@ static int do_compare(const common_opts *o, int argc, char **argv, int first)
     return rc;
 }
 
-static int do_rerun(const common_opts *o, int argc, char **argv, int first)
+static int do_rerun(const common_opts *o)
 {
     const char *cmd = "runs rerun";
-    int64_t id;
-    if (first + 1 != argc || parse_id(argv[first], &id) != 0)
-        return cli_usage_error(cmd, "expected one run id (a positive integer)");
+    int64_t id = o->id;
     char *path = cli_runs_db(cmd, o->db);
     if (!path)
         return MS_EUSAGE;
@@ -518,11 +506,9 @@ out:
     return rc;
 }
 
-static int do_export(const common_opts *o, int argc, char **argv, int first)
+static int do_export(const common_opts *o)
 {
     const char *cmd = "runs export";
-    if (first < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
     if (!o->format || (strcmp(o->format, "csv") && strcmp(o->format, "json")))
         return cli_usage_error(cmd, "--format csv or --format json is required");
     int rc = MS_OK;
@@ -555,12 +541,10 @@ static int do_export(const common_opts *o, int argc, char **argv, int first)
     return rc;
 }
 
-static int do_gc(const common_opts *o, int argc, char **argv, int first)
+static int do_gc(const common_opts *o)
 {
     const char *cmd = "runs gc";
     uint64_t keep;
-    if (first < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first]);
     if (!o->keep || ms_parse_u64(o->keep, &keep) != 0)
         return cli_usage_error(cmd, "--keep N is required (N >= 0)");
     int rc = MS_OK;
@@ -577,34 +561,54 @@ static int do_gc(const common_opts *o, int argc, char **argv, int first)
     return MS_OK;
 }
 
+typedef int (*runs_fn)(const common_opts *o);
+
+/* What a subcommand takes besides its options. */
+typedef enum runs_args { ARGS_NONE, ARGS_ONE_ID, ARGS_IDS } runs_args;
+
+/* The positional words: none, one run id (o->id) or two or more (o->ids). */
+static int take_args(const char *cmd, runs_args kind, int npos, char **pos, common_opts *o)
+{
+    if (kind == ARGS_IDS)
+        return collect_ids(cmd, npos, pos, o);
+    if (kind == ARGS_ONE_ID && (npos != 1 || parse_id(pos[0], &o->id) != 0))
+        return cli_usage_error(cmd, "expected one run id (a positive integer)");
+    if (kind == ARGS_NONE && npos > 0)
+        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+    return MS_OK;
+}
+
+/* A subcommand: its options parsed with the one table, its words taken, then fn. */
+static int run_sub(const char *cmd, runs_fn fn, runs_args kind, int argc, char **argv)
+{
+    common_opts o = {0};
+    o.where = calloc((size_t)argc + 1, sizeof *o.where);
+    if (!o.where)
+        return MS_ERUNTIME;
+    cli_opt opts[RUNS_NOPTS];
+    runs_options(&o, opts);
+    char **pos;
+    int npos = cli_parse(cmd, usage_text, opts, argc, argv, &pos);
+    int rc = npos < 0 ? cli_parse_exit(npos) : take_args(cmd, kind, npos, pos, &o);
+    if (npos >= 0 && rc == MS_OK)
+        rc = fn(&o);
+    free(o.where);
+    free(o.ids);
+    return rc;
+}
+
+static int sub_list(int argc, char **argv) { return run_sub("runs list", do_list, ARGS_NONE, argc, argv); }
+static int sub_show(int argc, char **argv) { return run_sub("runs show", do_show, ARGS_ONE_ID, argc, argv); }
+static int sub_compare(int argc, char **argv) { return run_sub("runs compare", do_compare, ARGS_IDS, argc, argv); }
+static int sub_rerun(int argc, char **argv) { return run_sub("runs rerun", do_rerun, ARGS_ONE_ID, argc, argv); }
+static int sub_export(int argc, char **argv) { return run_sub("runs export", do_export, ARGS_NONE, argc, argv); }
+static int sub_gc(int argc, char **argv) { return run_sub("runs gc", do_gc, ARGS_NONE, argc, argv); }
+
 int cmd_runs(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    static const struct {
-        const char *name;
-        int (*fn)(const common_opts *, int, char **, int);
-    } subs[] = {{"list", do_list},     {"show", do_show},     {"compare", do_compare},
-                {"rerun", do_rerun},   {"export", do_export}, {"gc", do_gc}};
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-        if (strcmp(argv[1], subs[i].name))
-            continue;
-        char cmd[32];
-        snprintf(cmd, sizeof cmd, "runs %s", subs[i].name);
-        common_opts o = {0};
-        o.where = calloc((size_t)argc + 1, sizeof *o.where);
-        if (!o.where)
-            return MS_ERUNTIME;
-        int first = 0;
-        int rc = parse_opts(cmd, argc - 1, argv + 1, &o, &first);
-        if (rc == MS_OK)
-            rc = subs[i].fn(&o, argc - 1, argv + 1, first);
-        else if (rc < 0)
-            rc = MS_OK; /* --help */
-        free(o.where);
-        return rc;
-    }
-    return cli_usage_error("runs", "unknown subcommand '%s' (list, show, compare, rerun, export, gc)", argv[1]);
+    static const cli_subcmd subs[] = {{"list", sub_list, NULL},       {"show", sub_show, NULL},
+                                      {"compare", sub_compare, NULL}, {"rerun", sub_rerun, NULL},
+                                      {"export", sub_export, NULL},   {"gc", sub_gc, NULL},
+                                      {NULL, NULL, NULL}};
+    return cli_dispatch("runs", argc, argv, usage, subs);
 }

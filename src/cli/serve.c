@@ -60,12 +60,9 @@ int cmd_serve(int argc, char **argv)
         CLI_CALLBACK(0, "max-seconds", "N", NULL, max_seconds_cb, &o.max_seconds),
         CLI_END,
     };
-    char **pos;
-    int npos = cli_parse(cmd, usage_text, opts, argc, argv, &pos);
-    if (npos < 0)
-        return cli_parse_exit(npos);
-    if (npos > 0)
-        return cli_usage_error(cmd, "unexpected argument '%s'", pos[0]);
+    int pr = cli_parse_no_args(cmd, usage_text, opts, argc, argv);
+    if (pr < 0)
+        return cli_parse_exit(pr);
     char *def = NULL;
     if (!o.runs_db) {
         def = cli_runs_db(cmd, NULL);

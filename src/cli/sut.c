@@ -5,36 +5,22 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "common/fsutil.h"
 #include "loadgen/loadgen.h"
 #include "net/net.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: mlsubmit sut serve --sut SPEC --listen [ADDR:]PORT [--name NAME] [--token-file F]\n"
-            "                          [--total-samples N] [--max-connections N] [--max-body BYTES]\n"
-            "                          [--port-file F] [--data DIR]\n"
-            "\n"
-            "Serves a reference SUT (the --sut of `mlsubmit loadgen run`: null, latency, batch, digits,\n"
-            "tokens, ...) to a LoadGen on another system, which reaches it with\n"
-            "    mlsubmit loadgen run --sut network:http://HOST:PORT[,http://HOST2:PORT2...] ...\n"
-            "over HTTP/1.1 keep-alive (wire format: docs/NETWORK.md). Runs until SIGINT or SIGTERM,\n"
-            "then stops cleanly (exit 0).\n"
-            "\n"
-            "  --listen [ADDR:]PORT  IPv4 address and port (ADDR defaults to 127.0.0.1; port 0 = any free\n"
-            "                        port, written to --port-file)\n"
-            "  --name NAME           the node's name (GET /name; every node of a run needs its own);\n"
-            "                        default: the SUT's name and the port\n"
-            "  --token-file F        require \"Authorization: Bearer <first line of F>\" (else 401)\n"
-            "  --total-samples N     QSL size for SUTs without a dataset (default 1048576)\n"
-            "  --max-connections N   concurrent connections (default 64)\n"
-            "  --max-body BYTES      largest request body (default 67108864); bigger ones get 413\n"
-            "  --port-file F         write the port listened on to F once ready\n"
-            CLI_DATA_HELP
-            "\n"
-            "Exit status: 0 stopped by a signal, 2 usage, 3 bad token file, 4 cannot listen or start the SUT.\n");
-}
+static const char usage_text[] =
+    "usage: mlsubmit sut serve --sut SPEC --listen [ADDR:]PORT [--name NAME] [--token-file F]\n"
+    "                          [--total-samples N] [--max-connections N] [--max-body BYTES]\n"
+    "                          [--port-file F] [--data DIR]\n"
+    "\n"
+    "Serves a reference SUT (the --sut of `mlsubmit loadgen run`: null, latency, batch, digits,\n"
+    "tokens, ...) to a LoadGen on another system, which reaches it with\n"
+    "    mlsubmit loadgen run --sut network:http://HOST:PORT[,http://HOST2:PORT2...] ...\n"
+    "over HTTP/1.1 keep-alive (wire format: docs/NETWORK.md). Runs until SIGINT or SIGTERM,\n"
+    "then stops cleanly (exit 0).\n"
+    "\n";
 
 static int parse_u64_arg(const char *s, unsigned long long max, unsigned long long *v)
 {
@@ -48,41 +34,77 @@ static int parse_u64_arg(const char *s, unsigned long long max, unsigned long lo
     return 0;
 }
 
+/* a number from min to max */
+typedef struct bounded_arg {
+    unsigned long long *v;
+    unsigned long long min, max;
+    const char *expected; /* the usage error's "expected ..." */
+} bounded_arg;
+
+static int bounded_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    const bounded_arg *b = opt->ctx;
+    if (parse_u64_arg(arg, b->max, b->v) || *b->v < b->min)
+        return cli_usage_error(cmd, "--%s: expected %s, got '%s'", opt->long_name, b->expected, arg);
+    return 0;
+}
+
+/* The options of sut serve, one table: parsed into the arguments, listed by --help. */
+#define SERVE_NOPTS 11
+typedef struct serve_args {
+    const char *spec, *listen, *name, *token_file, *port_file, *data;
+    unsigned long long total, maxconn, maxbody;
+    bounded_arg total_b, maxconn_b, maxbody_b;
+} serve_args;
+
+static void serve_options(serve_args *a, cli_opt opts[SERVE_NOPTS])
+{
+    a->total_b = (bounded_arg){&a->total, 1, 1ull << 40, "a positive integer"};
+    a->maxconn_b = (bounded_arg){&a->maxconn, 1, 100000, "1..100000"};
+    a->maxbody_b = (bounded_arg){&a->maxbody, 64, 1ull << 32, "64..4294967296 bytes"};
+    const cli_opt t[SERVE_NOPTS] = {
+        CLI_STRING(0, "sut", &a->spec, "SPEC", "the SUT (mlsubmit loadgen suts lists them)"),
+        CLI_STRING(0, "listen", &a->listen, "[ADDR:]PORT",
+                   "IPv4 address and port (ADDR defaults to 127.0.0.1; port 0 = any free\n"
+                   "port, written to --port-file)"),
+        CLI_STRING(0, "name", &a->name, "NAME",
+                   "the node's name (GET /name; every node of a run needs its own);\n"
+                   "default: the SUT's name and the port"),
+        CLI_STRING(0, "token-file", &a->token_file, "F", "require \"Authorization: Bearer <first line of F>\" (else 401)"),
+        CLI_CALLBACK(0, "total-samples", "N", "QSL size for SUTs without a dataset (default 1048576)", bounded_cb,
+                     &a->total_b),
+        CLI_CALLBACK(0, "max-connections", "N", "concurrent connections (default 64)", bounded_cb, &a->maxconn_b),
+        CLI_CALLBACK(0, "max-body", "BYTES", "largest request body (default 67108864); bigger ones get 413",
+                     bounded_cb, &a->maxbody_b),
+        CLI_STRING(0, "port-file", &a->port_file, "F", "write the port listened on to F once ready"),
+        CLI_STRING(0, "data", &a->data, "DIR", CLI_DATA_OPT_HELP),
+        CLI_TEXT("\nExit status: 0 stopped by a signal, 2 usage, 3 bad token file, 4 cannot listen or start the SUT."),
+        CLI_END,
+    };
+    memcpy(opts, t, sizeof t);
+}
+
+static void usage(FILE *out)
+{
+    serve_args a = {0};
+    cli_opt opts[SERVE_NOPTS];
+    serve_options(&a, opts);
+    fputs(usage_text, out);
+    cli_print_options(out, opts);
+}
+
 static int sut_cmd_serve(int argc, char **argv)
 {
     const char *cmd = "sut serve";
-    const char *spec = NULL, *listen = NULL, *name = NULL, *token_file = NULL, *port_file = NULL,
-               *data = NULL;
-    unsigned long long total = 0, maxconn = 64, maxbody = 64ull << 20;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (i + 1 >= argc)
-            return cli_usage_error(cmd, "'%s': expected an option with a value", a);
-        const char *v = argv[++i];
-        if (!strcmp(a, "--sut"))
-            spec = v;
-        else if (!strcmp(a, "--listen"))
-            listen = v;
-        else if (!strcmp(a, "--name"))
-            name = v;
-        else if (!strcmp(a, "--token-file"))
-            token_file = v;
-        else if (!strcmp(a, "--port-file"))
-            port_file = v;
-        else if (!strcmp(a, "--data"))
-            data = v;
-        else if (!strcmp(a, "--total-samples")) {
-            if (parse_u64_arg(v, 1ull << 40, &total) || !total)
-                return cli_usage_error(cmd, "--total-samples: expected a positive integer, got '%s'", v);
-        } else if (!strcmp(a, "--max-connections")) {
-            if (parse_u64_arg(v, 100000, &maxconn) || !maxconn)
-                return cli_usage_error(cmd, "--max-connections: expected 1..100000, got '%s'", v);
-        } else if (!strcmp(a, "--max-body")) {
-            if (parse_u64_arg(v, 1ull << 32, &maxbody) || maxbody < 64)
-                return cli_usage_error(cmd, "--max-body: expected 64..4294967296 bytes, got '%s'", v);
-        } else
-            return cli_usage_error(cmd, "unknown option '%s'", a);
-    }
+    serve_args args = {.maxconn = 64, .maxbody = 64ull << 20};
+    cli_opt opts[SERVE_NOPTS];
+    serve_options(&args, opts);
+    int pr = cli_parse_no_args(cmd, usage_text, opts, argc, argv);
+    if (pr < 0)
+        return cli_parse_exit(pr);
+    const char *spec = args.spec, *listen = args.listen, *name = args.name, *token_file = args.token_file,
+               *port_file = args.port_file, *data = args.data;
+    unsigned long long total = args.total, maxconn = args.maxconn, maxbody = args.maxbody;
     if (!spec || !listen)
         return cli_usage_error(cmd, "--sut and --listen are required");
     char addr[64] = "127.0.0.1";
@@ -111,22 +133,17 @@ static int sut_cmd_serve(int argc, char **argv)
             return MS_EINPUT;
         }
     }
-    lg_test_settings s;
-    lg_settings_default(&s);
-    /* a SUT with its own dataset (digits) uses it whole; others get a counting QSL */
-    lg_sut_env env = {&s, data, (size_t)total, (size_t)total};
-    lg_sut_instance *si = lg_sut_create(spec, &env, &e);
-    if (!si && !total) {
-        ms_err e2;
-        env.total_sample_count = env.performance_sample_count = 1u << 20;
-        si = lg_sut_create(spec, &env, &e2);
-        if (!si && e2.code != MS_EUSAGE)
-            e = e2;
-    }
-    if (!si) {
+    /* the default settings (no config: the node's client sends the queries), the SUT: one with
+     * its own dataset (digits) uses it whole, others get a counting QSL */
+    lg_run_spec sp = {.scenario = LG_SINGLE_STREAM, .mode = -1, .compat = LG_COMPAT_LATEST, .sut_spec = spec,
+                      .data_dir = data, .total_samples = (size_t)total, .fallback_samples = 1u << 20};
+    lg_run_setup rs;
+    if (lg_run_setup_build(&sp, &rs, &e) != MS_OK) {
+        lg_run_setup_free(&rs);
         free(token);
         return cli_fail(cmd, &e);
     }
+    lg_sut_instance *si = rs.sut;
     char defname[300];
     if (!name) {
         snprintf(defname, sizeof defname, "%s @ %s:%llu", lg_sut_instance_sut(si)->name(lg_sut_instance_sut(si)->ctx),
@@ -143,7 +160,7 @@ static int sut_cmd_serve(int argc, char **argv)
     ms_node_options o = {addr, (unsigned)port, name, token, (size_t)maxbody, (unsigned)maxconn};
     ms_node *nd = ms_node_start(si, &o, &e);
     if (!nd) {
-        lg_sut_destroy(si);
+        lg_run_setup_free(&rs);
         free(token);
         return cli_fail(cmd, &e);
     }
@@ -153,7 +170,7 @@ static int sut_cmd_serve(int argc, char **argv)
         int l = snprintf(buf, sizeof buf, "%u\n", p);
         if (ms_write_file_atomic(port_file, buf, (size_t)l, &e) != MS_OK) {
             ms_node_free(nd);
-            lg_sut_destroy(si);
+            lg_run_setup_free(&rs);
             free(token);
             return cli_fail(cmd, &e);
         }
@@ -167,7 +184,7 @@ static int sut_cmd_serve(int argc, char **argv)
     fprintf(stderr, "mlsubmit %s: %s: stopped after %llu sample(s) in %llu quer%s\n", cmd, strsignal(sig),
             (unsigned long long)ms_node_samples_served(nd), (unsigned long long)ms_node_queries_issued(nd),
             ms_node_queries_issued(nd) == 1 ? "y" : "ies");
-    lg_sut_destroy(si);
+    lg_run_setup_free(&rs);
     ms_node_free(nd);
     free(token);
     return MS_OK;
@@ -175,16 +192,6 @@ static int sut_cmd_serve(int argc, char **argv)
 
 int cmd_sut(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? MS_EUSAGE : MS_OK;
-    }
-    if (!strcmp(argv[1], "serve")) {
-        if (cli_wants_help(argc - 1, argv + 1)) {
-            usage(stdout);
-            return MS_OK;
-        }
-        return sut_cmd_serve(argc - 1, argv + 1);
-    }
-    return cli_usage_error("sut", "unknown subcommand '%s' (expected: serve)", argv[1]);
+    static const cli_subcmd subs[] = {{"serve", sut_cmd_serve, NULL}, {NULL, NULL, NULL}};
+    return cli_dispatch("sut", argc, argv, usage, subs);
 }

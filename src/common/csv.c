@@ -122,16 +122,14 @@ out:
     return rc;
 }
 
+static int parse_csv(const char *text, size_t len, const char *name, void *out, ms_err *e)
+{
+    return ms_csv_parse(text, len, name, out, e);
+}
+
 int ms_csv_load(const char *path, ms_csv *out, ms_err *e)
 {
-    char *text;
-    size_t len;
-    int rc = ms_read_file(path, 0, &text, &len, e);
-    if (rc)
-        return rc;
-    rc = ms_csv_parse(text, len, path, out, e);
-    free(text);
-    return rc;
+    return ms_parse_file(path, parse_csv, out, e);
 }
 
 int ms_csv_col(const ms_csv *c, const char *name)

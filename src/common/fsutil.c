@@ -80,6 +80,33 @@ int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms
     return MS_OK;
 }
 
+int ms_read_some(int fd, void *buf, size_t n, size_t *got, const char *path, ms_err *e)
+{
+    for (;;) {
+        ssize_t r = read(fd, buf, n);
+        if (r >= 0) {
+            *got = (size_t)r;
+            return MS_OK;
+        }
+        if (errno != EINTR) {
+            *got = 0;
+            return ms_err_errno(e, MS_EINPUT, errno, "%s: read error", path);
+        }
+    }
+}
+
+int ms_parse_file(const char *path, ms_text_parser parse, void *out, ms_err *e)
+{
+    char *text;
+    size_t len;
+    int rc = ms_read_file(path, 0, &text, &len, e);
+    if (rc)
+        return rc;
+    rc = parse(text, len, path, out, e);
+    free(text);
+    return rc;
+}
+
 static void afile_reset(ms_afile *af)
 {
     free(af->tmp);

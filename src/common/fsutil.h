@@ -13,6 +13,17 @@
  * (0 = no limit). */
 int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms_err *e);
 
+/* One read(2) of up to n bytes, retried on EINTR: MS_OK with *got bytes (0 at the end of the
+ * file), or MS_EINPUT "<path>: read error". */
+int ms_read_some(int fd, void *buf, size_t n, size_t *got, const char *path, ms_err *e);
+
+/* A parser of a whole NUL-terminated text of len bytes, read from name, into out. */
+typedef int (*ms_text_parser)(const char *text, size_t len, const char *name, void *out, ms_err *e);
+
+/* Reads the file at path (no size limit) and hands its text to parse; out is untouched where
+ * the file cannot be read. */
+int ms_parse_file(const char *path, ms_text_parser parse, void *out, ms_err *e);
+
 /* An output file being written atomically. */
 typedef struct ms_afile {
     FILE *fp;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"
 #include "common/strutil.h"
 
 /* The digests by name, with their lengths: asking which exist needs no libcrypto (it is loaded
@@ -87,17 +88,11 @@ int ms_hash_file(const char *algo, const char *path, char *hex_out, unsigned lon
     unsigned long long total = 0;
     int rc = MS_OK;
     for (;;) {
-        ssize_t r = read(fd, buf, BLK);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = ms_err_errno(e, MS_EINPUT, errno, "%s: read error", path);
+        size_t r;
+        if ((rc = ms_read_some(fd, buf, BLK, &r, path, e)) != MS_OK || r == 0)
             break;
-        }
-        if (r == 0)
-            break;
-        total += (unsigned long long)r;
-        if (!EVP_DigestUpdate(ctx, buf, (size_t)r)) {
+        total += r;
+        if (!EVP_DigestUpdate(ctx, buf, r)) {
             rc = ms_err_set(e, MS_ERUNTIME, "%s: digest update failed", path);
             break;
         }

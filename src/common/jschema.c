@@ -864,25 +864,32 @@ static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char 
     return ok;
 }
 
-static int kw_string(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
+/* The bounds min_kw and max_kw of a count n (characters, items, properties): 1 within them, else
+ * 0 with an error (too_few, too_many: the messages, %zu the count and %.0f the bound). */
+static int count_bounds(vctx *c, const json_t *sch, const char *ptr, size_t n, const char *min_kw,
+                        const char *too_few, const char *max_kw, const char *too_many)
 {
     int ok = 1;
+    const json_t *k;
+    if ((k = json_object_get(sch, min_kw)) && json_is_number(k) && (double)n < json_number_value(k)) {
+        add_err(c, ptr, min_kw, too_few, n, json_number_value(k));
+        ok = 0;
+    }
+    if ((k = json_object_get(sch, max_kw)) && json_is_number(k) && (double)n > json_number_value(k)) {
+        add_err(c, ptr, max_kw, too_many, n, json_number_value(k));
+        ok = 0;
+    }
+    return ok;
+}
+
+static int kw_string(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
+{
     const char *s = json_string_value(inst);
     size_t n = json_string_length(inst);
     size_t cps = utf8_len(s, n);
+    int ok = count_bounds(c, sch, ptr, cps, "minLength", "length %zu is less than minLength %.0f", "maxLength",
+                          "length %zu is more than maxLength %.0f");
     const json_t *k;
-    if ((k = json_object_get(sch, "minLength")) && json_is_number(k) &&
-        (double)cps < json_number_value(k)) {
-        add_err(c, ptr, "minLength", "length %zu is less than minLength %.0f", cps,
-                json_number_value(k));
-        ok = 0;
-    }
-    if ((k = json_object_get(sch, "maxLength")) && json_is_number(k) &&
-        (double)cps > json_number_value(k)) {
-        add_err(c, ptr, "maxLength", "length %zu is more than maxLength %.0f", cps,
-                json_number_value(k));
-        ok = 0;
-    }
     if ((k = json_object_get(sch, "pattern")) && json_is_string(k)) {
         int m = re_search(c, find_re(c->s, sch, NULL), s, n);
         if (m < 0)
@@ -935,19 +942,9 @@ static int validate_range(vctx *c, const json_t *sch, int per_index, const json_
 static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
                     const char *base, int depth)
 {
-    int ok = 1;
     size_t n = json_array_size(inst);
-    const json_t *k;
-    if ((k = json_object_get(sch, "minItems")) && json_is_number(k) &&
-        (double)n < json_number_value(k)) {
-        add_err(c, ptr, "minItems", "%zu items, at least %.0f expected", n, json_number_value(k));
-        ok = 0;
-    }
-    if ((k = json_object_get(sch, "maxItems")) && json_is_number(k) &&
-        (double)n > json_number_value(k)) {
-        add_err(c, ptr, "maxItems", "%zu items, at most %.0f allowed", n, json_number_value(k));
-        ok = 0;
-    }
+    int ok = count_bounds(c, sch, ptr, n, "minItems", "%zu items, at least %.0f expected", "maxItems",
+                      "%zu items, at most %.0f allowed");
     if (json_is_true(json_object_get(sch, "uniqueItems"))) {
         for (size_t i = 0; i < n && ok != -1; i++)
             for (size_t j = i + 1; j < n; j++)
@@ -1020,21 +1017,9 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
 static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
                      const char *base, int depth)
 {
-    int ok = 1;
     size_t n = json_object_size(inst);
-    const json_t *k;
-    if ((k = json_object_get(sch, "minProperties")) && json_is_number(k) &&
-        (double)n < json_number_value(k)) {
-        add_err(c, ptr, "minProperties", "%zu properties, at least %.0f expected", n,
-                json_number_value(k));
-        ok = 0;
-    }
-    if ((k = json_object_get(sch, "maxProperties")) && json_is_number(k) &&
-        (double)n > json_number_value(k)) {
-        add_err(c, ptr, "maxProperties", "%zu properties, at most %.0f allowed", n,
-                json_number_value(k));
-        ok = 0;
-    }
+    int ok = count_bounds(c, sch, ptr, n, "minProperties", "%zu properties, at least %.0f expected", "maxProperties",
+                      "%zu properties, at most %.0f allowed");
     const json_t *req = json_object_get(sch, "required");
     for (size_t i = 0; json_is_array(req) && i < json_array_size(req); i++) {
         const char *name = json_string_value(json_array_get(req, i));

@@ -275,6 +275,51 @@ static const char *int_list_run(const char *p, const char *end, int *closed)
     }
 }
 
+/* An object or array starting at p (its opening bracket), up to past its closing bracket. */
+static int scan_container(const char **pp, const char *p, const char *end, int depth_limit, char *msg, size_t msgsz)
+{
+    int object = *p == '{';
+    char close = object ? '}' : ']';
+    int kind = object ? MS_JV_OBJECT : MS_JV_ARRAY;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == close) {
+        *pp = p + 1;
+        return kind;
+    }
+    for (;;) {
+        if (object) {
+            p = skip_ws(p, end);
+            if (scan_string(&p, end, msg, msgsz))
+                return -1;
+            p = skip_ws(p, end);
+            if (p >= end || *p != ':')
+                return fail(msg, msgsz, "expected ':' in an object");
+            p++;
+        } else {
+            /* fast path for the long integer lists of detail logs (loaded_qsl_set): it only
+             * ever accepts valid JSON and otherwise leaves p where the general scan starts */
+            int closed;
+            p = int_list_run(p, end, &closed);
+            if (closed) {
+                *pp = p + 1;
+                return kind;
+            }
+        }
+        if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
+            return -1;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        if (p < end && *p == close) {
+            *pp = p + 1;
+            return kind;
+        }
+        return fail(msg, msgsz, object ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
+    }
+}
+
 int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *msg, size_t msgsz)
 {
     const char *p = skip_ws(*pp, end);
@@ -289,84 +334,25 @@ int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *
         *pp = p;
         return MS_JV_STRING;
     case '{':
-        p = skip_ws(p + 1, end);
-        if (p < end && *p == '}') {
-            *pp = p + 1;
-            return MS_JV_OBJECT;
-        }
-        for (;;) {
-            p = skip_ws(p, end);
-            if (scan_string(&p, end, msg, msgsz))
-                return -1;
-            p = skip_ws(p, end);
-            if (p >= end || *p != ':')
-                return fail(msg, msgsz, "expected ':' in an object");
-            p++;
-            if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
-                return -1;
-            p = skip_ws(p, end);
-            if (p < end && *p == ',') {
-                p++;
-                continue;
-            }
-            if (p < end && *p == '}') {
-                *pp = p + 1;
-                return MS_JV_OBJECT;
-            }
-            return fail(msg, msgsz, "expected ',' or '}' in an object");
-        }
     case '[':
-        p = skip_ws(p + 1, end);
-        if (p < end && *p == ']') {
-            *pp = p + 1;
-            return MS_JV_ARRAY;
-        }
-        for (;;) {
-            /* fast path for the long integer lists of detail logs (loaded_qsl_set): it only
-             * ever accepts valid JSON and otherwise leaves p where the general scan starts */
-            int closed;
-            p = int_list_run(p, end, &closed);
-            if (closed) {
-                *pp = p + 1;
-                return MS_JV_ARRAY;
-            }
-            if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
-                return -1;
-            p = skip_ws(p, end);
-            if (p < end && *p == ',') {
-                p++;
-                continue;
-            }
-            if (p < end && *p == ']') {
-                *pp = p + 1;
-                return MS_JV_ARRAY;
-            }
-            return fail(msg, msgsz, "expected ',' or ']' in an array");
-        }
+        return scan_container(pp, p, end, depth_limit, msg, msgsz);
     case 't':
-        if (end - p >= 4 && !memcmp(p, "true", 4)) {
-            *pp = p + 4;
-            return MS_JV_BOOL;
-        }
-        break;
     case 'f':
-        if (end - p >= 5 && !memcmp(p, "false", 5)) {
-            *pp = p + 5;
-            return MS_JV_BOOL;
-        }
-        break;
     case 'n':
-        if (end - p >= 4 && !memcmp(p, "null", 4)) {
-            *pp = p + 4;
-            return MS_JV_NULL;
-        }
+    case 'N': {
+        /* the literals (NaN: Python's json writes it for a float nan) */
+        static const struct {
+            const char *word;
+            size_t len;
+            int kind;
+        } words[] = {{"true", 4, MS_JV_BOOL}, {"false", 5, MS_JV_BOOL}, {"null", 4, MS_JV_NULL}, {"NaN", 3, MS_JV_REAL}};
+        for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+            if (*p == words[i].word[0] && (size_t)(end - p) >= words[i].len && !memcmp(p, words[i].word, words[i].len)) {
+                *pp = p + words[i].len;
+                return words[i].kind;
+            }
         break;
-    case 'N':
-        if (end - p >= 3 && !memcmp(p, "NaN", 3)) {
-            *pp = p + 3;
-            return MS_JV_REAL;
-        }
-        break;
+    }
     default: {
         const char *start = p;
         int is_real;

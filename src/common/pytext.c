@@ -37,6 +37,38 @@ int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl)
     return 1;
 }
 
+size_t ms_utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    unsigned v = c & (0x7F >> len);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[k] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
+        return 0;
+    return len;
+}
+
 int ms_utf8_valid(const char *s, size_t n, size_t *bad_off)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -57,36 +89,13 @@ int ms_utf8_valid(const char *s, size_t n, size_t *bad_off)
             i++;
             continue;
         }
-        size_t len;
-        unsigned min;
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-            min = 0x80;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            min = 0x800;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            min = 0x10000;
-        } else {
-            goto bad;
+        size_t len = ms_utf8_seq(p + i, n - i);
+        if (!len) {
+            if (bad_off)
+                *bad_off = i;
+            return 0;
         }
-        if (i + len > n)
-            goto bad;
-        unsigned v = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
-        for (size_t k = 1; k < len; k++) {
-            if ((p[i + k] & 0xC0) != 0x80)
-                goto bad;
-            v = (v << 6) | (p[i + k] & 0x3F);
-        }
-        if (v < min || v > 0x10FFFF || (v >= 0xD800 && v < 0xE000))
-            goto bad;
         i += len;
-        continue;
-    bad:
-        if (bad_off)
-            *bad_off = i;
-        return 0;
     }
     return 1;
 }
@@ -286,4 +295,27 @@ int ms_pyre_match_line(const ms_pyre *re, const char *line, size_t len, int had_
         (*scratch)[n++] = '\n';
     (*scratch)[n] = '\0';
     return ms_pyre_match(re, *scratch, n, g1, g1len, e);
+}
+
+void ms_pyre_lines_init(ms_pyre_lines *l, const char *text, size_t len)
+{
+    memset(l, 0, sizeof *l);
+    ms_lines_init(&l->it, text, len);
+}
+
+int ms_pyre_lines_next(ms_pyre_lines *l)
+{
+    return ms_lines_next(&l->it, &l->line, &l->len, &l->had_nl);
+}
+
+int ms_pyre_lines_match(ms_pyre_lines *l, const ms_pyre *re, const char **g1, size_t *g1len, ms_err *e)
+{
+    return ms_pyre_match_line(re, l->line, l->len, l->had_nl, &l->scratch, &l->scratch_cap, g1, g1len, e);
+}
+
+void ms_pyre_lines_free(ms_pyre_lines *l)
+{
+    free(l->scratch);
+    l->scratch = NULL;
+    l->scratch_cap = 0;
 }

@@ -25,6 +25,9 @@ int ms_lines_next(ms_lines *it, const char **line, size_t *len, int *had_nl);
 /* 1 if the bytes are valid UTF-8 (what Python's utf-8 decoder accepts), else 0; *bad_off gets
  * the offset of the first invalid byte. */
 int ms_utf8_valid(const char *s, size_t n, size_t *bad_off);
+/* The length of the valid UTF-8 sequence at s (at most n bytes, n > 0), or 0 if it is not one
+ * (overlong forms, surrogates and code points above U+10FFFF are not). */
+size_t ms_utf8_seq(const unsigned char *s, size_t n);
 
 /* Python's text mode (open(path, encoding="utf-8") iterated line by line, TextIOWrapper)
  * decodes MS_PY_TEXT_CHUNK bytes at a time with the incremental UTF-8 decoder: an invalid
@@ -63,5 +66,31 @@ int ms_pyre_match(const ms_pyre *re, const char *subject, size_t n, const char *
 int ms_pyre_match_line(const ms_pyre *re, const char *line, size_t len, int had_nl,
                        char **scratch, size_t *scratch_cap, const char **g1, size_t *g1len,
                        ms_err *e);
+
+/* A text read line by line and matched against patterns as Python's text mode presents each
+ * line (ms_pyre_match_line), with the scratch space the matching needs:
+ *
+ *   ms_pyre_lines l;
+ *   ms_pyre_lines_init(&l, text, len);
+ *   while (ms_pyre_lines_next(&l))
+ *       if (ms_pyre_lines_match(&l, re, &g, &gl, &e) > 0) ...   // l.it.line_no: the line's number
+ *   ms_pyre_lines_free(&l);
+ */
+typedef struct ms_pyre_lines {
+    ms_lines it;
+    const char *line; /* the current line, without its terminator */
+    size_t len;
+    int had_nl;
+    char *scratch;
+    size_t scratch_cap;
+} ms_pyre_lines;
+
+void ms_pyre_lines_init(ms_pyre_lines *l, const char *text, size_t len);
+/* 1 with the next line in l->line, 0 at the end. */
+int ms_pyre_lines_next(ms_pyre_lines *l);
+/* ms_pyre_match_line on the current line (the group points into the scratch space, valid until
+ * the next match). */
+int ms_pyre_lines_match(ms_pyre_lines *l, const ms_pyre *re, const char **g1, size_t *g1len, ms_err *e);
+void ms_pyre_lines_free(ms_pyre_lines *l);
 
 #endif

@@ -8,14 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ms_parse_u64(const char *s, uint64_t *out)
+/* The decimal number s starts with (a digit first: no sign, no space), *end after it; -1 when
+ * there is none or it overflows. */
+static int leading_u64(const char *s, unsigned long long *v, char **end)
 {
     if (!s || !isdigit((unsigned char)s[0]))
         return -1;
     errno = 0;
+    *v = strtoull(s, end, 10);
+    return errno ? -1 : 0;
+}
+
+int ms_parse_u64(const char *s, uint64_t *out)
+{
+    unsigned long long v;
     char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
+    if (leading_u64(s, &v, &end) || *end)
         return -1;
     *out = v;
     return 0;
@@ -80,12 +88,9 @@ int ms_parse_duration_ns(const char *s, int64_t default_unit_ns, int64_t *out_ns
 
 int ms_parse_size(const char *s, uint64_t *out)
 {
-    if (!s || !isdigit((unsigned char)s[0]))
-        return -1;
-    errno = 0;
+    unsigned long long v;
     char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
+    if (leading_u64(s, &v, &end))
         return -1;
     unsigned shift = 0;
     if (*end == 'K' || *end == 'k')

@@ -8,42 +8,10 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/pytext.h"
 #include "common/treehash_int.h"
 
 /* ---- names for display -------------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    unsigned cp = c & (0x7f >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
 
 int ms_ds_escape_name(ms_buf *b, const char *name, size_t len)
 {
@@ -62,7 +30,7 @@ int ms_ds_escape_name(ms_buf *b, const char *name, size_t len)
         else if (c < 0x20 || c == 0x7f)
             rc = ms_buf_printf(b, "\\x%02x", c);
         else {
-            size_t k = utf8_seq(s + i, len - i);
+            size_t k = ms_utf8_seq(s + i, len - i);
             if (k == 0) {
                 rc = ms_buf_printf(b, "\\x%02x", c);
             } else {
@@ -538,17 +506,15 @@ int ms_ds_manifest_parse(const char *text, size_t len, const char *name, ms_ds_m
     return rc;
 }
 
+static int parse_manifest(const char *text, size_t len, const char *name, void *out, ms_err *e)
+{
+    return ms_ds_manifest_parse(text, len, name, out, e);
+}
+
 int ms_ds_manifest_load(const char *path, ms_ds_manifest *m, ms_err *e)
 {
-    char *text;
-    size_t len;
     memset(m, 0, sizeof *m);
-    int rc = ms_read_file(path, 0, &text, &len, e);
-    if (rc)
-        return rc;
-    rc = ms_ds_manifest_parse(text, len, path, m, e);
-    free(text);
-    return rc;
+    return ms_parse_file(path, parse_manifest, m, e);
 }
 
 /* ---- writers ------------------------------------------------------------------------------ */

@@ -299,25 +299,11 @@ int ms_ds_verify(const ms_ds_manifest *m, const char *root, const ms_ds_verify_o
     }
     if (r->n > 1)
         qsort(r->items, r->n, sizeof *r->items, cmp_finding);
-    for (size_t k = 0; k < r->n; k++) {
-        switch (r->items[k].status) {
-        case MS_DS_MISSING:
-            r->missing++;
-            break;
-        case MS_DS_CHANGED:
-            r->changed++;
-            break;
-        case MS_DS_EXTRA:
-            r->extra++;
-            break;
-        case MS_DS_ERROR:
-            r->errors++;
-            break;
-        case MS_DS_SKIPPED:
-            r->skipped++;
-            break;
-        }
-    }
+    size_t *const count[] = {[MS_DS_MISSING] = &r->missing, [MS_DS_CHANGED] = &r->changed,
+                             [MS_DS_EXTRA] = &r->extra,     [MS_DS_ERROR] = &r->errors,
+                             [MS_DS_SKIPPED] = &r->skipped};
+    for (size_t k = 0; k < r->n; k++)
+        (*count[r->items[k].status])++;
     rc = MS_OK;
     goto out;
 oom:

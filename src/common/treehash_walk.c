@@ -470,6 +470,18 @@ static const char *ossl_name(const char *algo)
     return NULL;
 }
 
+/* Frees what pool_start made, once no worker runs (none started, or all joined). */
+static void pool_release(struct pool *p)
+{
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mu);
+    EVP_MD_free(p->md);
+    free(p->q);
+    free(p->tids);
+    close(p->rootfd);
+}
+
 /* Starts nthreads workers waiting for jobs (pool_push), hashing with algo. */
 static int pool_start(struct pool *p, const char *root, const char *algo, int nthreads, ms_err *e)
 {
@@ -505,12 +517,7 @@ static int pool_start(struct pool *p, const char *root, const char *algo, int nt
             break; /* run with the workers we have */
     }
     if (p->started == 0) {
-        pthread_cond_destroy(&p->work);
-        pthread_cond_destroy(&p->done);
-        pthread_mutex_destroy(&p->mu);
-        EVP_MD_free(p->md);
-        free(p->tids);
-        close(p->rootfd);
+        pool_release(p);
         return ms_err_errno(e, MS_ERUNTIME, create_err, "cannot start hashing threads");
     }
     return MS_OK;
@@ -578,13 +585,7 @@ static int pool_finish(struct pool *p, int abort, ms_progress *prog, ms_err *e)
         pthread_join(p->tids[i], NULL);
     if (prog)
         ms_progress_end(prog);
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->mu);
-    EVP_MD_free(p->md);
-    free(p->q);
-    free(p->tids);
-    close(p->rootfd);
+    pool_release(p);
     return fatal ? ms_err_oom(e) : MS_OK;
 }
 

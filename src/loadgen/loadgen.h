@@ -615,6 +615,15 @@ typedef struct lg_run_spec {
     const char *data_dir;
     size_t total_samples;       /* 0: the SUT's own dataset size */
     size_t performance_samples; /* 0: total_samples */
+    size_t fallback_samples;    /* total_samples 0 and a SUT without a dataset of its own: a
+                                 * counting QSL of this many (sut serve); 0: that is an error */
+    /* more config files after user_conf, in their order (loadgen check-conf): one named
+     * audit.config is applied as the LoadGen applies an audit.config (model "*", on top of
+     * mlperf.conf), any other as a user.conf */
+    const char *const *conf_files;
+    size_t nconf_files;
+    int check_files;          /* 1 (check-conf): a rejected file stays a finding of conf, not an
+                               * error, and mlperf.conf is only applied with a file */
 } lg_run_spec;
 
 typedef struct lg_run_setup {
@@ -632,6 +641,9 @@ typedef struct lg_run_setup {
  * Always free r with lg_run_setup_free, also after a failure (a rejected user.conf keeps conf);
  * r stays in place while the SUT lives (the SUT may read r->settings). */
 int lg_run_setup_build(const lg_run_spec *spec, lg_run_setup *r, ms_err *e);
+/* The settings part of lg_run_setup_build alone (r->sut stays NULL; sut_spec and the sample
+ * counts are not used): for what only looks at the settings (loadgen check-conf). */
+int lg_run_settings_build(const lg_run_spec *spec, lg_run_setup *r, ms_err *e);
 void lg_run_setup_free(lg_run_setup *r);
 
 #ifdef __cplusplus

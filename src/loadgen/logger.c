@@ -365,22 +365,22 @@ void lg_trace_sample(lg_logger *L, const lg_trace_sample_ev *ev)
     }
 }
 
+/* The summary's count sentence (reference logging.cc, AsyncLog::SetLogFiles): none is the word after
+ * "No", one and many the words after the count. */
+static void count_sentence(char *out, size_t n, size_t count, const char *none, const char *one, const char *many)
+{
+    if (count == 0)
+        snprintf(out, n, "No %s encountered during test.", none);
+    else
+        snprintf(out, n, "%zu %s encountered. See detailed log.", count, count == 1 ? one : many);
+}
+
 static void trailer(lg_logger *L)
 {
     FILE *fp = L->f[F_SUMMARY].fp;
     char w[128], er[128];
-    if (L->n_warnings == 0)
-        snprintf(w, sizeof w, "No warnings encountered during test.");
-    else if (L->n_warnings == 1)
-        snprintf(w, sizeof w, "1 warning encountered. See detailed log.");
-    else
-        snprintf(w, sizeof w, "%zu warnings encountered. See detailed log.", L->n_warnings);
-    if (L->n_errors == 0)
-        snprintf(er, sizeof er, "No errors encountered during test.");
-    else if (L->n_errors == 1)
-        snprintf(er, sizeof er, "1 ERROR encountered. See detailed log.");
-    else
-        snprintf(er, sizeof er, "%zu ERRORS encountered. See detailed log.", L->n_errors);
+    count_sentence(w, sizeof w, L->n_warnings, "warnings", "warning", "warnings");
+    count_sentence(er, sizeof er, L->n_errors, "errors", "ERROR", "ERRORS");
     char tail[sizeof w + sizeof er + 8];
     snprintf(tail, sizeof tail, "\n%s\n\n%s\n", w, er);
     fputs(tail, fp);

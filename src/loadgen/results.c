@@ -257,6 +257,26 @@ static int latstats(int64_t *a, uint64_t n, uint64_t divisor, double target_p, l
     return 0;
 }
 
+/* The loop of the reference's EarlyStopping (loadgen.cc) for SingleStream and MultiStream: the
+ * t of the last count i whose h(i) + i still fits in Q queries, 1 when none; -1 out of memory. */
+static int64_t es_overlatency_allowed(lg_es_finder *f, int64_t Q, double P, double tolerance, double confidence)
+{
+    for (int64_t i = 2; i < Q + 1; ++i) {
+        int64_t h = lg_es_find(f, i, P, tolerance, confidence);
+        if (h < 0)
+            return -1;
+        if (Q < h + i)
+            return i - 1;
+    }
+    return 1;
+}
+
+/* The latency at index idx of the sorted vals (0 outside them). */
+static int64_t es_estimate(const int64_t *vals, uint64_t nv, int64_t idx)
+{
+    return (idx >= 0 && (uint64_t)idx < nv) ? vals[idx] : 0;
+}
+
 /* EarlyStopping() of the reference for one latency array (sorted). */
 static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, uint64_t n,
                           uint64_t target_latency, int64_t *es_ss, int64_t *es_ms)
@@ -276,7 +296,6 @@ static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, ui
         int ms = ef->scenario == LG_MULTI_STREAM;
         int64_t *vals = ms ? in->query_lat : arr;
         uint64_t nv = ms ? in->queries_issued : n;
-        int64_t t = 1;
         int64_t h_min = lg_es_find(f, 1, P, tolerance, confidence);
         if (Q < h_min + 1) {
             ms_buf_printf(rec,
@@ -286,19 +305,12 @@ static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, ui
             ok = 0;
             break;
         }
-        for (int64_t i = 2; i < Q + 1; ++i) {
-            int64_t h = lg_es_find(f, i, P, tolerance, confidence);
-            if (h < 0) {
-                lg_es_finder_free(f);
-                return -1;
-            }
-            if (Q < h + i) {
-                t = i - 1;
-                break;
-            }
+        int64_t t = es_overlatency_allowed(f, Q, P, tolerance, confidence);
+        if (t < 0) {
+            lg_es_finder_free(f);
+            return -1;
         }
-        int64_t idx = Q - t;
-        int64_t est = (idx >= 0 && (uint64_t)idx < nv) ? vals[idx] : 0;
+        int64_t est = es_estimate(vals, nv, Q - t);
         ms_buf_printf(rec,
                       " * Processed at least %lld queries (%lld).\n * Would discard %lld highest "
                       "latency queries.\n * Early stopping %.1fth percentile estimate: %lld",
@@ -311,7 +323,6 @@ static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, ui
         *es_ss = est;
         /* the 99th percentile estimate used to infer MultiStream from SingleStream */
         const double msp = 0.99;
-        t = 1;
         h_min = lg_es_find(f, 1, msp, tolerance, confidence);
         if (Q < h_min + 1) {
             ms_buf_printf(rec,
@@ -320,19 +331,12 @@ static int early_stopping(const lg_perf_input *in, ms_buf *rec, int64_t *arr, ui
                           "queries).",
                           msp * 100, (long long)(h_min + 1));
         } else {
-            for (int64_t i = 2; i < Q + 1; ++i) {
-                int64_t h = lg_es_find(f, i, msp, tolerance, confidence);
-                if (h < 0) {
-                    lg_es_finder_free(f);
-                    return -1;
-                }
-                if (Q < h + i) {
-                    t = i - 1;
-                    break;
-                }
+            t = es_overlatency_allowed(f, Q, msp, tolerance, confidence);
+            if (t < 0) {
+                lg_es_finder_free(f);
+                return -1;
             }
-            idx = Q - t;
-            est = (idx >= 0 && (uint64_t)idx < nv) ? vals[idx] : 0;
+            est = es_estimate(vals, nv, Q - t);
             ms_buf_printf(rec, "\n * Early stopping %.1fth percentile estimate: %lld", msp * 100,
                           (long long)est);
             *es_ms = est;
@@ -764,6 +768,21 @@ static void nl_to_space(char *s)
 
 #define LN __LINE__
 
+/* A latency block: min, max and mean under their keys, then the six percentiles (pct_key: the
+ * key with %s for the percentile's label). */
+static void detail_latstats(lg_logger *L, int64_t t, const lg_latstats *st, const char *min_key, const char *max_key,
+                            const char *mean_key, const char *pct_key)
+{
+    lg_detail_i64(L, t, min_key, st->min, LN);
+    lg_detail_i64(L, t, max_key, st->max, LN);
+    lg_detail_i64(L, t, mean_key, st->mean, LN);
+    for (int i = 0; i < 6; i++) {
+        char key[128];
+        snprintf(key, sizeof key, pct_key, kPctLabels[i]);
+        lg_detail_i64(L, t, key, st->pct[i], LN);
+    }
+}
+
 void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const lg_perf_result *r)
 {
     const lg_effective *ef = in->ef;
@@ -829,13 +848,8 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         }
         break;
     case LG_MULTI_STREAM:
-        lg_detail_i64(L, t, "result_min_query_latency_ns", r->query.min, LN);
-        lg_detail_i64(L, t, "result_max_query_latency_ns", r->query.max, LN);
-        lg_detail_i64(L, t, "result_mean_query_latency_ns", r->query.mean, LN);
-        for (int i = 0; i < 6; i++) {
-            snprintf(key, sizeof key, "result_%s_percentile_per_query_latency_ns", kPctLabels[i]);
-            lg_detail_i64(L, t, key, r->query.pct[i], LN);
-        }
+        detail_latstats(L, t, &r->query, "result_min_query_latency_ns", "result_max_query_latency_ns",
+                        "result_mean_query_latency_ns", "result_%s_percentile_per_query_latency_ns");
         if (!early && es)
             lg_detail_i64(L, t, "early_stopping_latency_ms", r->es_latency_ms, LN);
         break;
@@ -849,22 +863,12 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         lg_detail_double(L, t, "result_samples_per_second", (double)n / in->max_latency, LN);
         break;
     }
-    lg_detail_i64(L, t, "result_min_latency_ns", r->sample.min, LN);
-    lg_detail_i64(L, t, "result_max_latency_ns", r->sample.max, LN);
-    lg_detail_i64(L, t, "result_mean_latency_ns", r->sample.mean, LN);
-    for (int i = 0; i < 6; i++) {
-        snprintf(key, sizeof key, "result_%s_percentile_latency_ns", kPctLabels[i]);
-        lg_detail_i64(L, t, key, r->sample.pct[i], LN);
-    }
+    detail_latstats(L, t, &r->sample, "result_min_latency_ns", "result_max_latency_ns", "result_mean_latency_ns",
+                    "result_%s_percentile_latency_ns");
     if (in->token_mode) {
         if (ef->scenario != LG_OFFLINE) {
-            lg_detail_i64(L, t, "result_first_token_min_latency_ns", r->ttft.min, LN);
-            lg_detail_i64(L, t, "result_first_token_max_latency_ns", r->ttft.max, LN);
-            lg_detail_i64(L, t, "result_first_token_mean_latency_ns", r->ttft.mean, LN);
-            for (int i = 0; i < 6; i++) {
-                snprintf(key, sizeof key, "result_first_token_%s_percentile_latency_ns", kPctLabels[i]);
-                lg_detail_i64(L, t, key, r->ttft.pct[i], LN);
-            }
+            detail_latstats(L, t, &r->ttft, "result_first_token_min_latency_ns", "result_first_token_max_latency_ns",
+                            "result_first_token_mean_latency_ns", "result_first_token_%s_percentile_latency_ns");
             lg_detail_double(L, t, "result_token_throughput_with_loadgen_overhead",
                              (double)in->token_count / in->final_query_issued_time, LN);
             lg_detail_double(L, t, "result_token_throughput",

@@ -1566,6 +1566,65 @@ static void log_version_block(lg_test *t)
                   strlen(lg_loadgen_file_sha1_json), LN);
 }
 
+/* The settings both the requested and the effective block of the detail log show, in the
+ * reference's order (test_settings_internal.cc, LogRequestedTestSettings and LogEffectiveSettings):
+ * the offset of the field in lg_test_settings and in lg_effective, NO_FIELD where a block does not
+ * show it; acc_count: only for the releases that log the accuracy sample count. */
+enum { DF_U64, DF_DOUBLE, DF_BOOL };
+#define NO_FIELD SIZE_MAX
+#define REQ(m) offsetof(lg_test_settings, m)
+#define EFF(m) offsetof(lg_effective, m)
+typedef struct shared_setting {
+    int kind;
+    int acc_count;
+    const char *name;
+    size_t req, eff;
+} shared_setting;
+
+static const shared_setting shared_settings[] = {
+    {DF_U64, 0, "min_duration_ms", REQ(min_duration_ms), EFF(min_duration_ms)},
+    {DF_U64, 0, "max_duration_ms", REQ(max_duration_ms), EFF(max_duration_ms)},
+    {DF_U64, 0, "min_query_count", REQ(min_query_count), EFF(min_query_count)},
+    {DF_U64, 0, "max_query_count", REQ(max_query_count), EFF(max_query_count)},
+    {DF_U64, 0, "min_sample_count", NO_FIELD, EFF(min_sample_count)},
+    {DF_U64, 0, "qsl_rng_seed", REQ(qsl_rng_seed), EFF(qsl_rng_seed)},
+    {DF_U64, 0, "sample_index_rng_seed", REQ(sample_index_rng_seed), EFF(sample_index_rng_seed)},
+    {DF_U64, 0, "schedule_rng_seed", REQ(schedule_rng_seed), EFF(schedule_rng_seed)},
+    {DF_U64, 0, "accuracy_log_rng_seed", REQ(accuracy_log_rng_seed), EFF(accuracy_log_rng_seed)},
+    {DF_DOUBLE, 0, "accuracy_log_probability", REQ(accuracy_log_probability), EFF(accuracy_log_probability)},
+    {DF_U64, 0, "accuracy_log_sampling_target", REQ(accuracy_log_sampling_target), EFF(accuracy_log_sampling_target)},
+    {DF_BOOL, 0, "print_timestamps", REQ(print_timestamps), EFF(print_timestamps)},
+    {DF_BOOL, 0, "performance_issue_unique", REQ(performance_issue_unique), EFF(performance_issue_unique)},
+    {DF_BOOL, 0, "performance_issue_same", REQ(performance_issue_same), EFF(performance_issue_same)},
+    {DF_U64, 0, "performance_issue_same_index", REQ(performance_issue_same_index), EFF(performance_issue_same_index)},
+    {DF_U64, 0, "performance_sample_count_override", REQ(performance_sample_count_override), NO_FIELD},
+    {DF_U64, 0, "performance_sample_count", NO_FIELD, EFF(performance_sample_count)},
+    {DF_U64, 1, "accuracy_sample_count_override", REQ(accuracy_sample_count_override), NO_FIELD},
+    {DF_U64, 1, "accuracy_sample_count", NO_FIELD, EFF(accuracy_sample_count)},
+    {DF_BOOL, 0, "sample_concatenate_permutation", REQ(sample_concatenate_permutation),
+     EFF(sample_concatenate_permutation)},
+};
+
+/* base: the lg_test_settings (effective 0) or the lg_effective (effective 1) */
+static void log_shared_settings(lg_test *t, int64_t now, const char *prefix, const void *base, int effective)
+{
+    for (size_t i = 0; i < sizeof shared_settings / sizeof *shared_settings; i++) {
+        const shared_setting *f = &shared_settings[i];
+        size_t off = effective ? f->eff : f->req;
+        if (off == NO_FIELD || (f->acc_count && !t->vr->logs_accuracy_sample_count))
+            continue;
+        char key[96];
+        snprintf(key, sizeof key, "%s%s", prefix, f->name);
+        const char *p = (const char *)base + off;
+        if (f->kind == DF_U64)
+            lg_detail_u64(t->L, now, key, *(const uint64_t *)(const void *)p, LN);
+        else if (f->kind == DF_DOUBLE)
+            lg_detail_double(t->L, now, key, *(const double *)(const void *)p, LN);
+        else
+            lg_detail_bool(t->L, now, key, *(const int *)(const void *)p, LN);
+    }
+}
+
 static void log_requested(lg_test *t)
 {
     lg_logger *L = t->L;
@@ -1605,24 +1664,7 @@ static void log_requested(lg_test *t)
         lg_detail_double(L, now, "requested_offline_expected_qps", r->offline_expected_qps, LN);
         break;
     }
-    lg_detail_u64(L, now, "requested_min_duration_ms", r->min_duration_ms, LN);
-    lg_detail_u64(L, now, "requested_max_duration_ms", r->max_duration_ms, LN);
-    lg_detail_u64(L, now, "requested_min_query_count", r->min_query_count, LN);
-    lg_detail_u64(L, now, "requested_max_query_count", r->max_query_count, LN);
-    lg_detail_u64(L, now, "requested_qsl_rng_seed", r->qsl_rng_seed, LN);
-    lg_detail_u64(L, now, "requested_sample_index_rng_seed", r->sample_index_rng_seed, LN);
-    lg_detail_u64(L, now, "requested_schedule_rng_seed", r->schedule_rng_seed, LN);
-    lg_detail_u64(L, now, "requested_accuracy_log_rng_seed", r->accuracy_log_rng_seed, LN);
-    lg_detail_double(L, now, "requested_accuracy_log_probability", r->accuracy_log_probability, LN);
-    lg_detail_u64(L, now, "requested_accuracy_log_sampling_target", r->accuracy_log_sampling_target, LN);
-    lg_detail_bool(L, now, "requested_print_timestamps", r->print_timestamps, LN);
-    lg_detail_bool(L, now, "requested_performance_issue_unique", r->performance_issue_unique, LN);
-    lg_detail_bool(L, now, "requested_performance_issue_same", r->performance_issue_same, LN);
-    lg_detail_u64(L, now, "requested_performance_issue_same_index", r->performance_issue_same_index, LN);
-    lg_detail_u64(L, now, "requested_performance_sample_count_override", r->performance_sample_count_override, LN);
-    if (t->vr->logs_accuracy_sample_count)
-        lg_detail_u64(L, now, "requested_accuracy_sample_count_override", r->accuracy_sample_count_override, LN);
-    lg_detail_bool(L, now, "requested_sample_concatenate_permutation", r->sample_concatenate_permutation, LN);
+    log_shared_settings(t, now, "requested_", r, 0);
     if (r->use_token_latencies) {
         lg_detail_bool(L, now, "requested_use_token_latencies", 1, LN);
         if (r->scenario != LG_OFFLINE) {
@@ -1645,25 +1687,7 @@ static void log_effective(lg_test *t)
     lg_detail_double(L, now, "effective_target_latency_percentile", e->target_latency_percentile, LN);
     lg_detail_u64(L, now, "effective_max_async_queries", e->max_async_queries, LN);
     lg_detail_u64(L, now, "effective_target_duration_ms", e->target_duration_ms, LN);
-    lg_detail_u64(L, now, "effective_min_duration_ms", e->min_duration_ms, LN);
-    lg_detail_u64(L, now, "effective_max_duration_ms", e->max_duration_ms, LN);
-    lg_detail_u64(L, now, "effective_min_query_count", e->min_query_count, LN);
-    lg_detail_u64(L, now, "effective_max_query_count", e->max_query_count, LN);
-    lg_detail_u64(L, now, "effective_min_sample_count", e->min_sample_count, LN);
-    lg_detail_u64(L, now, "effective_qsl_rng_seed", e->qsl_rng_seed, LN);
-    lg_detail_u64(L, now, "effective_sample_index_rng_seed", e->sample_index_rng_seed, LN);
-    lg_detail_u64(L, now, "effective_schedule_rng_seed", e->schedule_rng_seed, LN);
-    lg_detail_u64(L, now, "effective_accuracy_log_rng_seed", e->accuracy_log_rng_seed, LN);
-    lg_detail_double(L, now, "effective_accuracy_log_probability", e->accuracy_log_probability, LN);
-    lg_detail_u64(L, now, "effective_accuracy_log_sampling_target", e->accuracy_log_sampling_target, LN);
-    lg_detail_bool(L, now, "effective_print_timestamps", e->print_timestamps, LN);
-    lg_detail_bool(L, now, "effective_performance_issue_unique", e->performance_issue_unique, LN);
-    lg_detail_bool(L, now, "effective_performance_issue_same", e->performance_issue_same, LN);
-    lg_detail_u64(L, now, "effective_performance_issue_same_index", e->performance_issue_same_index, LN);
-    lg_detail_u64(L, now, "effective_performance_sample_count", e->performance_sample_count, LN);
-    if (t->vr->logs_accuracy_sample_count)
-        lg_detail_u64(L, now, "effective_accuracy_sample_count", e->accuracy_sample_count, LN);
-    lg_detail_bool(L, now, "effective_sample_concatenate_permutation", e->sample_concatenate_permutation, LN);
+    log_shared_settings(t, now, "effective_", e, 1);
 }
 
 int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *settings,

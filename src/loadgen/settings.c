@@ -32,34 +32,39 @@ const char *lg_mode_name(lg_mode m)
     return (unsigned)m < 4 ? mode_names[m] : "Unknown";
 }
 
-int lg_scenario_parse(const char *s)
+/* A name of a scenario or a mode, case-insensitively, and the value it stands for. */
+typedef struct name_value {
+    const char *name;
+    int v;
+} name_value;
+
+static int lookup_name(const char *s, const name_value *t, size_t n)
 {
-    static const struct {
-        const char *name;
-        int v;
-    } t[] = {{"singlestream", LG_SINGLE_STREAM}, {"ss", LG_SINGLE_STREAM},
-             {"multistream", LG_MULTI_STREAM},   {"ms", LG_MULTI_STREAM},
-             {"server", LG_SERVER},              {"offline", LG_OFFLINE}};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    for (size_t i = 0; i < n; i++)
         if (!strcasecmp(s, t[i].name))
             return t[i].v;
     return -1;
 }
 
+int lg_scenario_parse(const char *s)
+{
+    static const name_value t[] = {{"singlestream", LG_SINGLE_STREAM}, {"ss", LG_SINGLE_STREAM},
+                                   {"multistream", LG_MULTI_STREAM},   {"ms", LG_MULTI_STREAM},
+                                   {"server", LG_SERVER},              {"offline", LG_OFFLINE}};
+    return lookup_name(s, t, sizeof t / sizeof t[0]);
+}
+
 int lg_mode_parse(const char *s)
 {
-    static const struct {
-        const char *name;
-        int v;
-    } t[] = {{"submissionrun", LG_SUBMISSION_RUN},   {"submission", LG_SUBMISSION_RUN},
-             {"accuracyonly", LG_ACCURACY_ONLY},     {"accuracy", LG_ACCURACY_ONLY},
-             {"performanceonly", LG_PERFORMANCE_ONLY}, {"performance", LG_PERFORMANCE_ONLY},
-             {"findpeakperformance", LG_FIND_PEAK_PERFORMANCE},
-             {"findpeak", LG_FIND_PEAK_PERFORMANCE}};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcasecmp(s, t[i].name))
-            return t[i].v;
-    return -1;
+    static const name_value t[] = {{"submissionrun", LG_SUBMISSION_RUN},
+                                   {"submission", LG_SUBMISSION_RUN},
+                                   {"accuracyonly", LG_ACCURACY_ONLY},
+                                   {"accuracy", LG_ACCURACY_ONLY},
+                                   {"performanceonly", LG_PERFORMANCE_ONLY},
+                                   {"performance", LG_PERFORMANCE_ONLY},
+                                   {"findpeakperformance", LG_FIND_PEAK_PERFORMANCE},
+                                   {"findpeak", LG_FIND_PEAK_PERFORMANCE}};
+    return lookup_name(s, t, sizeof t / sizeof t[0]);
 }
 
 /* ---- defaults and set-by-name ------------------------------------------------------------ */
@@ -692,34 +697,26 @@ static void record_applied(apply_ctx *a, size_t off, conf_entry *en)
     cs->applied[cs->napplied++] = (applied_rec){off, a->file_idx, (size_t)(en - a->cf->v)};
 }
 
-static int apply_u64(apply_ctx *a, const char *scen, const char *name, size_t off, uint64_t mult)
-{
-    conf_entry *en = lookup(a, scen, name);
-    if (!en)
-        return 0;
-    *(uint64_t *)((char *)a->s + off) = strtoull(en->value, NULL, 0) * mult;
-    record_applied(a, off, en);
-    return 1;
-}
+enum { AP_U64, AP_DOUBLE, AP_BOOL_EQ1, AP_BOOL_NZ };
 
-static int apply_double(apply_ctx *a, const char *scen, const char *name, size_t off, double mult)
+/* Sets the field at off from the key's value if the files have it (1), as the reference's
+ * TestSettings::FromConfig reads it: AP_U64 and AP_DOUBLE times mult, AP_BOOL_EQ1 "== 1",
+ * AP_BOOL_NZ "!= 0". */
+static int apply_key(apply_ctx *a, int kind, const char *scen, const char *name, size_t off, double mult)
 {
     conf_entry *en = lookup(a, scen, name);
     if (!en)
         return 0;
-    *(double *)((char *)a->s + off) = strtod(en->value, NULL) * mult;
-    record_applied(a, off, en);
-    return 1;
-}
-
-/* eq1: "== 1" semantics; otherwise "!= 0". */
-static int apply_bool(apply_ctx *a, const char *scen, const char *name, size_t off, int eq1)
-{
-    conf_entry *en = lookup(a, scen, name);
-    if (!en)
-        return 0;
-    uint64_t v = strtoull(en->value, NULL, 0);
-    *(int *)((char *)a->s + off) = eq1 ? v == 1 : v != 0;
+    char *field = (char *)a->s + off;
+    if (kind == AP_DOUBLE) {
+        *(double *)(void *)field = strtod(en->value, NULL) * mult;
+    } else {
+        uint64_t v = strtoull(en->value, NULL, 0);
+        if (kind == AP_U64)
+            *(uint64_t *)(void *)field = v * (uint64_t)mult;
+        else
+            *(int *)(void *)field = kind == AP_BOOL_EQ1 ? v == 1 : v != 0;
+    }
     record_applied(a, off, en);
     return 1;
 }
@@ -745,63 +742,60 @@ static void apply_all(apply_ctx *a)
         }
     }
     if (type == 0) {
-        apply_u64(a, S, "qsl_rng_seed", OFF(qsl_rng_seed), 1);
-        apply_u64(a, S, "sample_index_rng_seed", OFF(sample_index_rng_seed), 1);
-        apply_u64(a, S, "schedule_rng_seed", OFF(schedule_rng_seed), 1);
-        apply_double(a, S, "accuracy_log_probability", OFF(accuracy_log_probability), 0.01);
-        apply_bool(a, S, "test05", OFF(test05), 1);
-        apply_u64(a, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
-        apply_u64(a, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
-        apply_u64(a, S, "test05_schedule_rng_seed", OFF(test05_schedule_rng_seed), 1);
-    } else if (type == 2 && a->cs->audit_test05) {
-        /* the alternate-seed audit (TEST05, compliance/nvidia/TEST05 of v4.1): LoadGen <= v4.1
-         * read these from any file */
-        apply_bool(a, S, "test05", OFF(test05), 1);
-        apply_u64(a, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
-        apply_u64(a, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
-        apply_u64(a, S, "test05_schedule_rng_seed", OFF(test05_schedule_rng_seed), 1);
+        apply_key(a, AP_U64, S, "qsl_rng_seed", OFF(qsl_rng_seed), 1);
+        apply_key(a, AP_U64, S, "sample_index_rng_seed", OFF(sample_index_rng_seed), 1);
+        apply_key(a, AP_U64, S, "schedule_rng_seed", OFF(schedule_rng_seed), 1);
+        apply_key(a, AP_DOUBLE, S, "accuracy_log_probability", OFF(accuracy_log_probability), 0.01);
     }
-    apply_bool(a, S, "use_token_latencies", OFF(use_token_latencies), 1);
+    if (type == 0 || (type == 2 && a->cs->audit_test05)) {
+        /* from mlperf.conf; in the alternate-seed audit (TEST05, compliance/nvidia/TEST05 of
+         * v4.1) also from audit.config: LoadGen <= v4.1 read these from any file */
+        apply_key(a, AP_BOOL_EQ1, S, "test05", OFF(test05), 1);
+        apply_key(a, AP_U64, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
+        apply_key(a, AP_U64, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
+        apply_key(a, AP_U64, S, "test05_schedule_rng_seed", OFF(test05_schedule_rng_seed), 1);
+    }
+    apply_key(a, AP_BOOL_EQ1, S, "use_token_latencies", OFF(use_token_latencies), 1);
     if (s->use_token_latencies) {
-        apply_u64(a, "Server", "ttft_latency", OFF(server_ttft_latency), 1000000);
-        apply_u64(a, "Server", "tpot_latency", OFF(server_tpot_latency), 1000000);
+        apply_key(a, AP_U64, "Server", "ttft_latency", OFF(server_ttft_latency), 1000000);
+        apply_key(a, AP_U64, "Server", "tpot_latency", OFF(server_tpot_latency), 1000000);
     }
-    apply_bool(a, S, "infer_token_latencies", OFF(infer_token_latencies), 1);
+    apply_key(a, AP_BOOL_EQ1, S, "infer_token_latencies", OFF(infer_token_latencies), 1);
     if (s->infer_token_latencies)
-        apply_u64(a, S, "token_latency_scaling_factor", OFF(token_latency_scaling_factor), 1);
-    apply_double(a, "SingleStream", "target_latency_percentile",
-                 OFF(single_stream_target_latency_percentile), 0.01);
-    apply_double(a, "MultiStream", "target_latency_percentile",
-                 OFF(multi_stream_target_latency_percentile), 0.01);
-    apply_u64(a, "MultiStream", "samples_per_query", OFF(multi_stream_samples_per_query), 1);
+        apply_key(a, AP_U64, S, "token_latency_scaling_factor", OFF(token_latency_scaling_factor), 1);
+    apply_key(a, AP_DOUBLE, "SingleStream", "target_latency_percentile",
+              OFF(single_stream_target_latency_percentile), 0.01);
+    apply_key(a, AP_DOUBLE, "MultiStream", "target_latency_percentile",
+              OFF(multi_stream_target_latency_percentile), 0.01);
+    apply_key(a, AP_U64, "MultiStream", "samples_per_query", OFF(multi_stream_samples_per_query), 1);
     if (lg_version_rules_of_compat(a->cs->compat)->early_multistream) {
         /* reference r0.5 test_settings_internal.cc, TestSettings::FromConfig */
-        apply_double(a, "MultiStream", "target_qps", OFF(multi_stream_target_qps), 1);
-        apply_u64(a, "MultiStream", "max_async_queries", OFF(multi_stream_max_async_queries), 1);
+        apply_key(a, AP_DOUBLE, "MultiStream", "target_qps", OFF(multi_stream_target_qps), 1);
+        apply_key(a, AP_U64, "MultiStream", "max_async_queries", OFF(multi_stream_max_async_queries), 1);
     }
-    apply_double(a, "Server", "target_latency_percentile", OFF(server_target_latency_percentile),
-                 0.01);
-    apply_u64(a, "Server", "target_latency", OFF(server_target_latency_ns), 1000000);
-    apply_bool(a, S, "performance_issue_unique", OFF(performance_issue_unique), 0);
-    apply_bool(a, S, "performance_issue_same", OFF(performance_issue_same), 0);
-    apply_u64(a, S, "performance_issue_same_index", OFF(performance_issue_same_index), 1);
-    apply_bool(a, S, "sample_concatenate_permutation", OFF(sample_concatenate_permutation), 1);
-    apply_bool(a, "Server", "coalesce_queries", OFF(server_coalesce_queries), 0);
-    apply_u64(a, "Server", "max_async_queries", OFF(server_max_async_queries), 1);
-    apply_u64(a, S, "min_duration", OFF(min_duration_ms), 1);
-    apply_u64(a, S, "max_duration", OFF(max_duration_ms), 1);
-    apply_u64(a, S, "min_query_count", OFF(min_query_count), 1);
-    apply_u64(a, S, "max_query_count", OFF(max_query_count), 1);
-    apply_u64(a, S, "performance_sample_count_override", OFF(performance_sample_count_override), 1);
+    apply_key(a, AP_DOUBLE, "Server", "target_latency_percentile",
+              OFF(server_target_latency_percentile), 0.01);
+    apply_key(a, AP_U64, "Server", "target_latency", OFF(server_target_latency_ns), 1000000);
+    apply_key(a, AP_BOOL_NZ, S, "performance_issue_unique", OFF(performance_issue_unique), 1);
+    apply_key(a, AP_BOOL_NZ, S, "performance_issue_same", OFF(performance_issue_same), 1);
+    apply_key(a, AP_U64, S, "performance_issue_same_index", OFF(performance_issue_same_index), 1);
+    apply_key(a, AP_BOOL_EQ1, S, "sample_concatenate_permutation", OFF(sample_concatenate_permutation), 1);
+    apply_key(a, AP_BOOL_NZ, "Server", "coalesce_queries", OFF(server_coalesce_queries), 1);
+    apply_key(a, AP_U64, "Server", "max_async_queries", OFF(server_max_async_queries), 1);
+    apply_key(a, AP_U64, S, "min_duration", OFF(min_duration_ms), 1);
+    apply_key(a, AP_U64, S, "max_duration", OFF(max_duration_ms), 1);
+    apply_key(a, AP_U64, S, "min_query_count", OFF(min_query_count), 1);
+    apply_key(a, AP_U64, S, "max_query_count", OFF(max_query_count), 1);
+    apply_key(a, AP_U64, S, "performance_sample_count_override", OFF(performance_sample_count_override), 1);
     if (lg_version_rules_of_compat(a->cs->compat)->logs_accuracy_sample_count)
-        apply_u64(a, S, "accuracy_sample_count_override", OFF(accuracy_sample_count_override), 1);
-    apply_double(a, "SingleStream", "target_latency", OFF(single_stream_expected_latency_ns), 1e6);
-    apply_double(a, "MultiStream", "target_latency", OFF(multi_stream_expected_latency_ns), 1e6);
-    apply_double(a, "Server", "target_qps", OFF(server_target_qps), 1);
-    apply_double(a, "Offline", "target_qps", OFF(offline_expected_qps), 1);
-    apply_bool(a, S, "print_timestamps", OFF(print_timestamps), 0);
-    apply_u64(a, S, "accuracy_log_rng_seed", OFF(accuracy_log_rng_seed), 1);
-    apply_u64(a, S, "accuracy_log_sampling_target", OFF(accuracy_log_sampling_target), 1);
+        apply_key(a, AP_U64, S, "accuracy_sample_count_override", OFF(accuracy_sample_count_override), 1);
+    apply_key(a, AP_DOUBLE, "SingleStream", "target_latency", OFF(single_stream_expected_latency_ns), 1e6);
+    apply_key(a, AP_DOUBLE, "MultiStream", "target_latency", OFF(multi_stream_expected_latency_ns), 1e6);
+    apply_key(a, AP_DOUBLE, "Server", "target_qps", OFF(server_target_qps), 1);
+    apply_key(a, AP_DOUBLE, "Offline", "target_qps", OFF(offline_expected_qps), 1);
+    apply_key(a, AP_BOOL_NZ, S, "print_timestamps", OFF(print_timestamps), 1);
+    apply_key(a, AP_U64, S, "accuracy_log_rng_seed", OFF(accuracy_log_rng_seed), 1);
+    apply_key(a, AP_U64, S, "accuracy_log_sampling_target", OFF(accuracy_log_sampling_target), 1);
 }
 
 /* Names the LoadGen looks up, and from which files (for unknown/ignored diagnostics). */
@@ -1060,6 +1054,16 @@ static void ef_error(lg_effective *ef, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A requested QPS; a negative one is an error and 1 is used (reference
+ * test_settings_internal.cc, TestSettingsInternal). */
+static double requested_qps(lg_effective *ef, const char *name, double qps)
+{
+    if (qps >= 0)
+        return qps;
+    ef_error(ef, "Invalid value for %s requested. requested: %g using: 1", name, qps);
+    return 1;
+}
+
 void lg_effective_derive(lg_effective *ef, const lg_test_settings *s, size_t qsl_total,
                          size_t qsl_perf)
 {
@@ -1109,25 +1113,13 @@ void lg_effective_derive(lg_effective *ef, const lg_test_settings *s, size_t qsl
         ef->max_async_queries = 1;
         break;
     case LG_SERVER:
-        if (s->server_target_qps >= 0) {
-            ef->target_qps = s->server_target_qps;
-        } else {
-            ef_error(ef, "Invalid value for server_target_qps requested. requested: %g using: 1",
-                     s->server_target_qps);
-            ef->target_qps = 1;
-        }
+        ef->target_qps = requested_qps(ef, "server_target_qps", s->server_target_qps);
         ef->target_latency_ns = s->server_target_latency_ns;
         ef->target_latency_percentile = s->server_target_latency_percentile;
         ef->max_async_queries = s->server_max_async_queries;
         break;
     case LG_OFFLINE:
-        if (s->offline_expected_qps >= 0) {
-            ef->target_qps = s->offline_expected_qps;
-        } else {
-            ef_error(ef, "Invalid value for offline_expected_qps requested. requested: %g using: 1",
-                     s->offline_expected_qps);
-            ef->target_qps = 1;
-        }
+        ef->target_qps = requested_qps(ef, "offline_expected_qps", s->offline_expected_qps);
         ef->target_latency_percentile = 0.99;
         ef->max_async_queries = 1;
         break;

@@ -108,16 +108,14 @@ int lg_issued_trace_parse(const char *text, size_t len, const char *name, lg_iss
     return MS_OK;
 }
 
+static int parse_trace(const char *text, size_t len, const char *name, void *out, ms_err *e)
+{
+    return lg_issued_trace_parse(text, len, name, out, e);
+}
+
 int lg_issued_trace_load(const char *path, lg_issued_trace *t, ms_err *e)
 {
-    char *text;
-    size_t len;
-    int rc = ms_read_file(path, 0, &text, &len, e);
-    if (rc)
-        return rc;
-    rc = lg_issued_trace_parse(text, len, path, t, e);
-    free(text);
-    return rc;
+    return ms_parse_file(path, parse_trace, t, e);
 }
 
 int lg_issued_trace_diff(const lg_issued_trace *a, const lg_issued_trace *b, char *msg, size_t n)

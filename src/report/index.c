@@ -408,17 +408,16 @@ static int write_systems(ictx *c, sqlite3 *db, ms_err *e)
         char *dp = rp_fmt("%s/%s", c->o->root, divs[d]);
         char **subs;
         size_t nsub;
-        if (!dp || (rc = rp_list(dp, 1, &subs, &nsub, e))) {
+        if ((rc = rp_list(dp, 1, &subs, &nsub, e))) {
             free(dp);
-            return rc ? rc : ms_err_oom(e);
+            return rc;
         }
         for (size_t s = 0; s < nsub && !rc; s++) {
             char *sp = rp_fmt("%s/%s/systems", dp, subs[s]);
             char **files;
             size_t nf;
-            if (!sp || (rc = rp_list(sp, 0, &files, &nf, e))) {
+            if ((rc = rp_list(sp, 0, &files, &nf, e))) {
                 free(sp);
-                rc = rc ? rc : ms_err_oom(e);
                 break;
             }
             for (size_t f = 0; f < nf && !rc; f++) {

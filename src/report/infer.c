@@ -260,9 +260,7 @@ static int infer_tree(infer_ctx *c, const char *div, const char *sub, const char
         char *sys_path = rp_fmt("%s/%s", log_path, systems[s]);
         char **models = NULL;
         size_t nmod = 0;
-        if (!sys_path || (rc = rp_list(sys_path, 1, &models, &nmod, e))) {
-            if (!sys_path)
-                rc = ms_err_oom(e);
+        if ((rc = rp_list(sys_path, 1, &models, &nmod, e))) {
             free(sys_path);
             json_decref(sj);
             break;
@@ -353,9 +351,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e)
         char *dp = rp_fmt("%s/%s", o->root, divisions[d]);
         char **subs = NULL;
         size_t nsub = 0;
-        if (!dp || (rc = rp_list(dp, 1, &subs, &nsub, e))) {
-            if (!dp)
-                rc = ms_err_oom(e);
+        if ((rc = rp_list(dp, 1, &subs, &nsub, e))) {
             free(dp);
             break;
         }

@@ -17,7 +17,7 @@ const json_t *rp_scenarios(const ru_round *r, const char *table, const char *sys
 
 /* Sorted (bytewise) names of the subdirectories (dirs = 1) or regular files (dirs = 0) of path,
  * never following a symlink; "." and ".." left out. *out is NULL-terminated. A missing path
- * gives an empty list. */
+ * gives an empty list; a NULL path (an rp_fmt that ran out of memory) is out of memory. */
 int rp_list(const char *path, int dirs, char ***out, size_t *n, ms_err *e);
 void rp_list_free(char **v, size_t n);
 

@@ -263,20 +263,14 @@ static int write_member_file(struct archive *a, const rp_package_opts *o, const 
         rc = ms_err_set(e, MS_ERUNTIME, "%s: %s", m->path, archive_error_string(a));
     uint64_t done = 0;
     while (!rc) {
-        ssize_t r = read(fd, buf, CHUNK);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = ms_err_errno(e, MS_EINPUT, errno, "%s: read error", abs);
+        size_t r;
+        if ((rc = ms_read_some(fd, buf, CHUNK, &r, abs, e)) != MS_OK || r == 0)
             break;
-        }
-        if (r == 0)
-            break;
-        if (done + (uint64_t)r > m->size) {
+        if (done + r > m->size) {
             rc = ms_err_set(e, MS_EINPUT, "%s: the file grew while packaging", abs);
             break;
         }
-        if (archive_write_data(a, buf, (size_t)r) != r) {
+        if (archive_write_data(a, buf, r) != (la_ssize_t)r) {
             rc = ms_err_set(e, MS_ERUNTIME, "%s: %s", m->path, archive_error_string(a));
             break;
         }
@@ -780,21 +774,30 @@ static struct archive *reader(ms_err *e)
     return a;
 }
 
-int rp_package_verify_mem(const void *data, size_t len, const char *name, rp_note_fn note, void *ctx,
-                          rp_verify_stats *st, ms_err *e)
+/* Verifies the package file at path or, path NULL, the package of len bytes at data; name names
+ * it in messages. */
+static int verify_source(const char *path, const void *data, size_t len, const char *name, rp_note_fn note,
+                         void *ctx, rp_verify_stats *st, ms_err *e)
 {
-    memset(st, 0, sizeof *st);
-    st->sha256_file = -1;
     struct archive *a = reader(e);
     if (!a)
         return e ? e->code : MS_ERUNTIME;
+    int opened = path ? archive_read_open_filename(a, path, CHUNK) : archive_read_open_memory(a, data, len);
     int rc;
-    if (archive_read_open_memory(a, data, len) != ARCHIVE_OK)
+    if (opened != ARCHIVE_OK)
         rc = ms_err_set(e, MS_EINPUT, "%s: not a readable tar.gz: %s", name, archive_error_string(a));
     else
         rc = verify_archive(a, name, note, ctx, st, e);
     archive_read_free(a);
     return rc;
+}
+
+int rp_package_verify_mem(const void *data, size_t len, const char *name, rp_note_fn note, void *ctx,
+                          rp_verify_stats *st, ms_err *e)
+{
+    memset(st, 0, sizeof *st);
+    st->sha256_file = -1;
+    return verify_source(NULL, data, len, name, note, ctx, st, e);
 }
 
 int rp_package_verify(const char *path, rp_note_fn note, void *ctx, rp_verify_stats *st, ms_err *e)
@@ -803,15 +806,7 @@ int rp_package_verify(const char *path, rp_note_fn note, void *ctx, rp_verify_st
     st->sha256_file = -1;
     if (!ms_is_regular_file(path))
         return ms_err_set(e, MS_EINPUT, "%s: no such package", path);
-    struct archive *a = reader(e);
-    if (!a)
-        return e ? e->code : MS_ERUNTIME;
-    int rc;
-    if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK)
-        rc = ms_err_set(e, MS_EINPUT, "%s: not a readable tar.gz: %s", path, archive_error_string(a));
-    else
-        rc = verify_archive(a, path, note, ctx, st, e);
-    archive_read_free(a);
+    int rc = verify_source(path, NULL, 0, path, note, ctx, st, e);
     if (rc)
         return rc;
     /* the .sha256 beside */

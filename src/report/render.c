@@ -376,23 +376,16 @@ static int transform(rctx *c, ms_err *e)
                 f->v = nv;
             }
         }
-        field *f = rec_get(r, "Result");
-        if (f && f->v.t == V_STR && f->v.s[0]) {
+        static const char *const floats[] = {"Result", "design_power_watts"};
+        for (size_t k = 0; k < sizeof floats / sizeof *floats; k++) {
+            field *f = rec_get(r, floats[k]);
             double d;
-            if (!parse_float(f->v.s, &d)) {
+            if (f && f->v.t == V_STR && f->v.s[0] && !parse_float(f->v.s, &d)) {
                 val_free(&f->v);
                 f->v = (val){.t = V_FLOAT, .d = d};
             }
         }
-        f = rec_get(r, "design_power_watts");
-        if (f && f->v.t == V_STR && f->v.s[0]) {
-            double d;
-            if (!parse_float(f->v.s, &d)) {
-                val_free(&f->v);
-                f->v = (val){.t = V_FLOAT, .d = d};
-            }
-        }
-        f = rec_get(r, "has_power");
+        field *f = rec_get(r, "has_power");
         if (f && f->v.t == V_STR && (!strcmp(f->v.s, "True") || !strcmp(f->v.s, "False"))) {
             int b = !strcmp(f->v.s, "True");
             val_free(&f->v);

@@ -327,30 +327,24 @@ static int visit(tctx *c, dir_fn fn, ms_err *e)
                 char *tp = rp_fmt("%s/%s/%s/%s", o->root, divisions[d], subs[s], tname);
                 char **sys;
                 size_t nsys;
-                if (!tp || (rc = rp_list(tp, 1, &sys, &nsys, e))) {
+                if ((rc = rp_list(tp, 1, &sys, &nsys, e))) {
                     free(tp);
-                    if (!rc)
-                        rc = ms_err_oom(e);
                     break;
                 }
                 for (size_t y = 0; y < nsys && !rc; y++) {
                     char *yp = rp_fmt("%s/%s", tp, sys[y]);
                     char **mod;
                     size_t nmod;
-                    if (!yp || (rc = rp_list(yp, 1, &mod, &nmod, e))) {
+                    if ((rc = rp_list(yp, 1, &mod, &nmod, e))) {
                         free(yp);
-                        if (!rc)
-                            rc = ms_err_oom(e);
                         break;
                     }
                     for (size_t m = 0; m < nmod && !rc; m++) {
                         char *mp = rp_fmt("%s/%s", yp, mod[m]);
                         char **scen;
                         size_t nscen;
-                        if (!mp || (rc = rp_list(mp, 1, &scen, &nscen, e))) {
+                        if ((rc = rp_list(mp, 1, &scen, &nscen, e))) {
                             free(mp);
-                            if (!rc)
-                                rc = ms_err_oom(e);
                             break;
                         }
                         for (size_t k = 0; k < nscen && !rc; k++) {

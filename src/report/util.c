@@ -78,6 +78,8 @@ int rp_list(const char *path, int dirs, char ***out, size_t *n, ms_err *e)
 {
     *out = NULL;
     *n = 0;
+    if (!path)
+        return ms_err_oom(e);
     size_t cap = 8;
     char **v = calloc(cap + 1, sizeof *v);
     if (!v)
@@ -152,24 +154,18 @@ static int copy_file(int sfd_dir, int dfd_dir, const char *name, const struct st
     if (!buf)
         rc = ms_err_oom(e);
     while (!rc) {
-        ssize_t r = read(in, buf, BUF);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = ms_err_errno(e, MS_EINPUT, errno, "%s: read error", spath);
+        size_t r;
+        if ((rc = ms_read_some(in, buf, BUF, &r, spath, e)) != MS_OK || r == 0)
             break;
-        }
-        if (r == 0)
-            break;
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
+        for (size_t off = 0; off < r;) {
+            ssize_t w = write(out, buf + off, r - off);
             if (w < 0) {
                 if (errno == EINTR)
                     continue;
                 rc = ms_err_errno(e, MS_ERUNTIME, errno, "writing the copy of %s", spath);
                 break;
             }
-            off += w;
+            off += (size_t)w;
         }
         *bytes += (uint64_t)r;
     }

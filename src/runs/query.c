@@ -173,17 +173,29 @@ int ms_runs_list(ms_runs_db *d, const ms_runs_filter *f, size_t nf, size_t limit
 
 static const char *const json_columns[] = {"argv", "settings", "latency", "early_stopping", "result", NULL};
 
+/* The row of run id from sql (its parameter ?1: the id), stepped onto it; the caller finalizes
+ * *st. MS_EINPUT when there is no such run. */
+static int run_row(ms_runs_db *d, const char *sql, int64_t id, sqlite3_stmt **st, ms_err *e)
+{
+    *st = NULL;
+    if (sqlite3_prepare_v2(d->db, sql, -1, st, NULL) != SQLITE_OK)
+        return rn_sql_error(d->db, d->path, "cannot read a run", e);
+    sqlite3_bind_int64(*st, 1, id);
+    if (sqlite3_step(*st) != SQLITE_ROW) {
+        sqlite3_finalize(*st);
+        *st = NULL;
+        return ms_err_set(e, MS_EINPUT, "%s: no run %lld", d->path, (long long)id);
+    }
+    return MS_OK;
+}
+
 int ms_runs_get(ms_runs_db *d, int64_t id, json_t **out, ms_err *e)
 {
     *out = NULL;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
-        return rn_sql_error(d->db, d->path, "cannot read a run", e);
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return ms_err_set(e, MS_EINPUT, "%s: no run %lld", d->path, (long long)id);
-    }
+    sqlite3_stmt *st;
+    int rc = run_row(d, "SELECT * FROM runs WHERE id = ?1", id, &st, e);
+    if (rc != MS_OK)
+        return rc;
     json_t *o = json_object();
     for (int i = 0; o && i < sqlite3_column_count(st); i++) {
         const char *name = sqlite3_column_name(st, i);
@@ -505,14 +517,10 @@ int ms_runs_argv(ms_runs_db *d, int64_t id, char ***argv_out, int *argc_out, cha
     *argv_out = NULL;
     *argc_out = 0;
     *cwd = NULL;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, "SELECT argv, cwd FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
-        return rn_sql_error(d->db, d->path, "cannot read a run", e);
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return ms_err_set(e, MS_EINPUT, "%s: no run %lld", d->path, (long long)id);
-    }
+    sqlite3_stmt *st;
+    int rc = run_row(d, "SELECT argv, cwd FROM runs WHERE id = ?1", id, &st, e);
+    if (rc != MS_OK)
+        return rc;
     json_t *a = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
     const char *c = (const char *)sqlite3_column_text(st, 1);
     *cwd = c ? strdup(c) : NULL;

@@ -403,6 +403,13 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
+/* a count or size, NULL where it is unknown (0) */
+static void bind_count(sqlite3_stmt *st, int i, sqlite3_int64 v)
+{
+    if (v)
+        sqlite3_bind_int64(st, i, v);
+}
+
 static void bind_json(sqlite3_stmt *st, int i, const json_t *j)
 {
     char *s = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -555,10 +562,8 @@ int ms_runs_record(const char *db_path, const ms_run_record *r, int64_t *id_out,
     bind_text(st, 19, lg_loadgen_file_sha1_json);
     bind_text(st, 20, h.hostname);
     bind_text(st, 21, h.cpu_model);
-    if (h.cores)
-        sqlite3_bind_int64(st, 22, h.cores);
-    if (h.memory_bytes)
-        sqlite3_bind_int64(st, 23, h.memory_bytes);
+    bind_count(st, 22, h.cores);
+    bind_count(st, 23, h.memory_bytes);
     bind_text(st, 24, h.kernel);
     bind_text(st, 25, h.governor);
     sqlite3_bind_int(st, 26, r->exit_code);
@@ -567,8 +572,7 @@ int ms_runs_record(const char *db_path, const ms_run_record *r, int64_t *id_out,
     bind_text(st, 29, pr.metric_name);
     if (pr.have_metric)
         sqlite3_bind_double(st, 30, pr.metric);
-    if (pr.query_count)
-        sqlite3_bind_int64(st, 31, pr.query_count);
+    bind_count(st, 31, pr.query_count);
     bind_json(st, 32, pr.latency);
     bind_json(st, 33, pr.early);
     bind_json(st, 34, pr.result);

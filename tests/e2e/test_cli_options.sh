@@ -42,5 +42,46 @@ for c in check index package report; do
   done
 done
 expect_exit 3 "$M" index /nonexistent/root --db "$TMP/i.db" --skip-power-check --strict --skip S2,P7
+
+# audit run / verify / replay and runs: the same parser (usage errors naming the option, the
+# option list of --help from the table)
+expect_exit 2 "$M" audit verify TEST01 --bogus x;  expect_grep "unknown option '--bogus'" "$TMP/err"
+expect_grep "see 'mlsubmit audit verify --help'" "$TMP/err"
+expect_exit 2 "$M" audit verify TEST01 --audit;    expect_grep "--audit needs a value" "$TMP/err"
+expect_exit 2 "$M" audit verify TEST01 --unixmode=1 --audit x; expect_grep "--unixmode takes no value" "$TMP/err"
+expect_exit 2 "$M" audit verify TEST01 --mode=fast --audit x;  expect_grep "--mode: expected compat or strict, got 'fast'" "$TMP/err"
+expect_exit 2 "$M" audit run TEST01 --dtyp int8;   expect_grep "--dtype: expected byte, int32, int64 or float32, got 'int8'" "$TMP/err"
+expect_exit 2 "$M" audit run TEST01 --sut null --model digits --scenario Offline -o "$TMP/a" --total-samples=0
+expect_grep "--total-samples: expected a positive integer, got '0'" "$TMP/err"
+expect_exit 2 "$M" audit replay --jobs=0 x.txt;    expect_grep "--jobs: expected 1 to 256, got '0'" "$TMP/err"
+expect_exit 2 "$M" audit replay --tes TEST02 x.txt; expect_grep "--test: expected TEST01, TEST04 or TEST05, got 'TEST02'" "$TMP/err"
+expect_exit 2 "$M" runs list --json=1;             expect_grep "--json takes no value" "$TMP/err"
+expect_exit 2 "$M" runs show --runs-db;            expect_grep "--runs-db needs a value" "$TMP/err"
+expect_exit 2 "$M" runs lis;                       expect_grep "unknown subcommand 'lis' \(list, show, compare, rerun, export, gc\)" "$TMP/err"
+for c in "audit run" "audit verify" "audit replay" "runs list" "runs gc"; do
+  expect_exit 0 "$M" $c --help
+done
+expect_exit 0 "$M" audit run --help
+for f in "--sut SPEC" "-o, --output DIR" "--total-samples N" "--seeds Q,S,T" "--quiet"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "audit run --help lists $f"
+done
+expect_exit 0 "$M" audit verify --help
+for f in "--audit DIR" "--reference DIR" "--unixmode" "--scorer S" "--data DIR"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "audit verify --help lists $f"
+done
+expect_exit 0 "$M" audit replay --help
+for f in "--loadgen-compat V" "--test TEST" "--jobs N" "--details"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "audit replay --help lists $f"
+done
+expect_exit 2 "$M" sut serve --max-con=0 --sut null; expect_grep "--max-connections: expected 1..100000, got '0'" "$TMP/err"
+expect_exit 2 "$M" sut serve --sut null --listen;   expect_grep "--listen needs a value" "$TMP/err"
+expect_exit 0 "$M" sut serve --help
+for f in "--listen \[ADDR:\]PORT" "--max-body BYTES" "--data DIR"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "sut serve --help lists $f"
+done
+expect_exit 0 "$M" runs compare -h
+for f in "--runs-db FILE" "--where 'KEY OP VALUE'" "--keep N"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "runs compare -h lists $f"
+done
 expect_exit 2 "$M" package /nonexistent/root -o "$TMP/p.tar.gz" --skip Q1
 finish

@@ -1,5 +1,6 @@
 /* Unit tests for src/common: buffers, paths, atomic files, digests, the detail-log reader. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 
 #include "common/buf.h"
@@ -66,13 +67,20 @@ START_TEST(path_join_normalises_slashes)
 }
 END_TEST
 
+/* A fresh temporary directory holding one file name with content (path: its path). */
+static void temp_file(char *dir, size_t dn, char *path, size_t pn, const char *name, const char *content)
+{
+    ms_test_tmpdir(dir, dn);
+    snprintf(path, pn, "%s/%s", dir, name);
+    ms_err e;
+    ck_assert_int_eq(ms_write_file_atomic(path, content, strlen(content), &e), MS_OK);
+}
+
 START_TEST(atomic_file_commit_and_abort)
 {
     char dir[256], path[300];
-    ms_test_tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/out.txt", dir);
+    temp_file(dir, sizeof dir, path, sizeof path, "out.txt", "hello");
     ms_err e;
-    ck_assert_int_eq(ms_write_file_atomic(path, "hello", 5, &e), MS_OK);
     char *text;
     size_t len;
     ck_assert_int_eq(ms_read_file(path, 0, &text, &len, &e), MS_OK);
@@ -104,6 +112,57 @@ START_TEST(read_file_names_missing_path)
     char *t;
     ck_assert_int_eq(ms_read_file("/nonexistent/x.txt", 0, &t, NULL, &e), MS_EINPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/x.txt"));
+}
+END_TEST
+
+/* ms_parse_file's parser: counts the bytes and keeps the name it was given */
+static int count_parser(const char *text, size_t len, const char *name, void *out, ms_err *e)
+{
+    size_t *n = out;
+    if (strlen(text) != len)
+        return ms_err_set(e, MS_EINPUT, "%s: text and length differ", name);
+    *n = len;
+    return strcmp(name, "") ? MS_OK : ms_err_set(e, MS_EINPUT, "no name");
+}
+
+START_TEST(parse_file_hands_the_text_to_the_parser)
+{
+    char dir[256], path[300];
+    temp_file(dir, sizeof dir, path, sizeof path, "in.txt", "a,b\n");
+    ms_err e;
+    size_t n = 99;
+    ck_assert_int_eq(ms_parse_file(path, count_parser, &n, &e), MS_OK);
+    ck_assert_uint_eq(n, 4);
+    unlink(path);
+    n = 99;
+    ck_assert_int_eq(ms_parse_file(path, count_parser, &n, &e), MS_EINPUT);
+    ck_assert_uint_eq(n, 99); /* untouched where the file cannot be read */
+    ck_assert_ptr_nonnull(strstr(e.msg, path));
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(read_some_reads_to_the_end_and_names_errors)
+{
+    char dir[256], path[300];
+    temp_file(dir, sizeof dir, path, sizeof path, "in.txt", "abc");
+    ms_err e;
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    char buf[4];
+    size_t got = 99;
+    ck_assert_int_eq(ms_read_some(fd, buf, 2, &got, path, &e), MS_OK);
+    ck_assert_uint_eq(got, 2);
+    ck_assert_int_eq(ms_read_some(fd, buf, sizeof buf, &got, path, &e), MS_OK);
+    ck_assert_uint_eq(got, 1);
+    ck_assert_int_eq(buf[0], 'c');
+    ck_assert_int_eq(ms_read_some(fd, buf, sizeof buf, &got, path, &e), MS_OK);
+    ck_assert_uint_eq(got, 0);
+    close(fd);
+    ck_assert_int_eq(ms_read_some(-1, buf, sizeof buf, &got, "nofd", &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "nofd: read error"));
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -641,6 +700,8 @@ static Suite *common_suite(void)
     tcase_add_test(tc, path_join_normalises_slashes);
     tcase_add_test(tc, atomic_file_commit_and_abort);
     tcase_add_test(tc, read_file_names_missing_path);
+    tcase_add_test(tc, parse_file_hands_the_text_to_the_parser);
+    tcase_add_test(tc, read_some_reads_to_the_end_and_names_errors);
     tcase_add_test(tc, digests_match_known_vectors);
     tcase_add_test(tc, strict_number_parsing);
     tcase_add_test(tc, mllog_line_keeps_u64_seed_exact);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <math.h>
 
+#include "common/fsutil.h"
 #include "common/jschema.h"
 #include "common/mllog.h"
 #include "loadgen/internal.h"
@@ -666,6 +667,93 @@ END_TEST
 
 /* LoadGen 1.x: performance_issue_same (TEST04-B) generates |L| / spq queries with no duration,
  * and Offline's query holds performance_sample_count samples; later releases do neither. */
+/* ---- the one run builder (setup.c) ---- */
+
+/* dir/name with text */
+static void conf_file(char *path, size_t n, const char *dir, const char *name, const char *text)
+{
+    ms_err e;
+    snprintf(path, n, "%s/%s", dir, name);
+    ck_assert_int_eq(ms_write_file_atomic(path, text, strlen(text), &e), MS_OK);
+}
+
+START_TEST(settings_build_applies_the_files_in_order)
+{
+    char dir[256], user[300], audit[300], bad[300];
+    ms_test_tmpdir(dir, sizeof dir);
+    conf_file(user, sizeof user, dir, "user.conf", "resnet50.Offline.target_qps = 123\n");
+    conf_file(audit, sizeof audit, dir, "audit.config",
+              "*.*.accuracy_log_sampling_target = 1024\n*.*.target_qps = 7\n");
+    conf_file(bad, sizeof bad, dir, "bad.conf", "resnet50.Offline.target_qps = 5 = 6\n");
+    ms_err e;
+    lg_run_setup r;
+    /* a user.conf, then an audit.config (model "*") over it: the later file wins */
+    const char *files[] = {user, audit};
+    lg_run_spec sp = {.scenario = LG_OFFLINE, .mode = -1, .model = "resnet50", .compat = LG_COMPAT_6_0,
+                      .conf_files = files, .nconf_files = 2, .check_files = 1};
+    ck_assert_int_eq(lg_run_settings_build(&sp, &r, &e), MS_OK);
+    ck_assert_ptr_null(r.sut);
+    ck_assert(r.settings.offline_expected_qps == 7);
+    ck_assert_uint_eq(r.settings.accuracy_log_sampling_target, 1024);
+    ck_assert_uint_eq(r.settings.min_duration_ms, 600000); /* mlperf.conf came with the user.conf */
+    lg_run_setup_free(&r);
+    /* the other order: the user.conf last */
+    const char *files2[] = {audit, user};
+    sp.conf_files = files2;
+    ck_assert_int_eq(lg_run_settings_build(&sp, &r, &e), MS_OK);
+    ck_assert(r.settings.offline_expected_qps == 123);
+    lg_run_setup_free(&r);
+    /* a rejected file: a finding when checking files, an error for a run */
+    const char *files3[] = {bad, user};
+    sp.conf_files = files3;
+    ck_assert_int_eq(lg_run_settings_build(&sp, &r, &e), MS_OK);
+    ck_assert_int_eq(r.user_conf_rejected, 0);
+    ck_assert(r.settings.offline_expected_qps == 123);
+    lg_run_setup_free(&r);
+    sp.check_files = 0;
+    ck_assert_int_eq(lg_run_settings_build(&sp, &r, &e), MS_EINPUT);
+    ck_assert_int_eq(r.user_conf_rejected, 1);
+    ck_assert_ptr_nonnull(strstr(e.msg, "bad.conf was not applied"));
+    lg_run_setup_free(&r);
+    /* no file: mlperf.conf applied for a run (a model is named), not when checking files */
+    lg_run_spec none = {.scenario = LG_OFFLINE, .mode = -1, .model = "resnet50", .compat = LG_COMPAT_6_0};
+    ck_assert_int_eq(lg_run_settings_build(&none, &r, &e), MS_OK);
+    ck_assert_uint_eq(r.settings.min_duration_ms, 600000);
+    lg_run_setup_free(&r);
+    none.check_files = 1;
+    ck_assert_int_eq(lg_run_settings_build(&none, &r, &e), MS_OK);
+    lg_test_settings def;
+    lg_settings_default(&def);
+    ck_assert_uint_eq(r.settings.min_duration_ms, def.min_duration_ms);
+    lg_run_setup_free(&r);
+    unlink(user);
+    unlink(audit);
+    unlink(bad);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(setup_build_falls_back_to_a_counting_qsl)
+{
+    ms_err e;
+    lg_run_setup r;
+    /* the null SUT has no dataset: without a size it cannot be made */
+    lg_run_spec sp = {.scenario = LG_OFFLINE, .mode = -1, .compat = LG_COMPAT_6_0, .sut_spec = "null"};
+    ck_assert_int_ne(lg_run_setup_build(&sp, &r, &e), MS_OK);
+    ck_assert_ptr_null(r.sut);
+    lg_run_setup_free(&r);
+    sp.fallback_samples = 100;
+    ck_assert_int_eq(lg_run_setup_build(&sp, &r, &e), MS_OK);
+    ck_assert_uint_eq(lg_sut_instance_qsl(r.sut)->total_sample_count, 100);
+    lg_run_setup_free(&r);
+    /* an explicit size wins over the fallback */
+    sp.total_samples = 10;
+    ck_assert_int_eq(lg_run_setup_build(&sp, &r, &e), MS_OK);
+    ck_assert_uint_eq(lg_sut_instance_qsl(r.sut)->total_sample_count, 10);
+    lg_run_setup_free(&r);
+}
+END_TEST
+
 START_TEST(plan_release_rules_issue_same)
 {
     lg_test_settings s;
@@ -886,6 +974,8 @@ static Suite *loadgen_suite(void)
     tcase_add_test(tc, plan_release_rules_issue_same);
     tcase_add_test(tc, stdlib_shuffles);
     tcase_add_test(tc, real_logs_loaded_sets_v51);
+    tcase_add_test(tc, settings_build_applies_the_files_in_order);
+    tcase_add_test(tc, setup_build_falls_back_to_a_counting_qsl);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -254,6 +254,54 @@ static int raises(const char *s, size_t n, size_t upto)
     return ms_py_utf8_read_raises(s, n, upto);
 }
 
+START_TEST(utf8_sequence_lengths)
+{
+    const unsigned char *u = (const unsigned char *)"a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+    ck_assert_uint_eq(ms_utf8_seq(u, 10), 1);
+    ck_assert_uint_eq(ms_utf8_seq(u + 1, 9), 2);
+    ck_assert_uint_eq(ms_utf8_seq(u + 3, 7), 3);
+    ck_assert_uint_eq(ms_utf8_seq(u + 6, 4), 4);
+    ck_assert_uint_eq(ms_utf8_seq(u + 6, 3), 0);                                   /* cut short */
+    ck_assert_uint_eq(ms_utf8_seq((const unsigned char *)"\xc0\x80", 2), 0);      /* overlong */
+    ck_assert_uint_eq(ms_utf8_seq((const unsigned char *)"\xed\xa0\x80", 3), 0); /* surrogate */
+    ck_assert_uint_eq(ms_utf8_seq((const unsigned char *)"\xf4\x90\x80\x80", 4), 0); /* > U+10FFFF */
+    ck_assert_uint_eq(ms_utf8_seq((const unsigned char *)"\xc3(", 2), 0);          /* not a continuation */
+}
+END_TEST
+
+START_TEST(pyre_lines_match_each_line_as_text_mode)
+{
+    const char text[] = "acc: 1.5\nnothing\r\nacc: 2";
+    ms_pyre re;
+    ms_err e;
+    ck_assert_msg(ms_pyre_compile(&re, "acc: ([0-9.]+)$", &e) == MS_OK, "%s", e.msg);
+    ms_pyre_lines l;
+    ms_pyre_lines_init(&l, text, sizeof text - 1);
+    const char *want[] = {"1.5", NULL, "2"};
+    size_t lines = 0;
+    while (ms_pyre_lines_next(&l)) {
+        ck_assert_uint_lt(lines, 3);
+        const char *g = NULL;
+        size_t gl = 0;
+        int r = ms_pyre_lines_match(&l, &re, &g, &gl, &e);
+        if (!want[lines]) {
+            ck_assert_int_eq(r, 0);
+        } else {
+            /* '$' before the line's "\n" as Python's text mode hands it over */
+            ck_assert_int_eq(r, 1);
+            ck_assert_uint_eq(gl, strlen(want[lines]));
+            ck_assert(!memcmp(g, want[lines], gl));
+        }
+        lines++;
+        ck_assert_uint_eq(l.it.line_no, lines);
+    }
+    ck_assert_uint_eq(lines, 3);
+    ms_pyre_lines_free(&l);
+    ms_pyre_lines_free(&l); /* freeing twice is harmless */
+    ms_pyre_free(&re);
+}
+END_TEST
+
 START_TEST(utf8_reading_like_python)
 {
     /* a lead byte at the end: pending, raises only when the reader goes on to the end */
@@ -301,6 +349,8 @@ static Suite *suite(void)
     tcase_add_test(tc, float_parse_like_python);
     tcase_add_test(tc, universal_newlines);
     tcase_add_test(tc, re_match_semantics);
+    tcase_add_test(tc, utf8_sequence_lengths);
+    tcase_add_test(tc, pyre_lines_match_each_line_as_text_mode);
     tcase_add_test(tc, utf8_reading_like_python);
     suite_add_tcase(s, tc);
     return s;

@@ -11,6 +11,33 @@
 #include "report/report.h"
 #include "testutil.h"
 
+START_TEST(list_sorts_and_takes_a_failed_path)
+{
+    char dir[256], sub[300];
+    ms_test_tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/b", dir);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(sub, sizeof sub, "%s/a", dir);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    char **v;
+    size_t n;
+    ms_err e;
+    ck_assert_int_eq(rp_list(dir, 1, &v, &n, &e), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v[0], "a");
+    ck_assert_str_eq(v[1], "b");
+    rp_list_free(v, n);
+    /* a path that could not be formatted (NULL) is out of memory, not an empty folder */
+    ck_assert_int_ne(rp_list(NULL, 1, &v, &n, &e), 0);
+    ck_assert_ptr_null(v);
+    ck_assert_uint_eq(n, 0);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/b", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(csv_rfc4180)
 {
     const char *t = "a,b,c\r\n1,\"x, y\",\"he said \"\"hi\"\"\"\n\n2,\"multi\nline\",\n";
@@ -154,6 +181,7 @@ static Suite *suite(void)
     tcase_add_test(tc, scenario_names);
     tcase_add_test(tc, copy_never_overwrites);
     tcase_add_test(tc, package_reader_rejects);
+    tcase_add_test(tc, list_sorts_and_takes_a_failed_path);
     suite_add_tcase(s, tc);
     return s;
 }
