@@ -76,7 +76,7 @@ wait $pid 2>/dev/null
 
 # ---- audit run records its verdict ----
 expect_exit 0 $M audit run TEST04 --sut null --total-samples 2000 --model resnet50 --scenario Server \
-  --set min_duration_ms=300 --set server_target_qps=20000 --set server_target_latency_ns=100000000 \
+  --set min_duration_ms=300 --set server_target_qps=2000 --set server_target_latency_ns=100000000 \
   --force -o "$TMP/audit/Server"
 [ "$(sqlite3 "$DB" "SELECT kind||'|'||test||'|'||verdict FROM runs ORDER BY id DESC LIMIT 1")" = "audit run|TEST04|PASS" ] \
   && ok || fail "audit run row: $(sqlite3 "$DB" 'SELECT kind, test, verdict FROM runs ORDER BY id DESC LIMIT 1')"
