@@ -13,9 +13,9 @@
  *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
  *   each node's share issued there as one query (cut only where it exceeds what the node takes
  *   at once, GET /info max_query_samples). A frame is sent as soon as its node has a free
- *   connection: by the LoadGen's issuing thread itself when nothing is in flight, else by the
- *   QDL's thread; frames that wait together for a node go back to back in one request (each
- *   still its own query on the node).
+ *   connection: by the LoadGen's issuing thread itself when libcurl is free and its sends keep
+ *   to the schedule (net_issue), else by the QDL's thread; frames that wait together for a
+ *   node go back to back in one request (each still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
@@ -99,6 +99,9 @@ typedef struct net_sut {
     _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread */
     _Atomic int sleeping; /* the QDL's thread is in (or about to enter) epoll_wait */
     _Atomic size_t nlive; /* transfers in flight (changed under mmu) */
+    _Atomic int64_t last_issue; /* when issue_query was last called (CLOCK_MONOTONIC ns) */
+    _Atomic int64_t gap_avg;    /* moving average of the time between issue_query calls */
+    _Atomic int64_t send_avg;   /* moving average of a send by the issuing thread (net_issue) */
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
@@ -777,16 +780,27 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
                 return;
         }
     }
-    /* Who sends it. When nothing is in flight (SingleStream, a quiet Server) this thread sends
-     * it at once: no hand-over to the QDL's thread, whose wake-up would be most of the round
-     * trip. When transfers are in flight the QDL's thread is the one that sends (woken if it
-     * sleeps): this thread keeps to the LoadGen's schedule (at tens of thousands of queries a
-     * second a send here per query would make it late), and the queries that wait meanwhile
-     * go together in one request. */
+    /* Who sends it. This thread, at once, when it can take the multi handle (the QDL's thread
+     * is not using it: it sleeps in epoll_wait waiting for answers) and sending here keeps to
+     * the LoadGen's schedule: nothing is in flight, or this thread's sends take at most half
+     * of the time between its queries (averages of the last few). A hand-over to the QDL's
+     * thread costs a wake-up, and on a busy machine that thread may wait for a CPU behind
+     * this one (measured: the hand-over was most of the tail at 10,000 queries/s). Else (at
+     * tens of thousands of queries a second, where a send per query here would make this
+     * thread late) the QDL's thread sends (woken if it sleeps), and the queries that wait
+     * meanwhile go together in one request. */
+    int64_t t0 = mono_ns(), prev = atomic_exchange(&ns->last_issue, t0), gavg = atomic_load(&ns->gap_avg);
+    if (prev) {
+        gavg += (t0 - prev - gavg) / 8;
+        atomic_store(&ns->gap_avg, gavg);
+    }
     atomic_fetch_add(&ns->kicks, 1);
-    if (atomic_load(&ns->nlive) == 0 && pthread_mutex_trylock(&ns->mmu) == 0) {
+    if ((atomic_load(&ns->nlive) == 0 || (2 * atomic_load(&ns->send_avg) <= gavg)) &&
+        pthread_mutex_trylock(&ns->mmu) == 0) {
         atomic_store(&ns->kicks, 0);
         pump(ns);
+        int64_t savg = atomic_load(&ns->send_avg);
+        atomic_store(&ns->send_avg, savg + (mono_ns() - t0 - savg) / 8);
         /* curl wants a timer before the one the QDL's thread sleeps until (rare: its own
          * timers are a second or more), or another thread kicked meanwhile */
         int wake = (ns->deadline >= 0 && ns->deadline < ns->wait_until) || atomic_load(&ns->kicks);
