@@ -69,6 +69,7 @@ typedef struct net_xfer {
     uint64_t *ids;        /* the request's response ids, sorted (for checking the answer) */
     unsigned char *state; /* per id: 1 first token seen, 2 completed */
     size_t n, ndone, cap;
+    size_t next_id;       /* where the next answered id is looked for first in ids */
     lg_response *lr;      /* scratch for the completion calls */
     long status;
     char bad[2048];       /* a decoding fault found while the response streamed */
@@ -232,8 +233,13 @@ static int frame_records(net_sut *ns, net_xfer *x, const ms_net_result *r, size_
     size_t nl = 0;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t *p = bsearch(&r[i].id, x->ids, x->n, sizeof *x->ids, cmp_u64);
+        /* answers usually come in the order sent, so the id after the previous one is tried
+         * first (a binary search per record was a tenth of an Offline run's time) */
+        uint64_t *p = x->next_id < x->n && x->ids[x->next_id] == r[i].id
+                          ? &x->ids[x->next_id]
+                          : bsearch(&r[i].id, x->ids, x->n, sizeof *x->ids, cmp_u64);
         size_t j = p ? (size_t)(p - x->ids) : 0;
+        x->next_id = j + 1;
         if (!p || (x->state[j] & 2) || (r[i].is_first_token && (x->state[j] & 1))) {
             snprintf(x->bad, sizeof x->bad, "answered %s id %" PRIu64 " (record %zu of a frame)",
                      p ? "twice the" : "an unknown", r[i].id, i);
@@ -367,6 +373,7 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     x->test = list->test;
     x->n = n;
     x->ndone = 0;
+    x->next_id = 0;
     x->rpos = 0;
     x->status = 0;
     x->bad[0] = x->cerr[0] = '\0';
