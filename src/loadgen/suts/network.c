@@ -632,6 +632,31 @@ static void pump(net_sut *ns)
     }
 }
 
+/* Hands the ready sockets of ev to libcurl (under mmu): the answers that arrived are read and
+ * completed there. The eventfd is drained by the QDL's thread only (drain): its wake-up is for
+ * that thread. A socket may have been read already by the other thread (both may see it ready):
+ * libcurl finds nothing to read then. */
+static void take_events(net_sut *ns, const struct epoll_event *ev, int n, int drain)
+{
+    for (int i = 0; i < n; i++) {
+        int fd = ev[i].data.fd;
+        if (fd == ns->efd) {
+            uint64_t v;
+            ssize_t r = drain ? read(ns->efd, &v, sizeof v) : 0;
+            (void)r;
+            continue;
+        }
+        if ((size_t)fd < ns->nfd && !ns->want[fd]) { /* a socket curl does not watch now */
+            reg_set(ns, fd, 0);
+            continue;
+        }
+        int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                         (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                         (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+        curl_multi_socket_action(ns->multi, fd, f, &running);
+    }
+}
+
 /* The QDL's thread: waits for the nodes' answers (and curl's timers), without mmu. */
 static void *worker(void *arg)
 {
@@ -662,23 +687,7 @@ static void *worker(void *arg)
         atomic_store(&ns->sleeping, 0);
         pthread_mutex_lock(&ns->mmu);
         ns->wait_until = INT64_MIN;
-        for (int i = 0; i < n; i++) {
-            if (ev[i].data.fd == ns->efd) {
-                uint64_t v;
-                ssize_t r = read(ns->efd, &v, sizeof v);
-                (void)r;
-                continue;
-            }
-            int fd = ev[i].data.fd;
-            if ((size_t)fd < ns->nfd && !ns->want[fd]) { /* a socket curl does not watch now */
-                reg_set(ns, fd, 0);
-                continue;
-            }
-            int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
-                             (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
-                             (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-            curl_multi_socket_action(ns->multi, fd, f, &running);
-        }
+        take_events(ns, ev, n, 1);
         pump(ns);
     }
     pthread_mutex_unlock(&ns->mmu);
@@ -806,6 +815,14 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
         pthread_mutex_trylock(&ns->mmu) == 0) {
         atomic_store(&ns->kicks, 0);
         pump(ns);
+        /* answers that arrived meanwhile are read here, now: the QDL's thread, woken for them,
+         * may still be waiting for a CPU (on 2 busy cores, for up to milliseconds) */
+        struct epoll_event ev[16];
+        int ne = epoll_wait(ns->ep, ev, 16, 0);
+        if (ne > 0) {
+            take_events(ns, ev, ne, 0);
+            pump(ns);
+        }
         int64_t savg = atomic_load(&ns->send_avg);
         atomic_store(&ns->send_avg, savg + (mono_ns() - t0 - savg) / 8);
         /* curl wants a timer before the one the QDL's thread sleeps until (rare: its own
