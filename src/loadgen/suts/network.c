@@ -14,8 +14,9 @@
  *   each node's share issued there as one query (cut only where it exceeds what the node takes
  *   at once, GET /info max_query_samples). A frame is sent as soon as its node has a free
  *   connection: by the LoadGen's issuing thread itself when libcurl is free and its sends keep
- *   to the schedule (net_issue), else by the QDL's thread; frames that wait together for a
- *   node go back to back in one request (each still its own query on the node).
+ *   to the schedule (net_issue; it then also reads the answers already there), else by the
+ *   QDL's thread; frames that wait together for a node go back to back in one request (each
+ *   still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
  *   instance's fatal callback (lg_sut_instance_on_fatal) is told which node and how many samples were lost (the CLI ends the
  *   test there, logs marked incomplete); without one the samples are never completed and the
