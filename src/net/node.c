@@ -84,17 +84,32 @@ static void req_free(nd_req *q)
     free(q);
 }
 
+/* Releases q (locked by sink_fn): wakes its connection's thread; frees it when its response is
+ * gone and every sample is complete. */
+static void sink_release(nd_req *q)
+{
+    int freeit = q->orphan && q->left == 0;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    if (freeit)
+        req_free(q);
+}
+
 static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
 {
     ms_node *nd = ctx;
+    nd_req *q = NULL; /* locked while consecutive records are its own (one lock per batch) */
+    uint64_t served = 0;
     for (size_t k = 0; k < n; k++) {
         nd_slot *sl = (nd_slot *)r[k].id;
-        nd_req *q = sl->req;
-        pthread_mutex_lock(&q->mu);
-        if (sl->done) { /* a second completion of a sample: not the node's to pass on */
-            pthread_mutex_unlock(&q->mu);
-            continue;
+        if (sl->req != q) {
+            if (q)
+                sink_release(q);
+            q = sl->req;
+            pthread_mutex_lock(&q->mu);
         }
+        if (sl->done) /* a second completion of a sample: not the node's to pass on */
+            continue;
         ms_net_result res = {.id = sl->id, .n_tokens = r[k].n_tokens, .is_first_token = first_token,
                              .data = (const uint8_t *)r[k].data, .size = (uint32_t)r[k].size};
         size_t mark = q->rec.len;
@@ -104,18 +119,15 @@ static void sink_fn(void *ctx, int first_token, lg_response *r, size_t n)
             ms_net_resp_close(&q->rec, q->hdr, q->nrec);
             q->nrec = 0;
         }
-        int freeit = 0;
         if (!first_token) {
             sl->done = 1;
             q->left--;
-            atomic_fetch_add(&nd->served, 1);
-            freeit = q->orphan && q->left == 0;
+            served++;
         }
-        pthread_cond_broadcast(&q->cv);
-        pthread_mutex_unlock(&q->mu);
-        if (freeit)
-            req_free(q);
     }
+    atomic_fetch_add(&nd->served, served);
+    if (q)
+        sink_release(q);
 }
 
 /* Waits (under q->mu) until the SUT completes something of q, or 100 ms (to see a stop). */

@@ -9,6 +9,17 @@
 # repetition, and the median of the repetitions is reported. The latencies are mostly the
 # machine's scheduling when it is shared: the load average is printed before and after, and the
 # bench runs at the caller's niceness (printed; run it with nice -n 0 to measure).
+# The summary's latencies run from each query's scheduled time, so they include how late the
+# LoadGen's issuing thread was, which on a shared machine is most of an in-process p99. These runs
+# also write the Chrome trace (--trace: the issue and completion times of every sample, kept in
+# memory during the run and written after it), from which the bench reports a second measure: the
+# time from the issue_query call to the completion, the part the SUT (here the QDL, the network
+# and the nodes) takes, the same way for both runs; the median over the repetitions of its
+# network-minus-in-process difference is the latency the network adds to a query once issued.
+# Each repetition also runs echo_floor.c, the floor of any networked SUT on this machine: Poisson
+# arrivals at the same rate sent over loopback TCP to an echo server in another process (two
+# thread wake-ups and two TCP trips, no HTTP, libcurl, libmicrohttpd or SUT); its percentiles
+# minus the in-process ones are what no QDL could go below here.
 set -eu
 M=${MLSUBMIT:-$(pwd)/build/mlsubmit}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlsubmit-bench-XXXXXX")
@@ -24,11 +35,18 @@ for n in a b; do
 done
 for _ in $(seq 100); do [ -s "$TMP/port.a" ] && [ -s "$TMP/port.b" ] && break; sleep 0.1; done
 NET="network:http://127.0.0.1:$(cat "$TMP/port.a"),http://127.0.0.1:$(cat "$TMP/port.b")"
+cc -O2 -pthread -o "$TMP/echo_floor" "$(dirname "$0")/echo_floor.c" -lm
 COMMON="--total-samples 4096 --set min_duration_ms=$((SECS * 1000)) --set min_query_count=100"
 
-server() { # server SUT QPS OUT
+server() { # server SUT QPS OUT [--trace]
   "$M" loadgen run --scenario Server --sut "$1" $COMMON --set server_target_qps="$2" \
-    --set server_target_latency_ns=100000000 --timeout 30s -o "$3" >/dev/null 2>&1 || true
+    --set server_target_latency_ns=100000000 --timeout 30s -o "$3" ${4:-} >/dev/null 2>&1 || true
+}
+# p50 and p99 of (completion - issue_query call) over the samples of a trace, in ns
+sut_lat() {
+  grep '"ph":"b"' "$1/mlperf_log_trace.json" |
+    sed 's/.*"issue_start_ns":\([-0-9]*\),"complete_ns":\([-0-9]*\).*/\1 \2/' | awk '{print $2 - $1}' | sort -n |
+    awk '{v[NR] = $1} END {a = int(NR * 0.5); b = int(NR * 0.99); print v[a < 1 ? 1 : a], v[b < 1 ? 1 : b]}'
 }
 # 1. Offline samples/s
 for s in null "$NET"; do
@@ -38,9 +56,9 @@ for s in null "$NET"; do
 done
 # 2. added latency at 10,000 QPS: repetitions of (in-process, network), median of the differences
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
-: >"$TMP/added50"; : >"$TMP/added99"
+: >"$TMP/added50"; : >"$TMP/added99"; : >"$TMP/sut50"; : >"$TMP/sut99"; : >"$TMP/floor50"; : >"$TMP/floor99"
 for r in $(seq "${BENCH_NET_REPS:-3}"); do
-  server null 10000 "$TMP/l0"; server "$NET" 10000 "$TMP/l1"
+  server null 10000 "$TMP/l0" --trace; server "$NET" 10000 "$TMP/l1" --trace
   line="server 10000 QPS rep $r:"
   for p in 50.00 99.00; do
     a=$(val "$p percentile latency" "$TMP/l0/mlperf_log_summary.txt"); b=$(val "$p percentile latency" "$TMP/l1/mlperf_log_summary.txt")
@@ -48,8 +66,19 @@ for r in $(seq "${BENCH_NET_REPS:-3}"); do
     line="$line p${p%%.*} in-process $a ns, network $b ns, added $((b - a)) ns;"
   done
   echo "$line network $(val 'Result is' "$TMP/l1/mlperf_log_summary.txt"), load average $(cut -d' ' -f1 /proc/loadavg)"
+  read -r a50 a99 < <(sut_lat "$TMP/l0" 2>/dev/null || true) || true; read -r b50 b99 < <(sut_lat "$TMP/l1" 2>/dev/null || true) || true
+  a50=${a50:-0} a99=${a99:-0} b50=${b50:-0} b99=${b99:-0}
+  echo $((b50 - a50)) >>"$TMP/sut50"; echo $((b99 - a99)) >>"$TMP/sut99"
+  echo "  issue_query to completion (trace): p50 in-process $a50 ns, network $b50 ns; p99 in-process $a99 ns, network $b99 ns"
+  read -r f50 f99 fs50 fs99 < <("$TMP/echo_floor" 10000 $((SECS * 10000)) || true) || true
+  f50=${f50:-0} f99=${f99:-0} fs50=${fs50:-0} fs99=${fs99:-0}
+  echo $((f50 - $(val "50.00 percentile latency" "$TMP/l0/mlperf_log_summary.txt"))) >>"$TMP/floor50"
+  echo $((f99 - $(val "99.00 percentile latency" "$TMP/l0/mlperf_log_summary.txt"))) >>"$TMP/floor99"
+  echo "  floor (echo_floor, bare loopback TCP echo, Poisson 10,000/s): scheduled to answer p50 $f50 ns, p99 $f99 ns; sent to answer p50 $fs50 ns, p99 $fs99 ns"
 done
 echo "server 10000 QPS added latency, median of ${BENCH_NET_REPS:-3}: p50 $(median <"$TMP/added50") ns, p99 $(median <"$TMP/added99") ns (goal p99 <= 200000)"
+echo "server 10000 QPS added issue_query-to-completion time, median of ${BENCH_NET_REPS:-3}: p50 $(median <"$TMP/sut50") ns, p99 $(median <"$TMP/sut99") ns"
+echo "floor: bare loopback TCP echo minus in-process, median of ${BENCH_NET_REPS:-3}: p50 $(median <"$TMP/floor50") ns, p99 $(median <"$TMP/floor99") ns"
 # 3. highest VALID Server QPS over two nodes
 best=0
 for q in 1000 5000 10000 20000 30000 40000 50000 60000 80000 100000 120000 150000; do

@@ -230,15 +230,15 @@ expect_exit 4 timeout 30 $M loadgen run --scenario SingleStream --sut "network:$
 expect_grep "node $B is not reachable" "$TMP/err"
 stop_node $PA
 # a node dying mid-run: named, samples lost counted, logs marked incomplete, exit 4
-# Nodes that take 40 us a sample on 2 workers: the 2.2 M samples of the Offline query take 22 s
-# over the two nodes (a latency node answers a whole share in one delay: the run was over before
-# the kill on a quiet machine and not on a loaded one)
-start_node live "batch:per_sample=40us"; A=$NODE_URL; PA=$NODE_PID
-start_node dies "batch:per_sample=40us"; B=$NODE_URL; PB=$NODE_PID
-# killed 1.5 s into the 22 s run (12 s under valgrind, whose start alone takes seconds)
+# killed 1.5 s into the run (12 s under valgrind, whose start alone takes seconds), while the
+# nodes' SUT still holds the samples of the Offline query (each answered only after HOLD: the
+# run cannot end before the kill, however fast the machine; a 1 ms SUT did, in under a second)
+HOLD=$([ -n "$SLOW_TOOL" ] && echo 40s || echo 4s)
+start_node live "latency:fixed=$HOLD"; A=$NODE_URL; PA=$NODE_PID
+start_node dies "latency:fixed=$HOLD"; B=$NODE_URL; PB=$NODE_PID
 ( sleep "$([ -n "$SLOW_TOOL" ] && echo 12 || echo 1.5)"; kill -9 $PB ) &
-expect_exit 4 timeout 60 $M loadgen run --scenario Offline --mode performance --sut "network:$A,$B,chunk=16" --total-samples 256 \
-  --set offline_expected_qps=100000 --set min_duration_ms=20000 -o "$TMP/mid"
+expect_exit 4 timeout 90 $M loadgen run --scenario Offline --mode performance --sut "network:$A,$B,chunk=16" --total-samples 256 \
+  --set offline_expected_qps=1000 --set min_duration_ms=20000 -o "$TMP/mid"
 expect_grep "node 'dies' \($B\) failed mid-run: .*; [0-9]+ sample\(s\) sent to it were lost" "$TMP/err"
 expect_grep 'logs written so far are in place and marked incomplete' "$TMP/err"
 expect_grep 'Test incomplete' "$TMP/mid/mlperf_log_detail.txt"

@@ -13,7 +13,8 @@
  *   at least 2 * chunk samples (default 1024: Offline) is shared among up to n / chunk nodes,
  *   each node's share issued there as one query (cut only where it exceeds what the node takes
  *   at once, GET /info max_query_samples). A frame is sent as soon as its node has a free
- *   connection: by the LoadGen's issuing thread itself when nothing is in flight, else by the
+ *   connection: by the LoadGen's issuing thread itself when libcurl is free and its sends keep
+ *   to the schedule (net_issue; it then also reads the answers already there), else by the
  *   QDL's thread; frames that wait together for a node go back to back in one request (each
  *   still its own query on the node).
  * - faults (a node dies, answers an error status, garbage, or an id it was not sent): the
@@ -69,6 +70,7 @@ typedef struct net_xfer {
     uint64_t *ids;        /* the request's response ids, sorted (for checking the answer) */
     unsigned char *state; /* per id: 1 first token seen, 2 completed */
     size_t n, ndone, cap;
+    size_t next_id;       /* where the next answered id is looked for first in ids */
     lg_response *lr;      /* scratch for the completion calls */
     long status;
     char bad[2048];       /* a decoding fault found while the response streamed */
@@ -99,6 +101,9 @@ typedef struct net_sut {
     _Atomic unsigned kicks; /* queries the issuing thread left to the QDL's thread */
     _Atomic int sleeping; /* the QDL's thread is in (or about to enter) epoll_wait */
     _Atomic size_t nlive; /* transfers in flight (changed under mmu) */
+    _Atomic int64_t last_issue; /* when issue_query was last called (CLOCK_MONOTONIC ns) */
+    _Atomic int64_t gap_avg;    /* moving average of the time between issue_query calls */
+    _Atomic int64_t send_avg;   /* moving average of a send by the issuing thread (net_issue) */
     pthread_t th;
     int th_started;
     pthread_mutex_t mu;
@@ -229,8 +234,13 @@ static int frame_records(net_sut *ns, net_xfer *x, const ms_net_result *r, size_
     size_t nl = 0;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t *p = bsearch(&r[i].id, x->ids, x->n, sizeof *x->ids, cmp_u64);
+        /* answers usually come in the order sent, so the id after the previous one is tried
+         * first (a binary search per record was a tenth of an Offline run's time) */
+        uint64_t *p = x->next_id < x->n && x->ids[x->next_id] == r[i].id
+                          ? &x->ids[x->next_id]
+                          : bsearch(&r[i].id, x->ids, x->n, sizeof *x->ids, cmp_u64);
         size_t j = p ? (size_t)(p - x->ids) : 0;
+        x->next_id = j + 1;
         if (!p || (x->state[j] & 2) || (r[i].is_first_token && (x->state[j] & 1))) {
             snprintf(x->bad, sizeof x->bad, "answered %s id %" PRIu64 " (record %zu of a frame)",
                      p ? "twice the" : "an unknown", r[i].id, i);
@@ -364,6 +374,7 @@ static net_xfer *make_xfer(net_sut *ns, net_item *list, size_t n, size_t k)
     x->test = list->test;
     x->n = n;
     x->ndone = 0;
+    x->next_id = 0;
     x->rpos = 0;
     x->status = 0;
     x->bad[0] = x->cerr[0] = '\0';
@@ -622,6 +633,31 @@ static void pump(net_sut *ns)
     }
 }
 
+/* Hands the ready sockets of ev to libcurl (under mmu): the answers that arrived are read and
+ * completed there. The eventfd is drained by the QDL's thread only (drain): its wake-up is for
+ * that thread. A socket may have been read already by the other thread (both may see it ready):
+ * libcurl finds nothing to read then. */
+static void take_events(net_sut *ns, const struct epoll_event *ev, int n, int drain)
+{
+    for (int i = 0; i < n; i++) {
+        int fd = ev[i].data.fd;
+        if (fd == ns->efd) {
+            uint64_t v;
+            ssize_t r = drain ? read(ns->efd, &v, sizeof v) : 0;
+            (void)r;
+            continue;
+        }
+        if ((size_t)fd < ns->nfd && !ns->want[fd]) { /* a socket curl does not watch now */
+            reg_set(ns, fd, 0);
+            continue;
+        }
+        int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                         (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                         (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+        curl_multi_socket_action(ns->multi, fd, f, &running);
+    }
+}
+
 /* The QDL's thread: waits for the nodes' answers (and curl's timers), without mmu. */
 static void *worker(void *arg)
 {
@@ -652,23 +688,7 @@ static void *worker(void *arg)
         atomic_store(&ns->sleeping, 0);
         pthread_mutex_lock(&ns->mmu);
         ns->wait_until = INT64_MIN;
-        for (int i = 0; i < n; i++) {
-            if (ev[i].data.fd == ns->efd) {
-                uint64_t v;
-                ssize_t r = read(ns->efd, &v, sizeof v);
-                (void)r;
-                continue;
-            }
-            int fd = ev[i].data.fd;
-            if ((size_t)fd < ns->nfd && !ns->want[fd]) { /* a socket curl does not watch now */
-                reg_set(ns, fd, 0);
-                continue;
-            }
-            int running, f = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
-                             (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
-                             (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-            curl_multi_socket_action(ns->multi, fd, f, &running);
-        }
+        take_events(ns, ev, n, 1);
         pump(ns);
     }
     pthread_mutex_unlock(&ns->mmu);
@@ -777,16 +797,35 @@ static void net_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
                 return;
         }
     }
-    /* Who sends it. When nothing is in flight (SingleStream, a quiet Server) this thread sends
-     * it at once: no hand-over to the QDL's thread, whose wake-up would be most of the round
-     * trip. When transfers are in flight the QDL's thread is the one that sends (woken if it
-     * sleeps): this thread keeps to the LoadGen's schedule (at tens of thousands of queries a
-     * second a send here per query would make it late), and the queries that wait meanwhile
-     * go together in one request. */
+    /* Who sends it. This thread, at once, when it can take the multi handle (the QDL's thread
+     * is not using it: it sleeps in epoll_wait waiting for answers) and sending here keeps to
+     * the LoadGen's schedule: nothing is in flight, or this thread's sends take at most half
+     * of the time between its queries (averages of the last few). A hand-over to the QDL's
+     * thread costs a wake-up, and on a busy machine that thread may wait for a CPU behind
+     * this one (measured: the hand-over was most of the tail at 10,000 queries/s). Else (at
+     * tens of thousands of queries a second, where a send per query here would make this
+     * thread late) the QDL's thread sends (woken if it sleeps), and the queries that wait
+     * meanwhile go together in one request. */
+    int64_t t0 = mono_ns(), prev = atomic_exchange(&ns->last_issue, t0), gavg = atomic_load(&ns->gap_avg);
+    if (prev) {
+        gavg += (t0 - prev - gavg) / 8;
+        atomic_store(&ns->gap_avg, gavg);
+    }
     atomic_fetch_add(&ns->kicks, 1);
-    if (atomic_load(&ns->nlive) == 0 && pthread_mutex_trylock(&ns->mmu) == 0) {
+    if ((atomic_load(&ns->nlive) == 0 || (2 * atomic_load(&ns->send_avg) <= gavg)) &&
+        pthread_mutex_trylock(&ns->mmu) == 0) {
         atomic_store(&ns->kicks, 0);
         pump(ns);
+        /* answers that arrived meanwhile are read here, now: the QDL's thread, woken for them,
+         * may still be waiting for a CPU (on 2 busy cores, for up to milliseconds) */
+        struct epoll_event ev[16];
+        int ne = epoll_wait(ns->ep, ev, 16, 0);
+        if (ne > 0) {
+            take_events(ns, ev, ne, 0);
+            pump(ns);
+        }
+        int64_t savg = atomic_load(&ns->send_avg);
+        atomic_store(&ns->send_avg, savg + (mono_ns() - t0 - savg) / 8);
         /* curl wants a timer before the one the QDL's thread sleeps until (rare: its own
          * timers are a second or more), or another thread kicked meanwhile */
         int wake = (ns->deadline >= 0 && ns->deadline < ns->wait_until) || atomic_load(&ns->kicks);
