@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "common/buf.h"
 #include "rules/rules.h"
 #include "common/fsutil.h"
@@ -14,32 +15,47 @@
 #include "loadgen/digits.h"
 #include "loadgen/suts/tokens.h"
 
-static void usage(FILE *out)
+static const char usage_text[] =
+    "usage: mlsubmit accuracy digits mlperf_log_accuracy.json [--data DIR] [-o FILE]\n"
+    "                                [--rules FILE]\n"
+    "       mlsubmit accuracy tokens mlperf_log_accuracy.json [--seed N] [--len LO..HI] [-o FILE]\n"
+    "\n"
+    "Scores a LoadGen accuracy log of the digits benchmark: decodes every response (the\n"
+    "predicted class, a little-endian int32), compares it with the label of its qsl_idx\n"
+    "(the validation split), and writes the MLPerf-style result line\n"
+    "    accuracy=<percent>%, good=<n>, total=<n>\n"
+    "to FILE (default: accuracy.txt beside the log), atomically. A qsl_idx logged more\n"
+    "than once is scored once (the first entry), as upstream accuracy scripts do.\n"
+    "\n"
+    "The target (99% of the FP32 reference accuracy) comes from the rules data\n"
+    "(default: rules/digits.json in the working directory, else beside the binary).\n"
+    "\n"
+    "tokens: the LLM-style tokens SUT is deterministic (its outputs are a function of the seed\n"
+    "and the sample index): a record is good when its data is exactly the sample's token\n"
+    "sequence for --seed (1) and --len (32..256), the SUT's options; the target is every record.\n"
+    "\n"
+    "Exit status: 0 target met, 1 accuracy below the target, 2 usage, 3 bad input.\n"
+    "\n";
+
+static int seed_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
-    fprintf(out,
-            "usage: mlsubmit accuracy digits mlperf_log_accuracy.json [--data DIR] [-o FILE]\n"
-            "                                [--rules FILE]\n"
-            "       mlsubmit accuracy tokens mlperf_log_accuracy.json [--seed N] [--len LO..HI] [-o FILE]\n"
-            "\n"
-            "Scores a LoadGen accuracy log of the digits benchmark: decodes every response (the\n"
-            "predicted class, a little-endian int32), compares it with the label of its qsl_idx\n"
-            "(the validation split), and writes the MLPerf-style result line\n"
-            "    accuracy=<percent>%%, good=<n>, total=<n>\n"
-            "to FILE (default: accuracy.txt beside the log), atomically. A qsl_idx logged more\n"
-            "than once is scored once (the first entry), as upstream accuracy scripts do.\n"
-            "\n"
-            "The target (99%% of the FP32 reference accuracy) comes from the rules data\n"
-            "(default: rules/digits.json in the working directory, else beside the binary).\n"
-            "\n"
-            CLI_DATA_HELP
-            "  -o FILE        output file\n"
-            "  --rules FILE   rules data file\n"
-            "\n"
-            "tokens: the LLM-style tokens SUT is deterministic (its outputs are a function of the seed\n"
-            "and the sample index): a record is good when its data is exactly the sample's token\n"
-            "sequence for --seed (1) and --len (32..256), the SUT's options; the target is every record.\n"
-            "\n"
-            "Exit status: 0 target met, 1 accuracy below the target, 2 usage, 3 bad input.\n");
+    if (ms_parse_u64(arg, opt->ctx) != 0)
+        return cli_usage_error(cmd, "--seed: expected an unsigned integer, got '%s'", arg);
+    return 0;
+}
+
+static int len_cb(const cli_opt *opt, const char *arg, const char *cmd)
+{
+    uint64_t *lohi = opt->ctx;
+    const char *dots = strstr(arg, "..");
+    char a1[32];
+    if (!dots || (size_t)(dots - arg) >= sizeof a1)
+        return cli_usage_error(cmd, "--len: expected LO..HI, got '%s'", arg);
+    snprintf(a1, sizeof a1, "%.*s", (int)(dots - arg), arg);
+    if (ms_parse_u64(a1, &lohi[0]) != 0 || ms_parse_u64(dots + 2, &lohi[1]) != 0 || lohi[0] < 2 ||
+        lohi[1] < lohi[0])
+        return cli_usage_error(cmd, "--len: expected LO..HI with 2 <= LO <= HI, got '%s'", arg);
+    return 0;
 }
 
 /* accuracy tokens: exact token sequences (first record of each qsl_idx). */
@@ -86,70 +102,47 @@ static int score_tokens(const char *log, uint64_t seed, uint64_t lo, uint64_t hi
     return rc < 0 ? (e->code ? e->code : MS_EINPUT) : MS_OK;
 }
 
-static int write_line(const char *log, const char *out, const ms_buf *line)
+/* Writes the result line atomically to out, or to accuracy.txt beside the log, and prints it;
+ * *written: the file written (to free). Returns MS_OK or the exit code of a printed error. */
+static int write_line(const char *log, const char *out, const ms_buf *line, char **written)
 {
-    char *defout = NULL;
-    if (!out) {
-        const char *slash = strrchr(log, '/');
-        if (slash && (defout = malloc((size_t)(slash - log) + sizeof "/accuracy.txt")) != NULL) {
-            memcpy(defout, log, (size_t)(slash - log));
-            strcpy(defout + (slash - log), "/accuracy.txt");
-        }
-        out = defout ? defout : "accuracy.txt";
-    }
     ms_err e = {0};
-    int rc = ms_write_file_atomic(out, line->data, line->len, &e);
-    if (rc != MS_OK)
-        rc = cli_fail("accuracy", &e);
-    else {
-        fputs(line->data, stdout);
-        printf("wrote %s\n", out);
+    const char *slash = strrchr(log, '/');
+    char *path = out ? strdup(out) : slash ? ms_fmt("%.*s/accuracy.txt", (int)(slash - log), log)
+                                           : strdup("accuracy.txt");
+    if (!path) {
+        ms_err_oom(&e);
+        return cli_fail("accuracy", &e);
     }
-    free(defout);
-    return rc;
+    if (ms_write_file_atomic(path, line->data, line->len, &e) != MS_OK) {
+        free(path);
+        return cli_fail("accuracy", &e);
+    }
+    fputs(line->data, stdout);
+    *written = path;
+    return MS_OK;
 }
 
 int cmd_accuracy(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MS_OK;
-    }
-    const char *bench = NULL, *log = NULL, *data = NULL, *out = NULL, *rules = NULL;
-    uint64_t seed = 1, lo = 32, hi = 256;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] == '-' && a[1]) {
-            if (i + 1 >= argc)
-                return cli_usage_error("accuracy", "option '%s' needs a value", a);
-            if (!strcmp(a, "--data"))
-                data = argv[++i];
-            else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-                out = argv[++i];
-            else if (!strcmp(a, "--rules"))
-                rules = argv[++i];
-            else if (!strcmp(a, "--seed")) {
-                if (ms_parse_u64(argv[++i], &seed) != 0)
-                    return cli_usage_error("accuracy", "--seed: expected an unsigned integer, got '%s'", argv[i]);
-            } else if (!strcmp(a, "--len")) {
-                const char *v = argv[++i], *dots = strstr(v, "..");
-                char a1[32];
-                if (!dots || (size_t)(dots - v) >= sizeof a1)
-                    return cli_usage_error("accuracy", "--len: expected LO..HI, got '%s'", v);
-                snprintf(a1, sizeof a1, "%.*s", (int)(dots - v), v);
-                if (ms_parse_u64(a1, &lo) != 0 || ms_parse_u64(dots + 2, &hi) != 0 || lo < 2 || hi < lo)
-                    return cli_usage_error("accuracy", "--len: expected LO..HI with 2 <= LO <= HI, got '%s'", v);
-            }
-            else
-                return cli_usage_error("accuracy", "unknown option '%s'", a);
-        } else if (!bench) {
-            bench = a;
-        } else if (!log) {
-            log = a;
-        } else {
-            return cli_usage_error("accuracy", "unexpected argument '%s'", a);
-        }
-    }
+    const char *data = NULL, *out = NULL, *rules = NULL;
+    uint64_t seed = 1, lohi[2] = {32, 256};
+    const cli_opt opts[] = {
+        CLI_STRING(0, "data", &data, "DIR", CLI_DATA_OPT_HELP),
+        CLI_STRING('o', "output", &out, "FILE", "the result file (default: accuracy.txt beside the log)"),
+        CLI_STRING(0, "rules", &rules, "FILE", "digits: the rules data file"),
+        CLI_CALLBACK(0, "seed", "N", "tokens: the SUT's seed (default 1)", seed_cb, &seed),
+        CLI_CALLBACK(0, "len", "LO..HI", "tokens: the SUT's output lengths (default 32..256)", len_cb, lohi),
+        CLI_END,
+    };
+    char **pos;
+    int npos = cli_parse("accuracy", usage_text, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    if (npos > 2)
+        return cli_usage_error("accuracy", "unexpected argument '%s'", pos[2]);
+    const char *bench = npos > 0 ? pos[0] : NULL, *log = npos > 1 ? pos[1] : NULL;
+    uint64_t lo = lohi[0], hi = lohi[1];
     if (!bench || !log)
         return cli_usage_error("accuracy", "expected a benchmark name and an accuracy log");
     if (!strcmp(bench, "tokens")) {
@@ -163,10 +156,13 @@ int cmd_accuracy(int argc, char **argv)
             ms_err_oom(&e);
             return cli_fail("accuracy", &e);
         }
-        int rc = write_line(log, out, &line);
+        char *written = NULL;
+        int rc = write_line(log, out, &line, &written);
         ms_buf_free(&line);
         if (rc != MS_OK)
             return rc;
+        printf("wrote %s\n", written);
+        free(written);
         int met = total > 0 && good == total;
         printf("target: every record the exact token sequence of tokens:seed=%llu,len=%llu..%llu: %s\n",
                (unsigned long long)seed, (unsigned long long)lo, (unsigned long long)hi, met ? "met" : "NOT met");
@@ -211,29 +207,11 @@ int cmd_accuracy(int argc, char **argv)
         ms_err_oom(&e);
         return cli_fail("accuracy", &e);
     }
-    char *defout = NULL;
-    if (!out) {
-        const char *slash = strrchr(log, '/');
-        if (slash) {
-            defout = malloc((size_t)(slash - log) + sizeof "/accuracy.txt");
-            if (!defout) {
-                ms_buf_free(&line);
-                ms_err_oom(&e);
-                return cli_fail("accuracy", &e);
-            }
-            memcpy(defout, log, (size_t)(slash - log));
-            strcpy(defout + (slash - log), "/accuracy.txt");
-        }
-        out = defout ? defout : "accuracy.txt";
-    }
-    rc = ms_write_file_atomic(out, line.data, line.len, &e);
-    if (rc != MS_OK) {
-        free(defout);
-        ms_buf_free(&line);
-        return cli_fail("accuracy", &e);
-    }
-    fputs(line.data, stdout);
+    char *written = NULL;
+    rc = write_line(log, out, &line, &written);
     ms_buf_free(&line);
+    if (rc != MS_OK)
+        return rc;
     if (sc.duplicates)
         printf("note: %zu duplicate qsl_idx entries ignored (the first one of each was scored)\n", sc.duplicates);
     if (sc.total < sc.dataset)
@@ -242,7 +220,7 @@ int cmd_accuracy(int argc, char **argv)
     printf("target: %.3f%% (%.0f%% of the FP32 reference %.3f%%): %s\n", 100.0 * digits_rules_target(&rl),
            100.0 * rl.target_fraction, 100.0 * (double)rl.ref_good / (double)rl.ref_total,
            meets ? "met" : "NOT met");
-    printf("wrote %s\n", out);
-    free(defout);
+    printf("wrote %s\n", written);
+    free(written);
     return meets ? MS_OK : MS_FAIL;
 }

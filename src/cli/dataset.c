@@ -1,5 +1,6 @@
 /* mlsubmit dataset: checksum manifests of dataset trees (manifest) and their verification
- * (verify). The work is in src/common/treehash*.c; this file parses options and prints. */
+ * (verify). The work is in src/common/treehash*.c; this file parses options (cli/parseopt.h)
+ * and prints. */
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "common/treehash.h"
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/progress.h"
@@ -46,72 +48,31 @@ static const char usage_text[] =
     "Exit codes: 0 verified / written, 1 verification failed, 2 usage, 3 bad manifest or\n"
     "unreadable input, 4 runtime failure.\n";
 
-/* One command-line option: a flag (sets *flag) or one taking a value (sets *val). */
-struct opt {
-    const char *name;  /* "--name" */
-    const char *alias; /* short form or NULL */
-    const char **val;  /* for options with a value */
-    int *flag;         /* for flags */
-};
-
-/* Parses argv[1..] against opts ("--name VALUE", "--name=VALUE", the alias, "--" ends the
- * options) and takes exactly one operand into *operand (what names it in messages). Returns
- * MS_OK or the usage-error exit code. */
-static int parse_args(const char *cmd, int argc, char **argv, const struct opt *opts, size_t nopts,
-                      const char **operand, const char *what)
+/* Parses a subcommand's options and its one operand (what names it in messages). Returns -1
+ * to go on, or the exit code to return now (--help printed: 0; a usage error printed: 2). */
+static int parse_operand(const char *cmd, const cli_opt *opts, int argc, char **argv, const char **operand,
+                         const char *what)
 {
-    int dashdash = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!dashdash && !strcmp(a, "--")) {
-            dashdash = 1;
-            continue;
-        }
-        if (dashdash || a[0] != '-' || !a[1]) {
-            if (*operand)
-                return cli_usage_error(cmd, "one %s expected, got '%s' and '%s'", what, *operand, a);
-            *operand = a;
-            continue;
-        }
-        const struct opt *o = NULL;
-        const char *inline_val = NULL;
-        for (size_t k = 0; k < nopts && !o; k++) {
-            size_t n = strlen(opts[k].name);
-            if (!strcmp(a, opts[k].name) || (opts[k].alias && !strcmp(a, opts[k].alias)))
-                o = &opts[k];
-            else if (opts[k].val && !strncmp(a, opts[k].name, n) && a[n] == '=') {
-                o = &opts[k];
-                inline_val = a + n + 1;
-            }
-        }
-        if (!o)
-            return cli_usage_error(cmd, "unknown option '%s'", a);
-        if (o->flag) {
-            *o->flag = 1;
-        } else if (inline_val) {
-            *o->val = inline_val;
-        } else {
-            if (i + 1 >= argc)
-                return cli_usage_error(cmd, "%s needs a value", a);
-            *o->val = argv[++i];
-        }
-    }
-    if (!*operand)
+    char **pos;
+    int npos = cli_parse(cmd, usage_text, opts, argc, argv, &pos);
+    if (npos < 0)
+        return cli_parse_exit(npos);
+    if (npos > 1)
+        return cli_usage_error(cmd, "one %s expected, got '%s' and '%s'", what, pos[0], pos[1]);
+    if (npos < 1)
         return cli_usage_error(cmd, "missing the %s", what);
-    return MS_OK;
+    *operand = pos[0];
+    return -1;
 }
 
-/* --jobs (NULL: not given, 0 = one per CPU). */
-static int parse_jobs(const char *cmd, const char *s, int *jobs)
+/* --jobs N: 1..1024 hashing threads (not given: 0, one per CPU). */
+static int jobs_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
     uint64_t v;
-    *jobs = 0;
-    if (!s)
-        return MS_OK;
-    if (ms_parse_u64(s, &v) || v < 1 || v > 1024)
-        return cli_usage_error(cmd, "--jobs: expected a number of threads from 1 to 1024, got '%s'", s);
-    *jobs = (int)v;
-    return MS_OK;
+    if (ms_parse_u64(arg, &v) || v < 1 || v > 1024)
+        return cli_usage_error(cmd, "--jobs: expected a number of threads from 1 to 1024, got '%s'", arg);
+    *(int *)opt->ctx = (int)v;
+    return 0;
 }
 
 static void human_bytes(uint64_t b, char *out, size_t n)
@@ -148,17 +109,18 @@ static void print_skipped_notes(const ms_ds_tree *t)
 static int cmd_manifest(int argc, char **argv)
 {
     const char *cmd = "dataset manifest";
-    const char *dir = NULL, *algo = "sha256", *format = "sha256sum", *outp = NULL, *jobs_s = NULL;
-    const struct opt opts[] = {
-        {"--algo", NULL, &algo, NULL},
-        {"--format", NULL, &format, NULL},
-        {"--output", "-o", &outp, NULL},
-        {"--jobs", "-j", &jobs_s, NULL},
+    const char *dir = NULL, *algo = "sha256", *format = "sha256sum", *outp = NULL;
+    int jobs = 0;
+    const cli_opt opts[] = {
+        CLI_STRING(0, "algo", &algo, "A", NULL),
+        CLI_STRING(0, "format", &format, "F", NULL),
+        CLI_STRING('o', "output", &outp, "F", NULL),
+        CLI_CALLBACK('j', "jobs", "N", NULL, jobs_cb, &jobs),
+        CLI_END,
     };
-    int jobs;
-    if (parse_args(cmd, argc, argv, opts, sizeof opts / sizeof opts[0], &dir, "dataset directory") ||
-        parse_jobs(cmd, jobs_s, &jobs))
-        return MS_EUSAGE;
+    int pr = parse_operand(cmd, opts, argc, argv, &dir, "dataset directory");
+    if (pr >= 0)
+        return pr;
     if (!ms_hash_known(algo))
         return cli_usage_error(cmd, "--algo: expected sha256, sha1 or md5, got '%s'", algo);
     int json = !strcmp(format, "json");
@@ -235,17 +197,18 @@ static void print_finding(const ms_ds_finding *f, const char *algo)
 static int cmd_verify(int argc, char **argv)
 {
     const char *cmd = "dataset verify";
-    const char *manifest = NULL, *root = NULL, *jobs_s = NULL;
-    int jobs, json = 0, ignore_extra = 0;
-    const struct opt opts[] = {
-        {"--root", NULL, &root, NULL},
-        {"--jobs", "-j", &jobs_s, NULL},
-        {"--json", NULL, NULL, &json},
-        {"--ignore-extra", NULL, NULL, &ignore_extra},
+    const char *manifest = NULL, *root = NULL;
+    int jobs = 0, json = 0, ignore_extra = 0;
+    const cli_opt opts[] = {
+        CLI_STRING(0, "root", &root, "DIR", NULL),
+        CLI_CALLBACK('j', "jobs", "N", NULL, jobs_cb, &jobs),
+        CLI_FLAG(0, "json", &json, NULL),
+        CLI_FLAG(0, "ignore-extra", &ignore_extra, NULL),
+        CLI_END,
     };
-    if (parse_args(cmd, argc, argv, opts, sizeof opts / sizeof opts[0], &manifest, "manifest file") ||
-        parse_jobs(cmd, jobs_s, &jobs))
-        return MS_EUSAGE;
+    int pr = parse_operand(cmd, opts, argc, argv, &manifest, "manifest file");
+    if (pr >= 0)
+        return pr;
 
     ms_err e = {0};
     ms_ds_manifest m;

@@ -4,30 +4,33 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "loadgen/digits.h"
 
-static void usage(FILE *out)
+static const char usage_text[] =
+    "usage: mlsubmit digits train [--data DIR] [-o FILE] [--epochs N]\n"
+    "       mlsubmit digits eval  [--data DIR] [--model FILE]\n"
+    "\n"
+    "The digits reference benchmark (8x8 handwritten digits, a one-hidden-layer MLP).\n"
+    "\n"
+    "  train   trains the FP32 model on the training split, deterministically (fixed seed),\n"
+    "          and writes the weights file atomically (default DIR/" DIGITS_MODEL_NAME ").\n"
+    "          Prints the validation accuracy: the FP32 reference.\n"
+    "  eval    prints FP32 and INT8 top-1 accuracy on every split.\n"
+    "\n"
+    "Split by row r of the file: r%10 in 0..5 training, 6 calibration, 7..9 validation\n"
+    "(the accuracy set and the QSL of --sut digits).\n"
+    "\n";
+
+static int epochs_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
-    fprintf(out,
-            "usage: mlsubmit digits train [--data DIR] [-o FILE] [--epochs N]\n"
-            "       mlsubmit digits eval  [--data DIR] [--model FILE]\n"
-            "\n"
-            "The digits reference benchmark (8x8 handwritten digits, a one-hidden-layer MLP).\n"
-            "\n"
-            "  train   trains the FP32 model on the training split, deterministically (fixed seed),\n"
-            "          and writes the weights file atomically (default DIR/" DIGITS_MODEL_NAME ").\n"
-            "          Prints the validation accuracy: the FP32 reference.\n"
-            "  eval    prints FP32 and INT8 top-1 accuracy on every split.\n"
-            "\n"
-            CLI_DATA_HELP
-            "  --model FILE   weights file (default DIR/" DIGITS_MODEL_NAME ")\n"
-            "  -o FILE        output weights file of train\n"
-            "  --epochs N     training epochs (default 60; other values do not give the reference)\n"
-            "\n"
-            "Split by row r of the file: r%%10 in 0..5 training, 6 calibration, 7..9 validation\n"
-            "(the accuracy set and the QSL of --sut digits).\n");
+    uint64_t v;
+    if (ms_parse_u64(arg, &v) != 0 || v == 0 || v > 100000)
+        return cli_usage_error(cmd, "--epochs: expected an integer 1..100000, got '%s'", arg);
+    ((digits_train_params *)opt->ctx)->epochs = (unsigned)v;
+    return 0;
 }
 
 static void print_acc(const char *what, size_t good, size_t total)
@@ -38,8 +41,28 @@ static void print_acc(const char *what, size_t good, size_t total)
 
 int cmd_digits(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv)) {
-        usage(stdout);
+    const char *data = NULL, *out = NULL, *model = NULL;
+    digits_train_params tp;
+    digits_train_params_default(&tp);
+    /* one table per action: -o and --epochs are train's, --model is eval's */
+    const cli_opt train_opts[] = {
+        CLI_TEXT("train:"),
+        CLI_STRING(0, "data", &data, "DIR", CLI_DATA_OPT_HELP),
+        CLI_STRING('o', "output", &out, "FILE", "the weights file to write (default DIR/" DIGITS_MODEL_NAME ")"),
+        CLI_CALLBACK(0, "epochs", "N", "training epochs (default 60; other values do not give the reference)",
+                     epochs_cb, &tp),
+        CLI_END,
+    };
+    const cli_opt eval_opts[] = {
+        CLI_TEXT("eval:"),
+        CLI_STRING(0, "data", &data, "DIR", CLI_DATA_OPT_HELP),
+        CLI_STRING(0, "model", &model, "FILE", "the weights file (default DIR/" DIGITS_MODEL_NAME ")"),
+        CLI_END,
+    };
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        fputs(usage_text, stdout);
+        cli_print_options(stdout, train_opts);
+        cli_print_options(stdout, eval_opts);
         return MS_OK;
     }
     if (argc < 2)
@@ -48,28 +71,9 @@ int cmd_digits(int argc, char **argv)
     int train = !strcmp(action, "train");
     if (!train && strcmp(action, "eval") != 0)
         return cli_usage_error("digits", "unknown action '%s' (expected train or eval)", action);
-    const char *data = NULL, *out = NULL, *model = NULL;
-    digits_train_params tp;
-    digits_train_params_default(&tp);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (i + 1 >= argc)
-            return cli_usage_error("digits", "unknown or incomplete option '%s'", a);
-        if (!strcmp(a, "--data")) {
-            data = argv[++i];
-        } else if (train && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
-            out = argv[++i];
-        } else if (!train && !strcmp(a, "--model")) {
-            model = argv[++i];
-        } else if (train && !strcmp(a, "--epochs")) {
-            uint64_t v;
-            if (ms_parse_u64(argv[++i], &v) != 0 || v == 0 || v > 100000)
-                return cli_usage_error("digits", "--epochs: expected an integer 1..100000, got '%s'", argv[i]);
-            tp.epochs = (unsigned)v;
-        } else {
-            return cli_usage_error("digits", "unknown option '%s'", a);
-        }
-    }
+    int r = cli_parse_no_args("digits", usage_text, train ? train_opts : eval_opts, argc - 1, argv + 1);
+    if (r < 0)
+        return cli_parse_exit(r);
     ms_err e = {0};
     digits_dataset ds;
     char *dir = digits_find_dir(data, &e);

@@ -84,4 +84,35 @@ for f in "--runs-db FILE" "--where 'KEY OP VALUE'" "--keep N"; do
   expect_grep "^  $f( |$)" "$TMP/out" "runs compare -h lists $f"
 done
 expect_exit 2 "$M" package /nonexistent/root -o "$TMP/p.tar.gz" --skip Q1
+# accuracy and digits on the table parser: --name=value, prefixes, the value checks, --help from
+# the tables
+DATA=${MLSUBMIT_DATA:-$REPO/data}
+case $DATA in /*) ;; *) DATA=$REPO/$DATA ;; esac
+expect_exit 2 "$M" accuracy tokens x.json --len=5..3; expect_grep "--len: expected LO..HI with 2 <= LO <= HI, got '5..3'" "$TMP/err"
+expect_exit 2 "$M" accuracy tokens x.json --see=-1;   expect_grep "--seed: expected an unsigned integer, got '-1'" "$TMP/err"
+expect_exit 2 "$M" accuracy tokens x.json y.json;     expect_grep "unexpected argument 'y.json'" "$TMP/err"
+expect_exit 2 "$M" accuracy digits x.json --rules;    expect_grep "--rules needs a value" "$TMP/err"
+expect_exit 0 "$M" accuracy --help
+for f in "--data DIR" "-o, --output FILE" "--rules FILE" "--seed N" "--len LO..HI"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "accuracy --help lists $f"
+done
+expect_exit 2 "$M" digits train --epochs=0;   expect_grep "--epochs: expected an integer 1..100000, got '0'" "$TMP/err"
+expect_exit 2 "$M" digits eval -o x;          expect_grep "unknown option '-o'" "$TMP/err"
+expect_exit 2 "$M" digits eval extra;         expect_grep "unexpected argument 'extra'" "$TMP/err"
+expect_exit 0 "$M" digits --help
+for f in "-o, --output FILE" "--epochs N" "--model FILE"; do
+  expect_grep "^  $f( |$)" "$TMP/out" "digits --help lists $f"
+done
+if [ -f "$DATA/digits/digits-fp32.bin" ]; then
+  expect_exit 0 "$M" digits eval --dat="$DATA" --mod "$DATA/digits/digits-fp32.bin"
+  expect_grep '^FP32 validation +accuracy=' "$TMP/out"
+fi
+# dataset on the table parser: prefixes, --name=value, one operand
+mkdir -p "$TMP/ds/sub"; echo a > "$TMP/ds/sub/f.txt"
+expect_exit 0 "$M" dataset manifest "$TMP/ds" --out="$TMP/ds.sha256" --alg sha1
+expect_grep '^[0-9a-f]{40}  sub/f\.txt$' "$TMP/ds.sha256"
+expect_exit 0 "$M" dataset verify "$TMP/ds.sha256" --roo="$TMP/ds" --ign --jobs=1
+expect_exit 2 "$M" dataset verify "$TMP/ds.sha256" --jobs=0; expect_grep "--jobs: expected a number of threads from 1 to 1024, got '0'" "$TMP/err"
+expect_exit 2 "$M" dataset verify a b;                      expect_grep "one manifest file expected, got 'a' and 'b'" "$TMP/err"
+expect_exit 2 "$M" dataset manifest;                        expect_grep "missing the dataset directory" "$TMP/err"
 finish
