@@ -290,6 +290,57 @@ static int compliance_last_test(sctx *c, const char *cdir_rel, const json_t *tes
     return perf_pass && acc_pass;
 }
 
+/* C4 (the verdict file and the files of performance/run_1) and C3 (that run passes the
+ * performance checks) of a compliance test that is a performance test (TEST01, TEST04,
+ * TEST05): check_compliance_dir's check_performance_dir of the legacy checkers. */
+static void comp_perf_run(sctx *c, const char *test, const char *tdir_rel)
+{
+    ck_scen *s = c->s;
+    const ck_rules *r = c->r;
+    /* C4: verdict file and run files */
+    check_verify_file(c, tdir_rel, "verify_performance.txt", CK_ID(C4),
+                      "Compliance test performance", 0);
+    char *run_rel = ck_fmt("%s/performance/run_1", tdir_rel);
+    char *run_abs = run_rel ? absof(c, run_rel) : NULL;
+    char *log_rel = run_rel ? ck_join(run_rel, "mlperf_log_detail.txt") : NULL;
+    if (!run_abs || !ck_pexists(run_abs)) {
+        FIND(c, CK_ID(C4), CK_SEV_ERROR, run_rel, 0, NULL, NULL,
+             "%s has no performance/run_1 directory", tdir_rel);
+    } else {
+        char *diff = NULL;
+        ck_files_diff(r, run_abs, ck_rget(r, "compliance_perf_dir_required_files"),
+                      ck_rget(r, "perf_dir_optional_files"), NULL, &diff);
+        if (diff && !c->unified) {
+            FIND(c, CK_ID(C4), CK_SEV_ERROR, run_rel, 0, NULL, diff,
+                 "%s has file list mismatch (%s)", run_rel, diff);
+        }
+        free(diff);
+        char *log_abs = absof(c, log_rel);
+        if (ck_isfile(log_abs) && r->sw.compliance_perf_checked) {
+            /* C3: the compliance run passes the performance checks */
+            ck_dlog d;
+            memset(&d, 0, sizeof d);
+            size_t before = s->f.n;
+            if (load_dlog(c, log_rel, CK_ID(C3), &d)) {
+                pctx p = {c, test, s->scen_fixed, log_rel, 1};
+                ck_value v = {0};
+                int inf = 0;
+                check_perf_log(&p, &d, &v, &inf, NULL);
+            } else {
+                for (size_t k = before; k < s->f.n; k++)
+                    s->f.v[k].id = CK_ID(C3);
+            }
+            ck_dlog_free(&d);
+        } else if (c->unified) {
+            FIND(c, CK_ID(C4), CK_SEV_ERROR, log_rel, 0, NULL, NULL, "%s is missing", log_rel);
+        }
+        free(log_abs);
+    }
+    free(run_rel);
+    free(run_abs);
+    free(log_rel);
+}
+
 void group_compliance(sctx *c, const char *scen_rel)
 {
     ck_scen *s = c->s;
@@ -340,48 +391,7 @@ void group_compliance(sctx *c, const char *scen_rel)
             int perf_test = !strcmp(test, "TEST01") || !strncmp(test, "TEST04", 6) ||
                             !strcmp(test, "TEST05");
             if (perf_test && !(has06 && !c->unified)) {
-                /* C4: verdict file and run files */
-                check_verify_file(c, tdir_rel, "verify_performance.txt", CK_ID(C4),
-                                  "Compliance test performance", 0);
-                char *run_rel = ck_fmt("%s/performance/run_1", tdir_rel);
-                char *run_abs = run_rel ? absof(c, run_rel) : NULL;
-                char *log_rel = run_rel ? ck_join(run_rel, "mlperf_log_detail.txt") : NULL;
-                if (!run_abs || !ck_pexists(run_abs)) {
-                    FIND(c, CK_ID(C4), CK_SEV_ERROR, run_rel, 0, NULL, NULL,
-                         "%s has no performance/run_1 directory", tdir_rel);
-                } else {
-                    char *diff = NULL;
-                    ck_files_diff(r, run_abs, ck_rget(r, "compliance_perf_dir_required_files"),
-                                  ck_rget(r, "perf_dir_optional_files"), NULL, &diff);
-                    if (diff && !c->unified) {
-                        FIND(c, CK_ID(C4), CK_SEV_ERROR, run_rel, 0, NULL, diff,
-                             "%s has file list mismatch (%s)", run_rel, diff);
-                    }
-                    free(diff);
-                    char *log_abs = absof(c, log_rel);
-                    if (ck_isfile(log_abs) && r->sw.compliance_perf_checked) {
-                        /* C3: the compliance run passes the performance checks */
-                        ck_dlog d;
-                        memset(&d, 0, sizeof d);
-                        size_t before = s->f.n;
-                        if (load_dlog(c, log_rel, CK_ID(C3), &d)) {
-                            pctx p = {c, test, s->scen_fixed, log_rel, 1};
-                            ck_value v = {0};
-                            int inf = 0;
-                            check_perf_log(&p, &d, &v, &inf, NULL);
-                        } else {
-                            for (size_t k = before; k < s->f.n; k++)
-                                s->f.v[k].id = CK_ID(C3);
-                        }
-                        ck_dlog_free(&d);
-                    } else if (c->unified) {
-                        FIND(c, CK_ID(C4), CK_SEV_ERROR, log_rel, 0, NULL, NULL, "%s is missing", log_rel);
-                    }
-                    free(log_abs);
-                }
-                free(run_rel);
-                free(run_abs);
-                free(log_rel);
+                comp_perf_run(c, test, tdir_rel);
             }
             if (!strcmp(test, "TEST01"))
                 check_test01_accuracy(c, tdir_rel);
