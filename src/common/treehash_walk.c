@@ -4,7 +4,9 @@
  * never follows a symbolic link and cannot leave the root; a directory already on the current
  * path (a bind-mount loop) is skipped. Each regular file is recorded with its size, device and
  * inode; workers later open it by its path relative to the root (O_NOFOLLOW) and check that the
- * descriptor is still that regular file before hashing it.
+ * descriptor is still that regular file before hashing it. The manifest's walk (no progress
+ * line) takes a regular file's type from its directory entry instead and the worker's fstat
+ * gives its size and identity (ms_ds_walk_hash).
  *
  * The pool is a fixed set of threads that take whole files from a shared atomic cursor, largest
  * first (so one big file does not finish alone at the end), each with its own read buffer and
