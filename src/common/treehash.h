@@ -120,6 +120,11 @@ typedef struct ms_ds_job {
     const char *path;       /* relative to the root (not owned) */
     uint64_t size;          /* expected size, for scheduling and progress */
     uint64_t dev, ino;      /* identity seen by the walk; 0/0 = do not check */
+    /* internal to the manifest's walk (ms_ds_walk_hash; 0 elsewhere): identify = the walk did
+     * not stat the file, the worker takes size, dev and ino from its fstat (and sets them here);
+     * file_idx = its index in the walk's tree */
+    int identify;
+    size_t file_idx;
     /* results */
     char digest[MS_DS_HEX_MAX];
     uint64_t bytes;         /* bytes hashed */

@@ -25,7 +25,9 @@ typedef struct ms_ds_jobset {
 void ms_ds_jobset_free(ms_ds_jobset *js);
 
 /* Walks root (as ms_ds_walk, into t) and hashes its regular files while it walks: files up to
- * 1 MiB as they are found, larger ones after the walk, largest first. If the walk leaves an
+ * 1 MiB as they are found, larger ones after the walk, largest first. Without a progress line
+ * the walk does not stat regular files (d_type): their workers do, files found over 1 MiB are
+ * put back until the walk ends, and t gets the sizes and identities the workers saw. If the walk leaves an
  * unreadable entry in t->skipped, hashing stops early and js stays empty (the caller reports
  * the entry). On success js holds one job per file of t, in t's order. */
 int ms_ds_walk_hash(const char *root, const char *algo, const ms_ds_hash_opts *o, ms_ds_tree *t,

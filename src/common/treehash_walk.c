@@ -4,7 +4,9 @@
  * never follows a symbolic link and cannot leave the root; a directory already on the current
  * path (a bind-mount loop) is skipped. Each regular file is recorded with its size, device and
  * inode; workers later open it by its path relative to the root (O_NOFOLLOW) and check that the
- * descriptor is still that regular file before hashing it.
+ * descriptor is still that regular file before hashing it. The manifest's walk (no progress
+ * line) takes a regular file's type from its directory entry instead and the worker's fstat
+ * gives its size and identity (ms_ds_walk_hash).
  *
  * The pool is a fixed set of threads that take whole files from a shared atomic cursor, largest
  * first (so one big file does not finish alone at the end), each with its own read buffer and
@@ -34,16 +36,22 @@ struct dir_id {
     uint64_t dev, ino;
 };
 
+/* Called with the index in t->files of each regular file as the walk finds it; stated = 0 when
+ * the file was not stat'ed (size, dev and ino are 0). Non-zero stops the walk (allocation). */
+typedef int (*walk_file_cb)(void *ctx, size_t idx, int stated);
+
 struct walk {
     ms_ds_tree *t;
-    ms_ds_file_cb cb;     /* called for each regular file as it is found (may be NULL) */
+    walk_file_cb cb;      /* called for each regular file as it is found (may be NULL) */
     void *cb_ctx;
+    int lazy;             /* regular files by the directory entry's type, without a stat */
     ms_buf path;          /* relative path of the current entry */
     struct dir_id *stack; /* directories on the current path (loop detection) */
     size_t depth, cap;
     ms_err *e;
 };
 
+/* st NULL: not stat'ed (the lazy walk); size, dev and ino stay 0 until the hashing fills them. */
 static int add_file(ms_ds_tree *t, const char *path, const struct stat *st)
 {
     if (MS_GROW(t->files, t->capfiles, t->nfiles + 1, 32))
@@ -53,9 +61,9 @@ static int add_file(ms_ds_tree *t, const char *path, const struct stat *st)
         return -1;
     ms_ds_file *f = &t->files[t->nfiles++];
     f->path = p;
-    f->size = (uint64_t)st->st_size;
-    f->dev = (uint64_t)st->st_dev;
-    f->ino = (uint64_t)st->st_ino;
+    f->size = st ? (uint64_t)st->st_size : 0;
+    f->dev = st ? (uint64_t)st->st_dev : 0;
+    f->ino = st ? (uint64_t)st->st_ino : 0;
     t->total_bytes += f->size;
     return 0;
 }
@@ -136,6 +144,20 @@ static int walk_dir(struct walk *w, int dfd)
             rc = ms_err_oom(w->e);
             break;
         }
+        /* The lazy walk (a manifest) takes a regular file's type from its directory entry and
+         * leaves the stat to the worker that opens it: one path lookup and system call less
+         * per file, in the serial part. Other types, and file systems that do not fill d_type
+         * (DT_UNKNOWN), are stat'ed here. */
+        if (w->lazy && de->d_type == DT_REG) {
+            int bad = add_file(t, w->path.data, NULL);
+            if (!bad && w->cb)
+                bad = w->cb(w->cb_ctx, t->nfiles - 1, 0);
+            if (bad) {
+                rc = ms_err_oom(w->e);
+                break;
+            }
+            continue;
+        }
         struct stat st;
         if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             if (errno == ENOENT) /* vanished since readdir */
@@ -150,7 +172,7 @@ static int walk_dir(struct walk *w, int dfd)
         if (S_ISREG(st.st_mode)) {
             bad = add_file(t, w->path.data, &st);
             if (!bad && w->cb)
-                bad = w->cb(w->cb_ctx, &t->files[t->nfiles - 1]);
+                bad = w->cb(w->cb_ctx, t->nfiles - 1, 1);
         } else if (S_ISLNK(st.st_mode)) {
             bad = add_skipped(t, w->path.data, MS_DS_SKIP_SYMLINK, "symbolic link (not followed)");
         } else if (!S_ISDIR(st.st_mode)) {
@@ -211,7 +233,7 @@ int ms_ds_walk(const char *root, ms_ds_tree *t, ms_err *e)
 }
 
 /* The walk without its end (walk_end): t is left as it is on failure, unsorted. */
-static int walk_core(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ctx, ms_err *e)
+static int walk_core(const char *root, ms_ds_tree *t, walk_file_cb cb, void *ctx, int lazy, ms_err *e)
 {
     memset(t, 0, sizeof *t);
     /* the root itself may be a symlink to a directory: the user named it */
@@ -224,7 +246,7 @@ static int walk_core(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ct
         close(fd);
         return ms_err_errno(e, MS_EINPUT, er, "%s: cannot stat", root);
     }
-    struct walk w = {.t = t, .cb = cb, .cb_ctx = ctx, .path = MS_BUF_INIT, .e = e};
+    struct walk w = {.t = t, .cb = cb, .cb_ctx = ctx, .lazy = lazy, .path = MS_BUF_INIT, .e = e};
     if (MS_GROW(w.stack, w.cap, 1, 32) || ms_buf_reserve(&w.path, 256)) {
         free(w.stack);
         close(fd);
@@ -256,9 +278,23 @@ static int walk_end(ms_ds_tree *t, int rc)
     return MS_OK;
 }
 
+struct public_cb {
+    ms_ds_tree *t;
+    ms_ds_file_cb cb;
+    void *ctx;
+};
+
+static int call_public_cb(void *ctx, size_t idx, int stated)
+{
+    (void)stated; /* always 1: the public walk stats every file */
+    struct public_cb *pc = ctx;
+    return pc->cb(pc->ctx, &pc->t->files[idx]);
+}
+
 int ms_ds_walk_cb(const char *root, ms_ds_tree *t, ms_ds_file_cb cb, void *ctx, ms_err *e)
 {
-    return walk_end(t, walk_core(root, t, cb, ctx, e));
+    struct public_cb pc = {t, cb, ctx};
+    return walk_end(t, walk_core(root, t, cb ? call_public_cb : NULL, &pc, 0, e));
 }
 
 void ms_ds_tree_free(ms_ds_tree *t)
@@ -306,12 +342,18 @@ int ms_ds_cpu_count(void)
  * cache between the copy from the page cache and the digest. */
 #define DS_BLOCK (256u * 1024u)
 
+/* Files up to this size are queued as the walk finds them; larger ones wait for the end of the
+ * walk and go largest first, so that one big file does not finish alone at the end. A file the
+ * lazy walk did not stat is queued at once; the worker that finds it larger puts it back
+ * (pool.defer) for the caller to queue after the others (pool_drain). */
+#define DS_STREAM_MAX (4u * DS_BLOCK)
+
 struct pool {
     int rootfd;
     EVP_MD *md;
     pthread_mutex_t mu;
     pthread_cond_t work;  /* a job was queued, or the queue was closed */
-    pthread_cond_t done;  /* a worker exited */
+    pthread_cond_t done;  /* a worker exited, or the queue drained while the caller waits */
     ms_ds_job **q;        /* the queue: jobs in the order they are taken (under mu) */
     size_t qn, qcap, qnext;
     int closed;           /* no more jobs will be queued (under mu) */
@@ -319,6 +361,11 @@ struct pool {
     atomic_uint_fast64_t bytes_done;
     atomic_int stop;
     int waiting;          /* workers waiting for a job (under mu) */
+    int active;           /* jobs taken and not yet done (under mu) */
+    int draining;         /* the caller waits in pool_drain (under mu) */
+    ms_ds_job **defer;    /* files found over DS_STREAM_MAX by their worker (under mu) */
+    size_t ndefer, capdefer;
+    int defer_oom;        /* the defer list could not grow (under mu) */
     int finished;         /* workers that have exited (under mu) */
     int fatal;            /* a worker could not allocate its buffers (under mu) */
     int started;
@@ -333,7 +380,9 @@ static void job_fail(ms_ds_job *j, int er, const char *what)
     snprintf(j->err, sizeof j->err, "%s: %s", what, s);
 }
 
-static void hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CTX *ctx)
+/* Returns 1 when the job was put back: a file the walk did not stat turned out larger than
+ * DS_STREAM_MAX (its size and identity are now set, the caller defers it), 0 otherwise. */
+static int hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CTX *ctx)
 {
     j->failed = 0;
     j->bytes = 0;
@@ -346,20 +395,30 @@ static void hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CT
         } else {
             job_fail(j, errno, "cannot open");
         }
-        return;
+        return 0;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         job_fail(j, errno, "cannot stat");
         close(fd);
-        return;
+        return 0;
     }
-    if (!S_ISREG(st.st_mode) || ((j->dev || j->ino) && ((uint64_t)st.st_dev != j->dev ||
-                                                          (uint64_t)st.st_ino != j->ino))) {
+    if (!S_ISREG(st.st_mode) || (!j->identify && (j->dev || j->ino) &&
+                                 ((uint64_t)st.st_dev != j->dev || (uint64_t)st.st_ino != j->ino))) {
         j->failed = 1;
         snprintf(j->err, sizeof j->err, "replaced while being checked (no longer the file listed)");
         close(fd);
-        return;
+        return 0;
+    }
+    if (j->identify) {
+        j->size = (uint64_t)st.st_size;
+        j->dev = (uint64_t)st.st_dev;
+        j->ino = (uint64_t)st.st_ino;
+        if (j->size > DS_STREAM_MAX) {
+            j->identify = 0; /* hashed later, checked against this identity */
+            close(fd);
+            return 1;
+        }
     }
     if ((uint64_t)st.st_size > DS_BLOCK)
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -367,7 +426,7 @@ static void hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CT
         j->failed = 1;
         snprintf(j->err, sizeof j->err, "digest initialisation failed");
         close(fd);
-        return;
+        return 0;
     }
     uint64_t total = 0, size = (uint64_t)st.st_size;
     for (;;) {
@@ -384,7 +443,7 @@ static void hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CT
                 continue;
             job_fail(j, errno, "read error");
             close(fd);
-            return;
+            return 0;
         }
         if (r == 0)
             break;
@@ -394,7 +453,7 @@ static void hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CT
             j->failed = 1;
             snprintf(j->err, sizeof j->err, "digest update failed");
             close(fd);
-            return;
+            return 0;
         }
         if ((size_t)r < want && total >= size)
             break; /* the end of the file */
@@ -405,10 +464,11 @@ static void hash_one(struct pool *p, ms_ds_job *j, unsigned char *buf, EVP_MD_CT
     if (!EVP_DigestFinal_ex(ctx, dig, &dlen) || 2 * dlen >= MS_DS_HEX_MAX) {
         j->failed = 1;
         snprintf(j->err, sizeof j->err, "digest finalisation failed");
-        return;
+        return 0;
     }
     ms_hex_lower(dig, dlen, j->digest);
     j->bytes = total;
+    return 0;
 }
 
 static void *worker(void *arg)
@@ -419,8 +479,25 @@ static void *worker(void *arg)
     int fatal = !buf || !ctx;
     if (fatal)
         atomic_store(&p->stop, 1);
+    ms_ds_job *deferred = NULL;
+    int had = 0;
     while (!fatal) {
         pthread_mutex_lock(&p->mu);
+        /* the end of the previous job, under the lock taken for the next one */
+        if (had)
+            p->active--;
+        if (deferred) {
+            if (MS_GROW(p->defer, p->capdefer, p->ndefer + 1, 32)) {
+                p->defer_oom = 1;
+                atomic_store(&p->stop, 1);
+                pthread_cond_broadcast(&p->work);
+            } else {
+                p->defer[p->ndefer++] = deferred;
+            }
+            deferred = NULL;
+        }
+        if (p->draining && p->active == 0 && p->qnext == p->qn)
+            pthread_cond_signal(&p->done);
         while (p->qnext == p->qn && !p->closed && !atomic_load(&p->stop)) {
             p->waiting++;
             pthread_cond_wait(&p->work, &p->mu);
@@ -429,10 +506,13 @@ static void *worker(void *arg)
         ms_ds_job *j = NULL;
         if (!atomic_load(&p->stop) && p->qnext < p->qn)
             j = p->q[p->qnext++];
+        had = j != NULL;
+        p->active += had;
         pthread_mutex_unlock(&p->mu);
         if (!j)
             break;
-        hash_one(p, j, buf, ctx);
+        if (hash_one(p, j, buf, ctx))
+            deferred = j;
     }
     free(buf);
     EVP_MD_CTX_free(ctx);
@@ -478,6 +558,7 @@ static void pool_release(struct pool *p)
     pthread_mutex_destroy(&p->mu);
     EVP_MD_free(p->md);
     free(p->q);
+    free(p->defer);
     free(p->tids);
     close(p->rootfd);
 }
@@ -551,6 +632,24 @@ static int pool_push(struct pool *p, ms_ds_job *const *jobs, size_t n)
     return 0;
 }
 
+/* Waits until every queued job is done (or the pool stopped), then hands over the jobs the
+ * workers put back (*out, *n: the caller frees *out). -1 if that list could not grow. */
+static int pool_drain(struct pool *p, ms_ds_job ***out, size_t *n)
+{
+    pthread_mutex_lock(&p->mu);
+    p->draining = 1;
+    while ((p->qnext < p->qn || p->active > 0) && !atomic_load(&p->stop) && p->finished < p->started)
+        pthread_cond_wait(&p->done, &p->mu);
+    p->draining = 0;
+    *out = p->defer;
+    *n = p->ndefer;
+    p->defer = NULL;
+    p->ndefer = p->capdefer = 0;
+    int oom = p->defer_oom;
+    pthread_mutex_unlock(&p->mu);
+    return oom ? -1 : 0;
+}
+
 /* Closes the queue (abort: drops what is not started), waits for the workers with the progress
  * line, frees the pool. Returns MS_OK or an allocation failure of a worker. */
 static int pool_finish(struct pool *p, int abort, ms_progress *prog, ms_err *e)
@@ -579,7 +678,7 @@ static int pool_finish(struct pool *p, int abort, ms_progress *prog, ms_err *e)
             pthread_cond_wait(&p->done, &p->mu);
         }
     }
-    int fatal = p->fatal;
+    int fatal = p->fatal || p->defer_oom;
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->started; i++)
         pthread_join(p->tids[i], NULL);
@@ -626,9 +725,6 @@ int ms_ds_hash_jobs(const char *root, const char *algo, ms_ds_job *jobs, size_t 
 
 /* ---- walking and hashing at once ---------------------------------------------------------- */
 
-/* Files up to this size are queued as the walk finds them; larger ones wait for the end of the
- * walk and go largest first, so that one big file does not finish alone at the end. */
-#define DS_STREAM_MAX (4u * DS_BLOCK)
 #define JOBS_PER_BLOCK 1024
 
 struct job_block {
@@ -642,6 +738,7 @@ struct job_block {
 
 struct stream {
     struct pool *p;
+    ms_ds_tree *t;
     ms_ds_job *batch[STREAM_BATCH];
     size_t nbatch;
     struct job_block *blocks; /* newest first */
@@ -650,7 +747,7 @@ struct stream {
     size_t njobs;
 };
 
-static ms_ds_job *stream_new_job(struct stream *s, const ms_ds_file *f)
+static ms_ds_job *stream_new_job(struct stream *s, const ms_ds_file *f, size_t idx, int stated)
 {
     if (!s->blocks || s->blocks->n == JOBS_PER_BLOCK) {
         struct job_block *b = malloc(sizeof *b);
@@ -665,6 +762,8 @@ static ms_ds_job *stream_new_job(struct stream *s, const ms_ds_file *f)
     j->size = f->size;
     j->dev = f->dev;
     j->ino = f->ino;
+    j->identify = !stated;
+    j->file_idx = idx;
     j->digest[0] = '\0';
     j->bytes = 0;
     j->failed = 0;
@@ -673,13 +772,14 @@ static ms_ds_job *stream_new_job(struct stream *s, const ms_ds_file *f)
     return j;
 }
 
-static int stream_file(void *ctx, const ms_ds_file *f)
+static int stream_file(void *ctx, size_t idx, int stated)
 {
     struct stream *s = ctx;
-    ms_ds_job *j = stream_new_job(s, f);
+    const ms_ds_file *f = &s->t->files[idx];
+    ms_ds_job *j = stream_new_job(s, f, idx, stated);
     if (!j)
         return -1;
-    if (f->size <= DS_STREAM_MAX) {
+    if (!stated || f->size <= DS_STREAM_MAX) {
         s->batch[s->nbatch++] = j;
         if (s->nbatch < STREAM_BATCH)
             return 0;
@@ -727,14 +827,30 @@ int ms_ds_walk_hash(const char *root, const char *algo, const ms_ds_hash_opts *o
     int rc = pool_start(&p, root, algo, nthreads, e);
     if (rc)
         return rc;
-    struct stream s = {.p = &p};
-    rc = walk_core(root, t, stream_file, &s, e);
+    struct stream s = {.p = &p, .t = t};
+    /* Without a progress line (whose total needs every size up front) the walk does not stat
+     * regular files: the workers do (stream_file, hash_one). */
+    int lazy = !(o && o->progress && o->progress->enabled);
+    rc = walk_core(root, t, stream_file, &s, lazy, e);
     int unreadable = 0;
     for (size_t i = 0; rc == MS_OK && i < t->nskipped; i++)
         unreadable |= t->skipped[i].kind == MS_DS_SKIP_UNREADABLE;
     int oom = 0;
     if (rc == MS_OK && !unreadable && s.nbatch)
         oom = pool_push(&p, s.batch, s.nbatch);
+    if (rc == MS_OK && !unreadable && !oom && lazy) {
+        /* the files the workers found large join those the walk found (none when lazy) */
+        ms_ds_job **d = NULL;
+        size_t nd = 0;
+        oom = pool_drain(&p, &d, &nd);
+        for (size_t i = 0; !oom && i < nd; i++) {
+            if (MS_GROW(s.big, s.capbig, s.nbig + 1, 32))
+                oom = 1;
+            else
+                s.big[s.nbig++] = d[i];
+        }
+        free(d);
+    }
     if (rc == MS_OK && !unreadable && !oom && s.nbig) {
         qsort(s.big, s.nbig, sizeof *s.big, cmp_job_size);
         oom = pool_push(&p, s.big, s.nbig);
@@ -745,6 +861,18 @@ int ms_ds_walk_hash(const char *root, const char *algo, const ms_ds_hash_opts *o
     js->blocks = s.blocks;
     if (rc == MS_OK && (oom || frc))
         rc = oom ? ms_err_oom(e) : frc;
+    if (rc == MS_OK && lazy) { /* what the workers' fstat saw, for the files the walk did not stat */
+        t->total_bytes = 0;
+        for (struct job_block *b = s.blocks; b; b = b->next)
+            for (size_t i = 0; i < b->n; i++) {
+                ms_ds_file *f = &t->files[b->v[i].file_idx];
+                f->size = b->v[i].size;
+                f->dev = b->v[i].dev;
+                f->ino = b->v[i].ino;
+            }
+        for (size_t i = 0; i < t->nfiles; i++)
+            t->total_bytes += t->files[i].size;
+    }
     if (rc == MS_OK && !unreadable) {
         js->v = malloc((s.njobs ? s.njobs : 1) * sizeof *js->v);
         if (!js->v) {

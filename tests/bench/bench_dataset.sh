@@ -9,7 +9,8 @@
 # 5x faster than sha256sum; it is enforced (exit 1) only where it is attainable: SHA extensions
 # and 2+ CPUs. Environment: MLSUBMIT (binary), BENCH_DATASET_MB (default 2048: scales the file
 # counts), BENCH_RUNS, BENCH_DATASET_MIN_RATIO (default 5), BENCH_VERBOSE=1 (every run with the
-# CPU time others took), TMPDIR (where the data goes).
+# CPU time others took), TMPDIR (where the data goes), BENCH_BASELINE_BIN (another mlsubmit, e.g.
+# the build before a change: its manifest is timed in the same run, beside this one's).
 # The machine's limit is measured in the same run: SHA-256 alone (`openssl speed -evp sha256`,
 # per CPU second) times the CPUs. Each manifest line is followed by its throughput as a share of
 # that limit and the CPU seconds per GB of the manifest, of sha256sum and of SHA-256 alone: CPU
@@ -111,6 +112,19 @@ verify() {
     "$BIN" dataset verify "$T/manifest.sha256" --root "$D" | tail -1 | grep -q '^summary: OK:'
 }
 manifest() { "$BIN" dataset manifest "$D" -o "$T/manifest.sha256"; }
+BASE=${BENCH_BASELINE_BIN:-}
+manifest_base() { "$BASE" dataset manifest "$D" -o "$T/manifest-base.sha256"; }
+# reading every file with read() and no hashing (tests/bench/read_files.c: as many threads as
+# CPUs, each file opened, read into a 256 KiB buffer, closed), paths relative to the tree
+cc -O2 -pthread -o "$T/read_files" "$(dirname "$0")/read_files.c"
+read_tree() { (cd "$D" && "$T/read_files" "$T/list" >/dev/null); }
+cpu_per_gb() { awk -v c="$1" -v b="$2" 'BEGIN { printf "%.3f", (c / 100) / (b / 1e9) }'; } # TICKS BYTES
+baseline_line() { # baseline_line BYTES MANIFEST_NS MANIFEST_CPU: the baseline binary's manifest beside ours
+    [ -n "$BASE" ] || return 0
+    time_best manifest_base
+    cmp -s "$T/manifest.sha256" "$T/manifest-base.sha256" || { echo "dataset: FAIL: the baseline's manifest differs"; exit 1; }
+    echo "dataset:   baseline manifest        $(secs "$best") s$([ "$contended" -ne 0 ] && echo ' (under contention)'), $(awk -v b="$1" -v t="$best" 'BEGIN { printf "%.2f", b / (t / 1e9) / 1e9 }') GB/s, $(cpu_per_gb "$best_cpu" "$1") CPU s per GB (this build: $(awk -v b="$1" -v t="$2" 'BEGIN { printf "%.2f", b / (t / 1e9) / 1e9 }') GB/s, $(cpu_per_gb "$3" "$1")) ($BASE)"
+}
 
 cpus=$(nproc)
 # The limit of this machine: SHA-256 alone, what OpenSSL's own loop hashes per CPU second (openssl
@@ -151,6 +165,7 @@ echo "dataset:   sha256sum                $(secs "$t_sum") s"
 echo "dataset:   mlsubmit dataset manifest $(secs "$t_man") s  (${ratio_man}x)"
 echo "dataset:   mlsubmit dataset verify   $(secs "$t_ver") s  (${ratio_ver}x)"
 limit_line "$bytes" "$t_man" "$c_man" "$c_sum"
+baseline_line "$bytes" "$t_man" "$c_man"
 if [ "$busy" -ne 0 ]; then
     echo "dataset: machine busy (other processes took over 10% of the CPUs in every run):"
     echo "dataset: ratio ${ratio_ver}x measured under contention, the ${MIN_RATIO}x target is not enforced"
@@ -190,3 +205,10 @@ echo "dataset: small files: $files files of 42,000 bytes, $((bytes >> 20)) MiB$(
 echo "dataset:   sha256sum                $(secs "$t_sum") s"
 echo "dataset:   mlsubmit dataset manifest $(secs "$t_man") s  (${ratio_man}x, target 5x; $(awk -v b="$bytes" -v t="$t_man" 'BEGIN { printf "%.2f", b / (t / 1e9) / 1e9 }') GB/s, target 2.5 GB/s on 2 CPUs with SHA extensions)"
 limit_line "$bytes" "$t_man" "$c_man" "$c_sum"
+# Reading the files alone (open, read, close each, no hashing) costs the kernel's copy from the
+# page cache and the per-file system calls; with SHA-256 alone it is the floor of any tree hash
+# that reads its files (mmap is not used: a file truncated meanwhile would be a SIGBUS).
+(cd "$D" && find . -type f) >"$T/list"
+time_best read_tree
+echo "dataset:   reading the files alone (read_files.c) $(cpu_per_gb "$best_cpu" "$bytes") CPU s per GB; with sha256 alone $(awk -v c="$best_cpu" -v b="$bytes" -v r="$sha_rate" 'BEGIN { if (r > 0) printf "%.3f", (c / 100) / (b / 1e9) + 1e9 / r; else printf "?" }') CPU s per GB: the floor; manifest $(cpu_per_gb "$c_man" "$bytes")"
+baseline_line "$bytes" "$t_man" "$c_man"

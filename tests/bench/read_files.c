@@ -1,7 +1,8 @@
-/* Baseline for bench_check.sh: reads every file named in a list (one path a line) with N
- * threads, each taking whole files from a shared cursor and reading them with read() into its
- * own 256 KiB buffer, and prints the bytes read. This is the floor of any program that must
- * read those files: `mlsubmit check` is measured against it.
+/* Baseline for bench_check.sh and bench_dataset.sh: reads every file named in a list (one path
+ * a line) with N threads, each taking whole files from a shared cursor and reading them with
+ * read() into its own 256 KiB buffer, and prints the bytes read. This is the floor of any
+ * program that must read those files: `mlsubmit check` is measured against it, and
+ * `dataset manifest` against it plus SHA-256 alone.
  *
  *   read_files LIST [THREADS]   (THREADS default: the CPUs this process may use) */
 #define _GNU_SOURCE

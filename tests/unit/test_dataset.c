@@ -603,6 +603,50 @@ START_TEST(streamed_hashing_matches_single_file_hashing)
 }
 END_TEST
 
+/* A manifest's walk leaves the stat of a regular file to the worker that hashes it (files over
+ * 1 MiB are then put back and hashed after the others): the tree still ends with every file's
+ * size, device and inode, and the total, as a stat of each shows */
+START_TEST(manifest_tree_has_each_files_size_and_identity)
+{
+    char dir[256];
+    ms_test_tmpdir(dir, sizeof dir);
+    static unsigned char data[(2u << 20) + 3];
+    memset(data, 'x', sizeof data);
+    sub_dir(dir, "sub");
+    size_t sizes[] = {0, 5, 42000, (1u << 20) + 1, sizeof data, 1u << 20};
+    const char *names[] = {"a", "sub/b", "sub/c", "big1", "sub/big2", "edge"};
+    uint64_t total = 0;
+    for (size_t i = 0; i < 6; i++) {
+        put_file(dir, names[i], data, sizes[i]);
+        total += sizes[i];
+    }
+    for (int jobs = 1; jobs <= 2; jobs++) {
+        ms_ds_hash_opts ho = {.jobs = jobs};
+        ms_ds_tree t;
+        ms_ds_manifest m;
+        ms_err e = {0};
+        ck_assert_int_eq(ms_ds_build(dir, "sha256", &ho, 0, 0, &t, &m, &e), MS_OK);
+        ck_assert_uint_eq(t.nfiles, 6);
+        ck_assert_uint_eq(m.n, 6);
+        ck_assert_uint_eq(t.total_bytes, total);
+        for (size_t i = 0; i < t.nfiles; i++) {
+            char path[512];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, t.files[i].path);
+            ck_assert_int_eq(lstat(path, &st), 0);
+            ck_assert_uint_eq(t.files[i].size, (uint64_t)st.st_size);
+            ck_assert_uint_eq(t.files[i].dev, (uint64_t)st.st_dev);
+            ck_assert_uint_eq(t.files[i].ino, (uint64_t)st.st_ino);
+            ck_assert_str_eq(m.entries[i].path, t.files[i].path);
+            ck_assert_int_eq(m.entries[i].size, (int64_t)st.st_size);
+        }
+        ms_ds_tree_free(&t);
+        ms_ds_manifest_free(&m);
+    }
+    rm_tree(dir);
+}
+END_TEST
+
 START_TEST(manifest_file_inside_the_tree_is_excluded)
 {
     char dir[256], mpath[512];
@@ -772,6 +816,7 @@ static Suite *suite(void)
     tcase_add_test(tc, symlinks_are_never_followed);
     tcase_add_test(tc, parallel_digests_match_single_file_hashing);
     tcase_add_test(tc, streamed_hashing_matches_single_file_hashing);
+    tcase_add_test(tc, manifest_tree_has_each_files_size_and_identity);
     tcase_add_test(tc, manifest_file_inside_the_tree_is_excluded);
     tcase_add_test(tc, unreadable_files_fail_the_build);
     tcase_add_test(tc, missing_root_is_an_input_error);
