@@ -275,6 +275,69 @@ static const char *int_list_run(const char *p, const char *end, int *closed)
     }
 }
 
+/* Skips the members of an object whose values are plain strings ("k":"v","k":"v",..., what
+ * the LoadGen writes for loadgen_file_sha1), starting at p, a member start (its key's opening
+ * quote): returns the start of the first member it does not take (p if none), where the general
+ * scan goes on. Every member taken is valid JSON: a key string, ':', a string value, ',', with
+ * no whitespace, and strings without an escape or a control character (any other byte is left
+ * to the line's UTF-8 check, as scan_string leaves it). 64 bytes a step with the parity of the
+ * quotes (prefix XOR) carried from one step to the next: a gap between two strings must be one
+ * byte, ':' after a key and ',' after a value. */
+#if defined(__SSE2__)
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+static const char *str_pairs_run(const char *p, const char *end)
+{
+    const char *q = p, *start = p;
+    /* carried from the previous step: inside a string (the parity of the quotes), the parity
+     * of the closing quotes (1: the last string closed was a key), the last byte was a
+     * closing quote, the last byte was a gap byte (p: as if one preceded its opening quote) */
+    uint64_t in = 0, kpar = 0, prev_close = 0, prev_gap = 1;
+    while (end - q >= 64) {
+        uint64_t qm = 0, x = 0, colon = 0, comma = 0;
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + 16 * k));
+            __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v); /* <= 0x1f */
+            qm |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')))
+                  << (16 * k);
+            x |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                     _mm_or_si128(ctl, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))))
+                 << (16 * k);
+            colon |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')))
+                     << (16 * k);
+            comma |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')))
+                     << (16 * k);
+        }
+        uint64_t s = prefix_xor(qm) ^ (0 - in);   /* bit i: inside a string or its opening quote */
+        uint64_t open = qm & s, close = qm & ~s, gap = ~s & ~qm;
+        uint64_t kp = prefix_xor(close) ^ (0 - kpar); /* bit i: the last string closed is a key */
+        if ((x & s) || gap != ((close << 1) | prev_close) || open != ((gap << 1) | prev_gap) ||
+            (gap & kp & ~colon) || (gap & ~kp & ~comma))
+            break;
+        /* a ',' ends a member: the next one starts after it */
+        uint64_t ends = gap & comma;
+        if (ends)
+            start = q + (64 - (unsigned)__builtin_clzll(ends));
+        in = s >> 63;
+        kpar = kp >> 63;
+        prev_close = close >> 63;
+        prev_gap = gap >> 63;
+        q += 64;
+    }
+    return start;
+}
+#endif
+
 /* An object or array starting at p (its opening bracket), up to past its closing bracket. */
 static int scan_container(const char **pp, const char *p, const char *end, int depth_limit, char *msg, size_t msgsz)
 {
@@ -286,6 +349,11 @@ static int scan_container(const char **pp, const char *p, const char *end, int d
         *pp = p + 1;
         return kind;
     }
+#if defined(__SSE2__)
+    /* a long object of plain strings (loadgen_file_sha1): its members up to the last few */
+    if (object && end - p >= 256 && *p == '"')
+        p = str_pairs_run(p, end);
+#endif
     for (;;) {
         if (object) {
             p = skip_ws(p, end);
