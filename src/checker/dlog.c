@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "checker/internal.h"
+#include "common/fsutil.h"
 #include "common/pyfmt.h"
 
 #if defined(__SSE2__)
@@ -280,17 +281,15 @@ static int read_whole(int fd, const char *path, size_t keep_max, char **out, siz
     if (!buf)
         return ms_err_oom(e);
     while (got < want) {
-        ssize_t r = read(fd, buf + got, want - got);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int er = errno;
+        size_t r;
+        int rc = ms_read_some(fd, buf + got, want - got, &r, path, e);
+        if (rc) {
             free(buf);
-            return ms_err_errno(e, MS_EINPUT, er, "%s: read error", path);
+            return rc;
         }
         if (r == 0)
             break;
-        got += (size_t)r;
+        got += r;
     }
     if (got == want) {
         free(buf);
