@@ -173,6 +173,8 @@ typedef struct ck_dir {
     ck_entry *v;
     size_t n;
     int err;                   /* errno when the directory could not be read */
+    int packed;                /* the names follow the entries in v's block (a copy from the
+                                  listing store): freed with it */
 } ck_dir;
 
 /* Lists a directory (names sorted byte-wise; "." and ".." left out; each entry keeps its
