@@ -6,12 +6,14 @@
  * (at most MAX_LINE bytes) whatever the size of the file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "checker/internal.h"
+#include "common/fsutil.h"
 #include "common/pyfmt.h"
 
 #if defined(__SSE2__)
@@ -264,22 +266,81 @@ static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
     return add_value(d, &rec, key, key_len);
 }
 
+/* The whole regular file of fd in *out (NUL-terminated, *n bytes) when it has fewer than
+ * MAX_LINE and at most keep_max bytes and does not grow while read: then no line can be over
+ * long, and the lines are the same as streamed. Otherwise *out stays NULL and fd is rewound
+ * (the caller streams it). 0, or an error code (a read error, out of memory; e set). */
+static int read_whole(int fd, const char *path, size_t keep_max, char **out, size_t *n, ms_err *e)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size >= MAX_LINE ||
+        (unsigned long long)st.st_size > keep_max)
+        return MS_OK;
+    size_t want = (size_t)st.st_size + 1, got = 0; /* one byte more: whether it grew */
+    char *buf = malloc(want + 1);
+    if (!buf)
+        return ms_err_oom(e);
+    while (got < want) {
+        size_t r;
+        int rc = ms_read_some(fd, buf + got, want - got, &r, path, e);
+        if (rc) {
+            free(buf);
+            return rc;
+        }
+        if (r == 0)
+            break;
+        got += r;
+    }
+    if (got == want) {
+        free(buf);
+        return lseek(fd, 0, SEEK_SET) == 0 ? MS_OK
+                                            : ms_err_errno(e, MS_EINPUT, errno, "%s: read error", path);
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *n = got;
+    return MS_OK;
+}
+
 int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
 {
+    return ck_dlog_load_keep(d, path, 0, NULL, NULL, e);
+}
+
+int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept, size_t *kept_len,
+                      ms_err *e)
+{
     memset(d, 0, sizeof *d);
+    if (kept) {
+        *kept = NULL;
+        *kept_len = 0;
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ms_err_errno(e, MS_EINPUT, errno, "%s: cannot open", path);
     size_t cap = BLOCK, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
+    char *buf = NULL;
+    int eof = 0, whole = 0;
+    if (kept) {
+        int rc = read_whole(fd, path, keep_max, &buf, &len, e);
+        if (rc) {
+            close(fd);
+            return rc;
+        }
+        if (buf) {
+            whole = 1;
+            cap = len + 1;
+            eof = 1;
+        }
+    }
+    if (!buf && !(buf = malloc(cap))) {
         close(fd);
         return ms_err_oom(e);
     }
     size_t line_no = 0;
     ms_mllog_memo memo;
     memo.len = 0;
-    int eof = 0, skipping = 0, skip_is_record = 0, pending_cr = 0;
+    int skipping = 0, skip_is_record = 0, pending_cr = 0;
     while (!eof || len) {
         if (!eof && len < cap) {
             ssize_t r = read(fd, buf + len, cap - len);
@@ -388,7 +449,13 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e)
             snprintf(d->bad_msg, sizeof d->bad_msg, "record longer than %u bytes", MAX_LINE);
         }
     }
-    free(buf);
+    if (whole) {
+        /* the lines were read in place (only the empty tail was moved): the file's bytes */
+        *kept = buf;
+        *kept_len = cap - 1;
+    } else {
+        free(buf);
+    }
     close(fd);
     return MS_OK;
 }

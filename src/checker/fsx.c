@@ -147,24 +147,27 @@ static const cached_dir *cache_find(const char *path, size_t plen)
     return cd;
 }
 
+/* A copy in one block: the entries, then their names (packed: ck_dir_free frees the block) */
 static int dir_copy(ck_dir *to, const ck_dir *from)
 {
     memset(to, 0, sizeof *to);
     if (!from->n)
         return 0;
-    to->v = calloc(from->n, sizeof *to->v);
+    size_t bytes = from->n * sizeof *to->v;
+    for (size_t i = 0; i < from->n; i++)
+        bytes += strlen(from->v[i].name) + 1;
+    to->v = malloc(bytes);
     if (!to->v)
         return -1;
+    char *names = (char *)(to->v + from->n);
     for (size_t i = 0; i < from->n; i++) {
+        size_t len = strlen(from->v[i].name) + 1;
         to->v[i] = from->v[i];
-        to->v[i].name = strdup(from->v[i].name);
-        if (!to->v[i].name) {
-            to->n = i;
-            ck_dir_free(to);
-            return -1;
-        }
+        to->v[i].name = memcpy(names, from->v[i].name, len);
+        names += len;
     }
     to->n = from->n;
+    to->packed = 1;
     return 0;
 }
 
@@ -432,11 +435,12 @@ oom:
 
 void ck_dir_free(ck_dir *d)
 {
-    for (size_t i = 0; i < d->n; i++)
+    for (size_t i = 0; i < d->n && !d->packed; i++)
         free(d->v[i].name);
     free(d->v);
     d->v = NULL;
     d->n = 0;
+    d->packed = 0;
 }
 
 static int in_list(const json_t *l, const char *const *extra, const char *s)

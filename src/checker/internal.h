@@ -173,6 +173,8 @@ typedef struct ck_dir {
     ck_entry *v;
     size_t n;
     int err;                   /* errno when the directory could not be read */
+    int packed;                /* the names follow the entries in v's block (a copy from the
+                                  listing store): freed with it */
 } ck_dir;
 
 /* Lists a directory (names sorted byte-wise; "." and ".." left out; each entry keeps its
@@ -241,6 +243,12 @@ typedef struct ck_dlog {
  * :::MLLOG parser, keeping the first value of every key. I/O problems return MS_EINPUT with a
  * message; malformed content is recorded in nbad / bad_utf8. */
 int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e);
+/* ck_dlog_load that also hands over the file's bytes in *kept (NUL-terminated, *kept_len bytes,
+ * malloc'd) when it is a regular file of at most keep_max bytes (and under the longest line
+ * read): it is then read whole, in one pass, instead of streamed; otherwise *kept is NULL. For
+ * a check that reads the same file whole afterwards (the Power WG check's detail logs). */
+int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept, size_t *kept_len,
+                      ms_err *e);
 void ck_dlog_free(ck_dlog *d);
 /* The detail-log format detector's hook (dlog_text.c): when `path` is a LoadGen 0.5/0.7 text
  * log (ms_log_detect), its ERROR records become d's error texts (n_error_recs, errors), as the
@@ -439,7 +447,19 @@ void ck_parallel(int jobs, size_t n, ck_task_fn fn, void *ctx);
 /* scenario.c */
 void ck_eval_scenario(ck_state *run, ck_scen *s);
 /* power.c: W4, the Power WG checker's checks on <scenario>/performance (perf_rel) */
-void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const char *perf_rel);
+/* A file's bytes that one check of a scenario read and another adopts rather than reading the
+ * file again: rel relative to ROOT, text NUL-terminated (NULL: none), utf8_ok known valid UTF-8 */
+typedef struct ck_kept {
+    char *rel, *text;
+    size_t len;
+    int utf8_ok;
+} ck_kept;
+/* The largest text file the Power WG check reads whole */
+#define CK_POWER_TEXT_MAX (64u * 1024 * 1024)
+/* kept: the ranging and run_1 detail logs as the performance checks read them (texts adopted,
+ * set to NULL) */
+void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const char *perf_rel,
+                       ck_kept *kept, size_t nkept);
 /* Python datetime.strptime(s, "%m-%d-%Y %H:%M:%S.%f") as UTC microseconds: 0, or -1 when
  * Python raises ValueError (-2: out of memory) */
 int ck_ptd_strptime(const char *s, size_t n, int64_t *us);

@@ -37,7 +37,7 @@
 #include "common/hash.h"
 #include "common/pyfmt.h"
 
-#define PW_TEXT_MAX (64u * 1024 * 1024)
+#define PW_TEXT_MAX CK_POWER_TEXT_MAX
 
 typedef struct pwctx {
     ck_state *run;
@@ -54,6 +54,7 @@ typedef struct pwctx {
     struct pwcached {
         char *rel, *text;
         size_t len;
+        int utf8_ok;
     } *files;
     size_t nfiles, capfiles;
     /* power_begin / power_end of the ranging [0] and run_1 [1] detail logs, once found */
@@ -391,6 +392,7 @@ static int py_int_ok(const json_t *v)
 typedef struct pwtext {
     char *text;
     size_t len;
+    int utf8_ok; /* known to be valid UTF-8 (read by the detail-log reader, which checked it) */
 } pwtext;
 
 /* The bytes of the file rel (relative to ROOT, absolute path abs) from the context's files, read
@@ -402,6 +404,7 @@ static int pw_bytes(pwctx *c, const char *rel, const char *abs, pwtext *t, ms_er
         if (!strcmp(c->files[i].rel, rel)) {
             t->text = c->files[i].text;
             t->len = c->files[i].len;
+            t->utf8_ok = c->files[i].utf8_ok;
             return 0;
         }
     char *text, *name = strdup(rel);
@@ -415,9 +418,10 @@ static int pw_bytes(pwctx *c, const char *rel, const char *abs, pwtext *t, ms_er
         free(name);
         return -1;
     }
-    c->files[c->nfiles++] = (struct pwcached){name, text, len};
+    c->files[c->nfiles++] = (struct pwcached){name, text, len, 0};
     t->text = text;
     t->len = len;
+    t->utf8_ok = 0;
     return 0;
 }
 
@@ -453,7 +457,7 @@ static int pw_read(pwctx *c, const char *rel, pwtext *t)
     }
     free(abs);
     size_t off;
-    if (!ms_utf8_valid(t->text, t->len, &off)) {
+    if (!t->utf8_ok && !ms_utf8_valid(t->text, t->len, &off)) {
         PW_FAIL(c, rel, NULL, "UTF-8 text", "an invalid byte",
                 "%s is not valid UTF-8 (byte offset %zu)", rel, off);
         t->text = NULL;
@@ -1579,7 +1583,8 @@ static json_t *load_session(pwctx *c, const char *rel)
     return j;
 }
 
-void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const char *perf_rel)
+void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const char *perf_rel,
+                       ck_kept *kept, size_t nkept)
 {
     if (ck_skipped(run, CK_ID(W4)))
         return;
@@ -1596,6 +1601,20 @@ void ck_power_wg_check(ck_state *run, ck_flist *out, const ck_where *w, const ch
                           "none", "the %s rules have no Power WG checker facts (power_checker)",
                           run->rules.version);
         return;
+    }
+    /* the detail logs the performance checks read whole: their bytes as pw_bytes would read
+     * them (not kept when not at most PW_TEXT_MAX bytes, where pw_bytes fails) */
+    for (size_t i = 0; i < nkept; i++) {
+        if (!kept[i].text || kept[i].len > PW_TEXT_MAX)
+            continue;
+        char *name = strdup(kept[i].rel);
+        if (!name || MS_GROW(c.files, c.capfiles, c.nfiles + 1, 8)) {
+            free(name);
+            run->oom = 1;
+            break;
+        }
+        c.files[c.nfiles++] = (struct pwcached){name, kept[i].text, kept[i].len, kept[i].utf8_ok};
+        kept[i].text = NULL;
     }
     pwtime tm;
     pwre version_re = {0};

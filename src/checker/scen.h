@@ -38,7 +38,12 @@ typedef struct sctx {
     int unified;
     const ck_profile *pp;  /* ck_profiles[unified] */
     int raises; /* a check met input on which the MLCommons checker raises (no verdict) */
+    /* the ranging and run_1 detail logs of a power result that the Power WG check (W4) will
+     * read whole: rel set when it will run; load_dlog keeps their bytes for it */
+    ck_kept *kept; /* [CK_KEPT_LOGS] */
 } sctx;
+
+#define CK_KEPT_LOGS 2
 
 #define FIND(c, id, sev, file, line, exp, found, ...)                                         \
     ck_report_finding((c)->run, &(c)->s->f, &(c)->w, id, sev, file, line, NULL, exp, found,  \

@@ -266,7 +266,7 @@ void group_power(sctx *c, const char *scen_rel, const ck_dlog *run_log, int run_
         power_metric(c, run_log, run_rel, spl_rel);
     /* W4: the Power WG checker (power.c); before v5.0 only with --more-power-check */
     if (r->sw.power_wg_default || c->run->o->more_power_check)
-        ck_power_wg_check(c->run, &s->f, &c->w, perf_rel);
+        ck_power_wg_check(c->run, &s->f, &c->w, perf_rel, c->kept, CK_KEPT_LOGS);
 out:
     free(perf_rel);
     free(rng_rel);

@@ -139,7 +139,15 @@ int load_dlog(sctx *c, const char *rel, const char *id, ck_dlog *d)
         return 0;
     }
     ms_err e;
-    int rc = ck_dlog_load(d, abs, &e);
+    ck_kept *k = NULL;
+    for (size_t i = 0; i < CK_KEPT_LOGS; i++)
+        if (c->kept[i].rel && !c->kept[i].text && !strcmp(c->kept[i].rel, rel))
+            k = &c->kept[i];
+    int rc = k ? ck_dlog_load_keep(d, abs, CK_POWER_TEXT_MAX, &k->text, &k->len, &e)
+               : ck_dlog_load(d, abs, &e);
+    /* the reader checked every line with a byte >= 0x80, and no line was too long to read */
+    if (k && k->text)
+        k->utf8_ok = !d->bad_utf8;
     if (!rc && !d->n && !d->nbad && !d->first_line_is_record)
         rc = ck_dlog_text_errors(d, abs, &e);  /* LoadGen 0.5/0.7 text log (textlog.h) */
     free(abs);
@@ -229,10 +237,38 @@ const ck_profile ck_profiles[2] = {
 
 /* ------------------------------------------------------------------ task ---- */
 
+static void eval_scenario(ck_state *run, ck_scen *s, ck_kept *kept);
+
 void ck_eval_scenario(ck_state *run, ck_scen *s)
+{
+    ck_kept kept[CK_KEPT_LOGS];
+    memset(kept, 0, sizeof kept);
+    eval_scenario(run, s, kept);
+    for (size_t i = 0; i < CK_KEPT_LOGS; i++) {
+        free(kept[i].rel);
+        free(kept[i].text);
+    }
+}
+
+/* the ranging and run_1 detail logs that W4 will read whole (scen_power.c, power.c) */
+static void keep_power_logs(sctx *c, const char *scen_rel)
+{
+    if (!(c->r->sw.power_wg_default || c->run->o->more_power_check) ||
+        ck_skipped(c->run, CK_ID(W4)))
+        return;
+    static const char *const runs[CK_KEPT_LOGS] = {"ranging", "run_1"};
+    for (int i = 0; i < CK_KEPT_LOGS; i++) {
+        char *dir = ck_join3(scen_rel, "performance", runs[i]);
+        c->kept[i].rel = dir ? ck_join(dir, "mlperf_log_detail.txt") : NULL;
+        free(dir);
+    }
+}
+
+static void eval_scenario(ck_state *run, ck_scen *s, ck_kept *kept)
 {
     sctx c;
     memset(&c, 0, sizeof c);
+    c.kept = kept;
     c.run = run;
     c.s = s;
     c.r = &run->rules;
@@ -243,6 +279,8 @@ void ck_eval_scenario(ck_state *run, ck_scen *s)
     char *power_abs = ck_join3(s->abs, "performance", "power");
     s->has_power = power_abs && ck_isdir(power_abs);
     free(power_abs);
+    if (s->has_power)
+        keep_power_logs(&c, scen_rel);
 
     if (!c.unified) {
         size_t mstart = s->f.n;

@@ -36,7 +36,9 @@ int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms
         return ms_err_set(e, MS_EINPUT, "%s: file is %lld bytes, more than the %zu allowed", path,
                           (long long)st.st_size, max_bytes);
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    /* the size, the read that finds the end (a spare byte: no realloc, which would copy the
+     * whole file only to learn that nothing follows) and the terminating NUL */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
         close(fd);
