@@ -6,6 +6,7 @@
 
 #include "checker/checker.h"
 #include "cli/cli.h"
+#include "common/buf.h"
 #include "rules/rules.h"
 
 static const char usage_text[] =
@@ -18,9 +19,10 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 clean, 1 problems found, 2 usage error, 3 unreadable file.\n";
 
+/* Round names in version order (v1.0 < v1.1 < v10.0), as the newest-last listing promises. */
 static int cmp(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
 int cmd_rules(int argc, char **argv)
@@ -46,19 +48,32 @@ int cmd_rules(int argc, char **argv)
             ms_err_set(&e, MS_EINPUT, "%s: cannot open", path);
             return cli_fail("rules", &e);
         }
-        char *names[256];
-        size_t n = 0;
-        for (struct dirent *de; (de = readdir(d)) && n < 256;) {
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        int oom = 0;
+        for (struct dirent *de; (de = readdir(d));) {
             size_t l = strlen(de->d_name);
-            if (l > 5 && de->d_name[0] == 'v' && !strcmp(de->d_name + l - 5, ".json"))
-                names[n++] = strndup(de->d_name, l - 5);
+            if (l <= 5 || de->d_name[0] != 'v' || strcmp(de->d_name + l - 5, ".json"))
+                continue;
+            if (MS_GROW(names, cap, n + 1, 32) || !(names[n] = strndup(de->d_name, l - 5))) {
+                oom = 1;
+                break;
+            }
+            n++;
         }
         closedir(d);
-        qsort(names, n, sizeof *names, cmp);
-        for (size_t i = 0; i < n; i++) {
-            if (names[i])
+        if (!oom) {
+            qsort(names, n, sizeof *names, cmp);
+            for (size_t i = 0; i < n; i++)
                 printf("%s\n", names[i]);
+        }
+        for (size_t i = 0; i < n; i++)
             free(names[i]);
+        free(names);
+        if (oom) {
+            free(data);
+            ms_err_oom(&e);
+            return cli_fail("rules", &e);
         }
     } else if (!strcmp(argv[1], "lint")) {
         if (argc < 3) {

@@ -63,6 +63,12 @@ expect_grep "tried data/digits \\(working directory\\), $TMP/bin/../data/digits 
 mkdir -p "$TMP/wd/rules"; cp "$REPO/rules/v6.1.json" "$TMP/wd/rules/v9.9.json"
 ( cd "$TMP/wd" && env -u MLSUBMIT_DATA_DIR -u MLSUBMIT_RULES "$M" rules list ) > "$TMP/out" 2>&1
 [ "$(cat "$TMP/out")" = "v9.9" ] && ok || fail "rules list: the working directory's rules/ first (got: $(head -c 200 "$TMP/out"))"
+# rules list: rounds in version order, newest last (v10.0 after v9.9), however many there are
+mkdir -p "$TMP/many/rules"
+for v in v10.0 v9.9 v1.10 v1.2 $(seq -f 'v0.%g' 100 399); do : > "$TMP/many/rules/$v.json"; done
+MLSUBMIT_DATA_DIR="$TMP/many" "$M" rules list > "$TMP/out" 2>&1
+[ "$(wc -l < "$TMP/out")" = 304 ] && [ "$(tail -4 "$TMP/out" | tr '\n' ' ')" = "v1.2 v1.10 v9.9 v10.0 " ] && ok ||
+  fail "rules list: every round in version order (got $(wc -l < "$TMP/out") lines ending $(tail -4 "$TMP/out" | tr '\n' ' '))"
 ( cd "$TMP/wd" && MLSUBMIT_DATA_DIR="$REPO" "$M" rules list ) > "$TMP/out" 2>&1
 grep -qx v6.1 "$TMP/out" && ! grep -q v9.9 "$TMP/out" && ok || fail "MLSUBMIT_DATA_DIR before the working directory"
 ( cd "$TMP/wd" && env -u MLSUBMIT_DATA_DIR MLSUBMIT_RULES="$REPO/rules" "$M" rules list ) > "$TMP/out" 2>&1
