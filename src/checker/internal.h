@@ -51,6 +51,9 @@ typedef struct ck_switches {
     int compliance_perf_checked;    /* "compliance_runs_perf_checked" (1): C3 on compliance runs */
     int compliance_last_decides;    /* "compliance_last_test_decides" (0): last test's verdict */
     int early_stopping;             /* "early_stopping" (1): P9/P10, else P11 for every scenario */
+    int multistream_inference;      /* "multistream_inference" (1): Offline inferred from a
+                                     * MultiStream log, MultiStream from a SingleStream one (I2,
+                                     * I3); 0: only Offline from SingleStream (I1) */
     int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
     int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
     int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */

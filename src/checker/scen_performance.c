@@ -413,8 +413,14 @@ static void perf_inference(pctx *p, const ck_dlog *d, const char *S, const char 
     if (F && differs && !(c->unified && !strcasecmp(S, "Server") && !strcasecmp(F, "Interactive"))) {
         const char *Fc = canon_or_raw(r, F);
         const char *Scn = Sc ? Sc : S;
-        int pair_ss_ms = CK_SCEN_IS(Fc, RU_MULTI_STREAM) && CK_SCEN_IS(Scn, RU_SINGLE_STREAM);
-        int pair_ms_off = CK_SCEN_IS(Fc, RU_OFFLINE) && CK_SCEN_IS(Scn, RU_MULTI_STREAM);
+        /* check_performance_dir (submission-checker.py): MultiStream from SingleStream and
+         * Offline from MultiStream are inferred only `not config.uses_legacy_multistream()`
+         * (tag v2.0 on); tags v1.0.1/r1.1 infer only Offline from SingleStream (`if
+         * scenario_fixed in ["Offline"] and scenario != scenario_fixed`), any other log is
+         * checked and reported as its own effective_scenario under the folder's name */
+        int ms_inf = r->sw.multistream_inference;
+        int pair_ss_ms = ms_inf && CK_SCEN_IS(Fc, RU_MULTI_STREAM) && CK_SCEN_IS(Scn, RU_SINGLE_STREAM);
+        int pair_ms_off = ms_inf && CK_SCEN_IS(Fc, RU_OFFLINE) && CK_SCEN_IS(Scn, RU_MULTI_STREAM);
         int pair_ss_off = CK_SCEN_IS(Fc, RU_OFFLINE) && CK_SCEN_IS(Scn, RU_SINGLE_STREAM);
         int allowed = pair_ss_ms || pair_ms_off || pair_ss_off;
         if (c->unified) {
@@ -448,6 +454,13 @@ static void perf_inference(pctx *p, const ck_dlog *d, const char *S, const char 
                     snprintf(val->text, sizeof val->text, "%s", b.data);
                 ms_buf_free(&b);
             }
+        } else if (!ms_inf && CK_SCEN_IS(Fc, RU_OFFLINE)) {
+            /* v1.0.1/r1.1: `res = qps_wo_loadgen_overhead`, set only for a SingleStream log */
+            *inferred = 1;
+            pf(p, CK_ID(I1), CK_SEV_ERROR, kline(d, "effective_scenario"), "SingleStream", S,
+               "an Offline result inferred from a %s log has no value (the MLCommons checker "
+               "raises an exception)", S);
+            val->set = 0;
         } else if (pair_ms_off) {
             *inferred = 1;
             double spq, lat;

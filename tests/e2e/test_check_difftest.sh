@@ -217,6 +217,18 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
   else
     echo "FAIL: v1.0 measurements folder renamed (rc=$rc):"; grep -E '^(NoResults|Results=)' "$TMP/meas.out"; fail=1
   fi
+  # seed 20138 of the second campaign (20922, 21020 alike): an Offline folder, holding a
+  # SingleStream log (Offline inferred from it), renamed to MultiStream. check_performance_dir of
+  # v1.0.1 infers only Offline from SingleStream (multistream_inference: false, before v2.0):
+  # the log is checked as the SingleStream it is and its value is written as MultiStream
+  E=closed/Edgecortix/results/edgecortix-DNA_F_SERIES/resnet50
+  old_case v1.0 msren && mv "$TMP/msren/$E/Offline" "$TMP/msren/$E/MultiStream" && old_check v1.0 msren
+  if [ "$rc" = 1 ] && grep -q '^Results=12, NoResults=2$' "$TMP/msren.out" &&
+     grep -q ',resnet50,resnet,MultiStream,6.640603,' "$TMP/msren.csv" && ! grep -q 'I3' "$TMP/msren.out"; then
+    echo "ok: v1.0 Offline renamed MultiStream: a MultiStream row of the SingleStream log (the official verdict)"
+  else
+    echo "FAIL: v1.0 Offline renamed MultiStream (rc=$rc):"; grep -E 'I3|^Results=' "$TMP/msren.out"; fail=1
+  fi
 fi
 if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   # seed 191: operating_system a number: v0.7.1's summary.csv has no such column, no crash, and
