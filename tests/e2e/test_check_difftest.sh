@@ -229,6 +229,16 @@ if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   else
     echo "FAIL: v0.7 operating_system not a string (rc=$rc):"; grep -E 'Y9|^Results=' "$TMP/os.out"; fail=1
   fi
+  # seed 21100: the system's status dropped: check_results_dir of v0.7.1 takes
+  # system_json.get("status") as is and fmt.format writes str(None): "None", not an empty field
+  old_case v0.7 nostat && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); del d["status"]; open(p+".n","w").write(json.dumps(d))' "$TMP/nostat/$IV" &&
+    mv "$TMP/nostat/$IV.n" "$TMP/nostat/$IV" && old_check v0.7 nostat
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=7$' "$TMP/nostat.out" &&
+     grep -qx 'IVATech,None,open,edge,iva-fpga-1,mobilenet,resnet,Offline,392.649,70.140,open/IVATech/results/iva-fpga-1/mobilenet/Offline' "$TMP/nostat.csv"; then
+    echo "ok: v0.7 status dropped: Availability None (the official row), Results=9, NoResults=7"
+  else
+    echo "FAIL: v0.7 status dropped (rc=$rc):"; grep -E '^Results=' "$TMP/nostat.out"; grep IVATech "$TMP/nostat.csv"; fail=1
+  fi
 fi
 if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   # seed 211: a wrong schedule seed: v2.0's check_performance_dir only logs it (P7 in
