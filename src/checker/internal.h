@@ -313,6 +313,11 @@ typedef struct ck_scen {
     int perf_ran;              /* P0/P1 passed (legacy) */
     int perf_ok;
     ck_value value;
+    /* the Result column when it is not value's text (result_from_summary: check_results_dir of
+     * submission-checker.py v0.7.1 writes the `r` of the last run it read, "None" if that run
+     * raised, while results[name] keeps the last valid run's); if row_result_set, else value.text */
+    int row_result_set;
+    char row_result[64];
     int inferred;
     char *effective_scenario;
     int has_power;

@@ -662,7 +662,15 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
         int is_json = 0;
         switch (col_kind_of(name)) {
         case COL_ORG: t = s->submitter; break;
-        case COL_AVAIL: t = status; break;
+        case COL_AVAIL:
+            /* status_checked false (submission-checker.py v0.7.1, check_results_dir):
+             * available = system_json.get("status") goes through fmt.format's str(): None for
+             * a missing field, True/1/... for another JSON value; later rounds lower() it */
+            if (r->sw.status_checked)
+                t = status;
+            else
+                jv = json_object_get(j, "status"), is_json = 1;
+            break;
         case COL_DIV: t = s->division; break;
         case COL_SYSTYPE: jv = json_object_get(j, "system_type"); is_json = 1; break;
         case COL_SYSNAME: t = json_string_value(json_object_get(j, "system_name")); break;

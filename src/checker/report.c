@@ -476,5 +476,5 @@ void ck_row_unit_result(const ck_rules *r, const ck_scen *s, const char *scen, i
     if (power_row)
         ms_py_float_repr(s->power_metric, result);
     else
-        snprintf(result, 64, "%s", s->value.text);
+        snprintf(result, 64, "%s", s->row_result_set ? s->row_result : s->value.text);
 }

@@ -866,7 +866,14 @@ void group_performance_summary(sctx *c, const char *scen_rel)
             s->perf_ran = 1;
             ck_value v = {0};
             size_t before = s->f.n;
-            if (summary_run(c, run_rel, &v)) {
+            int ok = summary_run(c, run_rel, &v);
+            /* check_results_dir (submission-checker.py v0.7.1) writes the row with the `r` of
+             * the last run it read (a missing run_N is skipped by `continue`): that run's value
+             * even if not valid, None if check_performance_dir raised (the bare `except:` sets
+             * r = None, e.g. a UnicodeDecodeError of the summary's `for line in f`) */
+            snprintf(s->row_result, sizeof s->row_result, "%s", v.set ? v.text : "None");
+            s->row_result_set = 1;
+            if (ok) {
                 s->value = v;  /* results[name] = r: the last valid run's */
                 any_valid = 1;
             } else {

@@ -241,6 +241,30 @@ if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   else
     echo "FAIL: v0.7 operating_system not a string (rc=$rc):"; grep -E 'Y9|^Results=' "$TMP/os.out"; fail=1
   fi
+  # seed 21100: the system's status dropped: check_results_dir of v0.7.1 takes
+  # system_json.get("status") as is and fmt.format writes str(None): "None", not an empty field
+  old_case v0.7 nostat && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); del d["status"]; open(p+".n","w").write(json.dumps(d))' "$TMP/nostat/$IV" &&
+    mv "$TMP/nostat/$IV.n" "$TMP/nostat/$IV" && old_check v0.7 nostat
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=7$' "$TMP/nostat.out" &&
+     grep -qx 'IVATech,None,open,edge,iva-fpga-1,mobilenet,resnet,Offline,392.649,70.140,open/IVATech/results/iva-fpga-1/mobilenet/Offline' "$TMP/nostat.csv"; then
+    echo "ok: v0.7 status dropped: Availability None (the official row), Results=9, NoResults=7"
+  else
+    echo "FAIL: v0.7 status dropped (rc=$rc):"; grep -E '^Results=' "$TMP/nostat.out"; grep IVATech "$TMP/nostat.csv"; fail=1
+  fi
+  # seeds 21307, 21503: invalid UTF-8 in the summary of a Server result's run_5: check_results_dir
+  # of v0.7.1 writes the `r` of the last run it read, and the bare `except:` around
+  # check_performance_dir made it None (results[name] keeps run_4's value, so the row is written)
+  AS=closed/Altos/results/T4x4_TRT/ssd-resnet34/Server
+  for bad in feff c328; do  # the bytes of seeds 21307 and 21503, put in line 16 at column 26
+    old_case v0.7 r5 && python3 -c 'import sys; p=sys.argv[1]; b=open(p,"rb").read().split(b"\n"); b[15]=b[15][:25]+bytes.fromhex(sys.argv[2])+b[15][25:]; open(p,"wb").write(b"\n".join(b))' \
+      "$TMP/r5/$AS/performance/run_5/mlperf_log_summary.txt" "$bad" && old_check v0.7 r5
+    if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=6$' "$TMP/r5.out" &&
+       grep -qx "Altos,available,closed,datacenter,T4x4_TRT,ssd-resnet34,ssd-large,Server,None,20.111,$AS" "$TMP/r5.csv"; then
+      echo "ok: v0.7 run_5 summary not UTF-8 (0x$bad): Result None (the official row), Results=9, NoResults=6"
+    else
+      echo "FAIL: v0.7 run_5 summary not UTF-8 (0x$bad) (rc=$rc):"; grep -E '^Results=' "$TMP/r5.out"; grep "$AS" "$TMP/r5.csv"; fail=1
+    fi
+  done
 fi
 if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   # seed 211: a wrong schedule seed: v2.0's check_performance_dir only logs it (P7 in
