@@ -54,6 +54,9 @@ typedef struct ck_switches {
     int multistream_inference;      /* "multistream_inference" (1): Offline inferred from a
                                      * MultiStream log, MultiStream from a SingleStream one (I2,
                                      * I3); 0: only Offline from SingleStream (I1) */
+    int result_counts_unless_none;  /* "result_counts_unless_none" (0): Results= counts every
+                                     * result that has a value, 0 included (v is not None);
+                                     * 0: only truthy ones (if v:) */
     int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
     int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
     int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */

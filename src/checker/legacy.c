@@ -880,9 +880,15 @@ static void bookkeeping(plan *pl)
                                 ck_report_finding(run, &run->findings,
                                                   &(ck_where){s->division, s->submitter, s->system,
                                                               s->model_dir, s->scen_dir},
-                                                  CK_ID(P8), CK_SEV_ERROR, s->rel, 0, NULL, "a non-zero value",
-                                                  "0.0", "the result value is 0, which the "
-                                                  "MLCommons checker counts as no result");
+                                                  CK_ID(P8),
+                                                  r->sw.result_counts_unless_none ? CK_SEV_WARNING
+                                                                                  : CK_SEV_ERROR,
+                                                  s->rel, 0, NULL, "a non-zero value", "0.0",
+                                                  r->sw.result_counts_unless_none
+                                                      ? "the result value is 0: the MLCommons checker "
+                                                        "of this round counts it but writes no row"
+                                                      : "the result value is 0, which the "
+                                                        "MLCommons checker counts as no result");
                         }
                         int compliance = closed ? 0 : 1;
                         if (closed && !run->o->skip_compliance) {

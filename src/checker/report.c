@@ -28,11 +28,18 @@ static int seen_id(char **list, size_t n, const char *id)
     return 0;
 }
 
+/* Whether a result key counts in Results= and the verdict: a truthy value, or with
+ * result_counts_unless_none any value (main() of tag v0.7.1 tests `v is None`). */
+static int key_counts(const ck_state *run, const ck_key *k)
+{
+    return k->truthy || (run->rules.sw.result_counts_unless_none && k->has_value);
+}
+
 static void compute_totals(const ck_state *run, totals *t)
 {
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < run->nkeys; i++) {
-        if (run->keys[i].truthy)
+        if (key_counts(run, &run->keys[i]))
             t->results++;
         else
             t->noresults++;
@@ -139,7 +146,7 @@ verdict:
     fprintf(out, "---\n");
     int ok = 1;
     for (size_t i = 0; i < run->nkeys; i++)
-        ok &= run->keys[i].truthy;
+        ok &= key_counts(run, &run->keys[i]);
     ok &= t->errors == 0;
     if (ok)
         fprintf(out, "%sSUMMARY: submission looks OK%s\n", color ? "\033[32m" : "",

@@ -265,6 +265,19 @@ if [ -d "$SHARED/rounds/v0.7/tree" ]; then
       echo "FAIL: v0.7 run_5 summary not UTF-8 (0x$bad) (rc=$rc):"; grep -E '^Results=' "$TMP/r5.out"; grep "$AS" "$TMP/r5.csv"; fail=1
     fi
   done
+  # seed 21155: a Server result whose last run (run_5) is valid with 0.0 samples/s: main() of
+  # v0.7.1 counts every result that is not None (switch result_counts_unless_none), 0.0 too, and
+  # check_results_dir writes no row for it (`if results.get(name)`)
+  RS=closed/Altos/results/T4x4_TRT/rnnt/Server
+  old_case v0.7 zero && sed -i 's/^Scheduled samples per second : 3396.95$/Scheduled samples per second : 0.0/' \
+    "$TMP/zero/$RS/performance/run_5/mlperf_log_summary.txt" &&
+    grep -q '^Scheduled samples per second : 0.0$' "$TMP/zero/$RS/performance/run_5/mlperf_log_summary.txt" &&
+    old_check v0.7 zero
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=6$' "$TMP/zero.out" && ! grep -q ",$RS\$" "$TMP/zero.csv"; then
+    echo "ok: v0.7 a result of 0.0: counted (Results=9, NoResults=6), no row, as the official checker"
+  else
+    echo "FAIL: v0.7 a result of 0.0 (rc=$rc):"; grep -E '^Results=' "$TMP/zero.out"; grep "$RS" "$TMP/zero.csv"; fail=1
+  fi
 fi
 if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   # seed 211: a wrong schedule seed: v2.0's check_performance_dir only logs it (P7 in
