@@ -54,6 +54,8 @@ typedef struct ck_switches {
     int multistream_inference;      /* "multistream_inference" (1): Offline inferred from a
                                      * MultiStream log, MultiStream from a SingleStream one (I2,
                                      * I3); 0: only Offline from SingleStream (I1) */
+    int summary_row_needs_scenario; /* "summary_row_needs_scenario" (1): a result in a folder
+                                     * naming no scenario has no row (M4); 0: folder name as label */
     int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
     int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
     int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */

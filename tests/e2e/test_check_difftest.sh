@@ -229,6 +229,17 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
   else
     echo "FAIL: v1.0 Offline renamed MultiStream (rc=$rc):"; grep -E 'I3|^Results=' "$TMP/msren.out"; fail=1
   fi
+  # seed 40822 of the third campaign: an open Offline folder renamed oFFLINE. log_result of
+  # v1.0.1 writes the folder name only as the row's scenario label (summary_row_needs_scenario:
+  # false, v0.5-v1.0): the result counts, only the missing measurements key is NoResults
+  MR=open/Mobilint/results/mobilint_edgefive/resnet
+  old_case v1.0 ocase && mv "$TMP/ocase/$MR/Offline" "$TMP/ocase/$MR/oFFLINE" && old_check v1.0 ocase
+  if [ "$rc" = 1 ] && grep -q '^Results=12, NoResults=1$' "$TMP/ocase.out" &&
+     grep -q ',resnet,resnet,oFFLINE,891.698,' "$TMP/ocase.csv" && ! grep -q ' M4 ' "$TMP/ocase.out"; then
+    echo "ok: v1.0 open Offline renamed oFFLINE: an oFFLINE row, Results=12, NoResults=1 (the official verdict)"
+  else
+    echo "FAIL: v1.0 open Offline renamed oFFLINE (rc=$rc):"; grep -E ' M4 |^Results=' "$TMP/ocase.out"; fail=1
+  fi
 fi
 if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   # seed 191: operating_system a number: v0.7.1's summary.csv has no such column, no crash, and
