@@ -54,6 +54,8 @@ typedef struct ck_switches {
     int multistream_inference;      /* "multistream_inference" (1): Offline inferred from a
                                      * MultiStream log, MultiStream from a SingleStream one (I2,
                                      * I3); 0: only Offline from SingleStream (I1) */
+    int open_accuracy_needs_value;  /* "open_accuracy_needs_value" (0): open-division leniency
+                                     * (A9) only when accuracy.txt gave a metric value */
     int summary_row_needs_scenario; /* "summary_row_needs_scenario" (1): a result in a folder
                                      * naming no scenario has no row (M4); 0: folder name as label */
     int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */

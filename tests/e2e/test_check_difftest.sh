@@ -264,6 +264,17 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   else
     echo "FAIL: v2.0 wrong seed (rc=$rc):"; grep -E 'P7|^Results=' "$TMP/seed.out"; fail=1
   fi
+  # seed 40338 of the third campaign: an open accuracy.txt emptied. check_results_dir of v2.0
+  # takes an invalid accuracy for open even with no metric and no hash line
+  # (open_accuracy_needs_value: false before v5.1): the result counts with accuracy None
+  IA=open/Intel/results/1-node-2s-icx-openvino-INT8/resnet50_bootstrapnasA/Server
+  old_case v2.0 oacc && : >"$TMP/oacc/$IA/accuracy/accuracy.txt" && old_check v2.0 oacc
+  if [ "$rc" = 1 ] && grep -q '^Results=8, NoResults=1$' "$TMP/oacc.out" &&
+     grep -q ',resnet50_bootstrapnasA,resnet,Server,8242.95,None,' "$TMP/oacc.csv"; then
+    echo "ok: v2.0 open accuracy.txt empty: the result counts, accuracy None (the official verdict)"
+  else
+    echo "FAIL: v2.0 open accuracy.txt empty (rc=$rc):"; grep -E 'A3|A4|^Results=' "$TMP/oacc.out"; fail=1
+  fi
 fi
 if [ -d "$SHARED/rounds/v1.0/tree" ]; then
   # seed 321: invalid UTF-8 in a compliance verify_performance.txt: v1.0.1 raises reading it (no
