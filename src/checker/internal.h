@@ -57,6 +57,10 @@ typedef struct ck_switches {
     int result_counts_unless_none;  /* "result_counts_unless_none" (0): Results= counts every
                                      * result that has a value, 0 included (v is not None);
                                      * 0: only truthy ones (if v:) */
+    int open_accuracy_needs_value;  /* "open_accuracy_needs_value" (0): open-division leniency
+                                     * (A9) only when accuracy.txt gave a metric value */
+    int summary_row_needs_scenario; /* "summary_row_needs_scenario" (1): a result in a folder
+                                     * naming no scenario has no row (M4); 0: folder name as label */
     int csv_power_extra_row;        /* "csv_power_extra_row" (1): a second row for power */
     int csv_notes_always_joined;    /* "csv_notes_always_joined" (0): hw_notes + ". " + sw_notes */
     int power_wg_default;           /* "power_wg_check_by_default" (1): W4 without --more-power-check */

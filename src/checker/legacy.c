@@ -903,9 +903,13 @@ static void bookkeeping(plan *pl)
                             }
                         }
                         if (run->keys && key >= 0 && run->keys[key].truthy &&
+                            r->sw.summary_row_needs_scenario &&
                             !ru_scenario_canon(run->rules.j, s->scen_dir)) {
                             /* an open result in a folder that names no scenario: log_result
-                             * raises a KeyError (unit_dict[scenario_fixed]), no verdict */
+                             * raises a KeyError (unit_dict[scenario_fixed]), no verdict; without
+                             * summary_row_needs_scenario (check_results_dir / log_result of
+                             * submission-checker.py, tags v0.7.1, v1.0.1) the folder name is
+                             * only the row's scenario label */
                             ck_report_finding(run, &run->findings,
                                               &(ck_where){s->division, s->submitter, s->system,
                                                           s->model_dir, s->scen_dir},

@@ -142,6 +142,8 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("early_stopping", early_stopping, 1),
         SW("multistream_inference", multistream_inference, 1),
         SW("result_counts_unless_none", result_counts_unless_none, 0),
+        SW("open_accuracy_needs_value", open_accuracy_needs_value, 0),
+        SW("summary_row_needs_scenario", summary_row_needs_scenario, 1),
         SW("csv_power_extra_row", csv_power_extra_row, 1),
         SW("csv_notes_always_joined", csv_notes_always_joined, 0),
         SW("power_wg_check_by_default", power_wg_default, 1),

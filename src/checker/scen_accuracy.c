@@ -181,7 +181,8 @@ static char *accuracy_string(const accres *a, int value_only)
             ms_buf_free(&b);
             return NULL;
         }
-    if (!b.data && ms_buf_puts(&b, ""))
+    /* no metric found: the bare value was Python's None (written "None" in the row) */
+    if (!b.data && ms_buf_puts(&b, value_only ? "None" : ""))
         return NULL;
     return ms_buf_steal(&b);
 }
@@ -398,6 +399,8 @@ int group_accuracy(sctx *c, const char *scen_rel)
         else
             parse_accuracy(c, txt_rel, &t, targets, limits, &a, 1, NULL);
     }
+    /* accuracy.txt was read and parsed against the model's targets (else the reference raises) */
+    int acc_read = !t.missing && t.ok && targets;
     free(t.text);
     if (c->unified && s->open && !t.missing) {
         /* unified: open-division accuracy always passes when accuracy.txt exists */
@@ -410,8 +413,12 @@ int group_accuracy(sctx *c, const char *scen_rel)
     acc_detail_log(c, det_rel);
     acc_extra_files(c, acc_rel);
     s->acc_ok = !any_counting(c->run, &s->f, start);
-    /* A9: open-division leniency (legacy) */
-    if (!c->unified && !s->acc_ok && s->open && a.parsed_any) {
+    /* A9: open-division leniency (legacy): check_results_dir takes an invalid accuracy for
+     * open (submission-checker.py, tags v0.7.1-v5.0.1), even with no metric or hash line in
+     * accuracy.txt (the value is None); with open_accuracy_needs_value (submission_checker.py,
+     * tag v5.1.1: `and acc`) only when a metric value was found */
+    if (!c->unified && !s->acc_ok && s->open && acc_read &&
+        (a.parsed_any || !r->sw.open_accuracy_needs_value)) {
         /* an unparsable detail log (L1) stays an error: the reference does not get this far,
          * MLPerfLog raises in find_error_in_detail_log (check_accuracy_dir) and the run ends */
         for (size_t i = start; i < s->f.n; i++)

@@ -229,6 +229,17 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
   else
     echo "FAIL: v1.0 Offline renamed MultiStream (rc=$rc):"; grep -E 'I3|^Results=' "$TMP/msren.out"; fail=1
   fi
+  # seed 40822 of the third campaign: an open Offline folder renamed oFFLINE. log_result of
+  # v1.0.1 writes the folder name only as the row's scenario label (summary_row_needs_scenario:
+  # false, v0.5-v1.0): the result counts, only the missing measurements key is NoResults
+  MR=open/Mobilint/results/mobilint_edgefive/resnet
+  old_case v1.0 ocase && mv "$TMP/ocase/$MR/Offline" "$TMP/ocase/$MR/oFFLINE" && old_check v1.0 ocase
+  if [ "$rc" = 1 ] && grep -q '^Results=12, NoResults=1$' "$TMP/ocase.out" &&
+     grep -q ',resnet,resnet,oFFLINE,891.698,' "$TMP/ocase.csv" && ! grep -q ' M4 ' "$TMP/ocase.out"; then
+    echo "ok: v1.0 open Offline renamed oFFLINE: an oFFLINE row, Results=12, NoResults=1 (the official verdict)"
+  else
+    echo "FAIL: v1.0 open Offline renamed oFFLINE (rc=$rc):"; grep -E ' M4 |^Results=' "$TMP/ocase.out"; fail=1
+  fi
 fi
 if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   # seed 191: operating_system a number: v0.7.1's summary.csv has no such column, no crash, and
@@ -289,6 +300,17 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
     echo "ok: v2.0 wrong seed: a warning, the result counts (the official verdict)"
   else
     echo "FAIL: v2.0 wrong seed (rc=$rc):"; grep -E 'P7|^Results=' "$TMP/seed.out"; fail=1
+  fi
+  # seed 40338 of the third campaign: an open accuracy.txt emptied. check_results_dir of v2.0
+  # takes an invalid accuracy for open even with no metric and no hash line
+  # (open_accuracy_needs_value: false before v5.1): the result counts with accuracy None
+  IA=open/Intel/results/1-node-2s-icx-openvino-INT8/resnet50_bootstrapnasA/Server
+  old_case v2.0 oacc && : >"$TMP/oacc/$IA/accuracy/accuracy.txt" && old_check v2.0 oacc
+  if [ "$rc" = 1 ] && grep -q '^Results=8, NoResults=1$' "$TMP/oacc.out" &&
+     grep -q ',resnet50_bootstrapnasA,resnet,Server,8242.95,None,' "$TMP/oacc.csv"; then
+    echo "ok: v2.0 open accuracy.txt empty: the result counts, accuracy None (the official verdict)"
+  else
+    echo "FAIL: v2.0 open accuracy.txt empty (rc=$rc):"; grep -E 'A3|A4|^Results=' "$TMP/oacc.out"; fail=1
   fi
 fi
 if [ -d "$SHARED/rounds/v1.0/tree" ]; then
