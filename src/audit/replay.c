@@ -299,7 +299,8 @@ static void check_loaded(rctx *c, const ms_mllog_rec *r, size_t si)
     size_t k = 0;
     while (k < n && k < ps->nloaded && v[k] == ps->loaded[k])
         k++;
-    const char *rule = c->vr->loaded_set_from_count ? "6.0.6+" : "<= 6.0.5";
+    char rule[32];
+    lg_loaded_set_rule_name(c->vr, rule, sizeof rule);
     if (k == n && n == ps->nloaded)
         line(c, "match", "loaded_qsl_set%s (%zu indices, qsl_rng_seed %llu, LoadGen %s loaded-set rule, %s shuffle)",
              label, n, (unsigned long long)c->plan[0].ef.qsl_rng_seed, rule, lg_stdlib_name((lg_stdlib)c->stdlib));
@@ -834,7 +835,8 @@ static void pick_stdlib(rctx *c, int forced)
         return;
     const lg_version_rules *rows[2] = {c->vr, NULL};
     if (!forced && !c->lg.version_known)
-        rows[1] = lg_version_rules_of_compat(LG_COMPAT_5_1);
+        rows[1] = lg_version_rules_of_compat(lg_loaded_set_compat(lg_version_rules_at(0))); /* the rule
+                                                                                    before it changed */
     for (int ri = 0; ri < 2 && rows[ri]; ri++) {
         for (int lib = 0; lib < LG_STDLIB_COUNT; lib++) {
             if (ri == 0 && lib == 0) {
@@ -946,10 +948,10 @@ int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *
         goto out;
     }
     c.vr = o && o->rules ? o->rules : c.lg.rules;
-    c.lg.compat = c.vr->loaded_set_from_count ? LG_COMPAT_6_0 : LG_COMPAT_5_1;
+    c.lg.compat = lg_loaded_set_compat(c.vr);
     res->compat_used = c.lg.compat;
     lg_version_rules_name(c.vr, res->rules_used, sizeof res->rules_used);
-    char upto[32] = "on";
+    char upto[32] = "on", rulename[32];
     const lg_version_rules *next = lg_version_rules_next_change(c.vr);
     if (next) {
         char nb[16];
@@ -958,7 +960,7 @@ int au_replay(const char *detail_path, const au_replay_opts *o, const au_rules *
     ms_buf_printf(out, "replay of %s\nLoadGen %s -> the rules of LoadGen %s %s%s (%s loaded-set rule)\n", detail_path,
                   c.lg.version[0] ? c.lg.version : "(no loadgen_version)", res->rules_used, upto,
                   o && o->rules ? " (--loadgen-compat)" : c.lg.version_known ? "" : " (version not recognised: the newest)",
-                  c.vr->loaded_set_from_count ? "6.0.6+" : "<= 6.0.5");
+                  lg_loaded_set_rule_name(c.vr, rulename, sizeof rulename));
     if (c.vr->ms_from_target_qps && c.lg.s.scenario == LG_MULTI_STREAM && c.lg.have_ms_legacy != 3)
         line(&c, "note", "requested_multi_stream_target_qps / requested_multi_stream_max_async_queries absent: the "
              "MultiStream schedule of this release cannot be rebuilt (cannot tell)");

@@ -8,14 +8,10 @@
 
 int au_version_is_606(const char *version)
 {
-    int a = 0, b = 0, c = 0;
-    if (!version || sscanf(version, "%d.%d.%d", &a, &b, &c) < 2)
-        return 1; /* unknown: master */
-    if (a != 6)
-        return a > 6;
-    if (b != 0)
-        return b > 0;
-    return c >= 6;
+    /* the log's release row (rules/loadgen.json) says which loaded-set rule it follows; a
+     * version no row names is the newest's */
+    const lg_version_rules *vr = version ? lg_version_rules_of(version) : NULL;
+    return (vr ? vr : lg_version_rules_latest())->loaded_set_from_count;
 }
 
 static int has_warning(const ms_mllog *log, const char *text)
@@ -56,8 +52,9 @@ int au_logged_settings(const ms_mllog *log, int compat, au_logged *o, char *why,
     char *ver = ms_mllog_get_str(log, "loadgen_version");
     snprintf(o->version, sizeof o->version, "%s", ver ? ver : "");
     free(ver);
-    o->compat = compat >= 0 ? compat : (au_version_is_606(o->version) ? LG_COMPAT_6_0 : LG_COMPAT_5_1);
     const lg_version_rules *vr = lg_version_rules_of(o->version);
+    /* the loaded-set rule of the log's release (an unknown one: the newest's) */
+    o->compat = compat >= 0 ? compat : lg_loaded_set_compat(vr ? vr : lg_version_rules_latest());
     o->version_known = vr != NULL;
     o->rules = compat >= 0 ? lg_version_rules_of_compat((lg_compat)compat) : vr ? vr : lg_version_rules_latest();
     o->audit_warning = has_warning(log, "Found Audit Config file");

@@ -410,6 +410,12 @@ size_t lg_version_rules_count(void);
 const lg_version_rules *lg_version_rules_at(size_t i);
 /* The first later row whose rules differ from v's (NULL: none, v's rules hold to this day). */
 const lg_version_rules *lg_version_rules_next_change(const lg_version_rules *v);
+/* The emulation whose loaded-set rule v follows: the first row with loaded_set_from_count when
+ * v has it, else the newest row before that one (rules/loadgen.json decides both). */
+lg_compat lg_loaded_set_compat(const lg_version_rules *v);
+/* v's loaded-set rule named by the release that changed it, into buf: "6.0.6+" or
+ * "before 6.0.6" (for messages). */
+const char *lg_loaded_set_rule_name(const lg_version_rules *v, char *buf, size_t n);
 /* "major.minor[.patch]" of a row into buf. */
 const char *lg_version_rules_name(const lg_version_rules *v, char *buf, size_t n);
 

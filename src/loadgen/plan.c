@@ -49,7 +49,7 @@ int lg_plan_test_req(const lg_plan_request *rq, lg_plan *out, ms_err *e)
     size_t qsl_total = rq->qsl_total, qsl_perf = rq->qsl_perf;
     int accuracy = rq->accuracy;
     const lg_version_rules *vr = rq->rules ? rq->rules : lg_version_rules_latest();
-    lg_compat compat = vr->loaded_set_from_count ? LG_COMPAT_6_0 : LG_COMPAT_5_1;
+    lg_compat compat = lg_loaded_set_compat(vr);
     memset(out, 0, sizeof *out);
     lg_test_settings req = *s;
     if (req.test05) {

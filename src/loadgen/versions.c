@@ -95,6 +95,37 @@ const char *lg_version_rules_name(const lg_version_rules *v, char *buf, size_t n
     return buf;
 }
 
+/* The first row with the loaded-set rule of loaded_set_from_count (rules/loadgen.json). */
+static const lg_version_rules *first_count_rule_row(void)
+{
+    for (size_t i = 0; i < lg_version_table_len; i++)
+        if (lg_version_table[i].loaded_set_from_count)
+            return &lg_version_table[i];
+    return NULL;
+}
+
+lg_compat lg_loaded_set_compat(const lg_version_rules *v)
+{
+    const lg_version_rules *first = first_count_rule_row();
+    if (!first || v->loaded_set_from_count)
+        return lg_version_rules_compat(first ? first : v);
+    const lg_version_rules *before = NULL; /* the newest row before the rule changed */
+    for (size_t i = 0; i < lg_version_table_len && &lg_version_table[i] != first; i++)
+        before = &lg_version_table[i];
+    return lg_version_rules_compat(before ? before : v);
+}
+
+const char *lg_loaded_set_rule_name(const lg_version_rules *v, char *buf, size_t n)
+{
+    const lg_version_rules *first = first_count_rule_row();
+    char nb[16];
+    if (!first)
+        snprintf(buf, n, "the only");
+    else
+        snprintf(buf, n, v->loaded_set_from_count ? "%s+" : "before %s", lg_version_rules_name(first, nb, sizeof nb));
+    return buf;
+}
+
 int lg_compat_parse(const char *s)
 {
     if (!s || !*s)

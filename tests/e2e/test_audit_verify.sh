@@ -209,7 +209,7 @@ done < "$TMP/logs"
 # the SDXL TEST01 log: audit evidence and sampling expectations
 SDXL="$SHARED/testdata/submission-samples/sample_1/closed/AMD/results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline"
 expect_exit 0 $M audit replay "$SDXL/TEST01/performance/run_1/mlperf_log_detail.txt"
-expect_grep '^match +loaded_qsl_set \(5000 indices, qsl_rng_seed 1780908523862526354, LoadGen <= 6.0.5' "$TMP/out"
+expect_grep '^match +loaded_qsl_set \(5000 indices, qsl_rng_seed 1780908523862526354, LoadGen before 6.0.6' "$TMP/out"
 expect_grep '^match +generated_samples_per_query = 11220$' "$TMP/out"
 expect_grep '^match +TEST01: effective_accuracy_log_sampling_target > 0 \(any target\), logged 128$' "$TMP/out"
 expect_exit 0 $M audit replay --model stable-diffusion-xl "$SDXL/TEST01/performance/run_1/mlperf_log_detail.txt"
