@@ -664,18 +664,96 @@ static const char *sum_get(const sumkv *kv, size_t n, const char *key)
     return NULL;
 }
 
-/* Python int(text) of a non-negative decimal below 2^64 (seeds reach 2^64-1) */
+/* Python int(text) of a value the summary regex keeps ([\w+.]+, so never a '-'): an optional
+ * '+', ASCII digits with single underscores between them (int("1_000") is 1000); 0 and the
+ * value (ULLONG_MAX above it: Python's int has no limit, only comparisons follow), -1 where
+ * int() raises ValueError (or the key is missing: KeyError) */
 static int sum_int(const char *t, unsigned long long *out)
 {
-    if (!t || *t < '0' || *t > '9')
+    if (!t)
         return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (errno || *end)
+    const char *q = t + (*t == '+');
+    if (*q < '0' || *q > '9')
         return -1;
+    unsigned long long v = 0;
+    for (; *q; q++) {
+        if (*q == '_' && q[1] >= '0' && q[1] <= '9')
+            continue;
+        if (*q < '0' || *q > '9')
+            return -1;
+        unsigned d = (unsigned)(*q - '0');
+        v = v > (ULLONG_MAX - d) / 10 ? ULLONG_MAX : v * 10 + d;
+    }
     *out = v;
     return 0;
+}
+
+/* The checks check_performance_dir of the v0.7.1 checker logs after the result (switch
+ * perf_constraints_checked): the 99th percentile against the model's latency constraint for
+ * the summary's scenario word, the minimum query count, Offline's samples per query, the
+ * minimum duration. Each is logged only, but each reads its summary value with int(rt[key]):
+ * a missing or non-integer value raises, and the run has no result (0 returned). */
+static int summary_constraints(sctx *c, const sumkv *kv, size_t nkv, const char *scen,
+                               const char *sum_rel, const char *log_rel)
+{
+    ck_scen *s = c->s;
+    const ck_rules *r = c->r;
+    static const struct {
+        const char *key; /* the summary's key, as the checker reads it */
+        const char *what;
+    } keys[] = {{"99.00 percentile latency (ns)", "latency constraint"},
+                {"min_query_count", "minimum query count"},
+                {"samples_per_query", "samples per query"},
+                {"min_duration (ms)", "minimum duration"}};
+    const json_t *lat = json_object_get(ck_rget2(r, "latency_constraint_ns", s->mlperf_model), scen);
+    const json_t *mq = ck_rget2(r, "min_queries", s->mlperf_model);
+    if (!mq) {
+        FIND(c, CK_ID(P12), CK_SEV_ERROR, sum_rel, 0, "a known model", s->mlperf_model,
+             "model %s has no min_queries entry in %s rules (the checker raises)",
+             s->mlperf_model, r->version);
+        return 0;
+    }
+    const json_t *need_q = json_object_get(mq, scen);
+    const json_t *spq = ck_rget2(r, "offline_min_samples_per_query", s->mlperf_model);
+    double need[4] = {json_number_value(lat), json_number_value(need_q), json_number_value(spq),
+                      json_number_value(ck_rget(r, "min_test_duration_ms"))};
+    int applies[4] = {json_number_value(lat) != 0, 1, !strcmp(scen, "Offline"), 1};
+    const char *const ids[4] = {CK_ID(P11), CK_ID(P12), CK_ID(P13), CK_ID(P14)};
+    for (int i = 0; i < 4; i++) {
+        if (!applies[i])
+            continue;
+        const char *t = sum_get(kv, nkv, keys[i].key);
+        unsigned long long v;
+        /* get_min_query_count(model, scenario) is looked up with the summary's scenario word
+         * ("Single", "Multi"): None, and int < None raises, so such a run has no result */
+        if (sum_int(t, &v) || (i == 1 && !json_is_number(need_q))) {
+            if (i == 1 && !json_is_number(need_q) && !sum_int(t, &v))
+                FIND(c, ids[i], CK_SEV_ERROR, sum_rel, 0, "a minimum query count for this scenario",
+                     scen, "%s: no minimum query count for scenario '%s' of %s (the checker raises)",
+                     sum_rel, scen, s->mlperf_model);
+            else
+                FIND(c, ids[i], CK_SEV_ERROR, sum_rel, 0, keys[i].key, t ? t : "None",
+                     "%s: no integer '%s' for the %s check (the checker raises)", sum_rel,
+                     keys[i].key, keys[i].what);
+            return 0;
+        }
+        if (i == 0 && (double)v > need[0])
+            FIND(c, ids[i], CK_SEV_WARNING, sum_rel, 0, NULL, t,
+                 "%s Latency constraint not met, expected=%.0f, found=%s", log_rel, need[0], t);
+        else if (i == 1 && (double)v < need[1])
+            FIND(c, ids[i], CK_SEV_WARNING, sum_rel, 0, NULL, NULL,
+                 "%s Required minimum Query Count not met by user config, Expected=%.0f, Found=%llu",
+                 log_rel, need[1], v);
+        else if (i == 2 && json_is_number(spq) && (double)v < need[2])
+            FIND(c, ids[i], CK_SEV_WARNING, sum_rel, 0, NULL, t,
+                 "%s Required minimum samples per query not met by user config, Expected=%.0f, "
+                 "Found=%s", log_rel, need[2], t);
+        else if (i == 3 && (double)v < need[3])
+            FIND(c, ids[i], CK_SEV_WARNING, sum_rel, 0, NULL, t,
+                 "%s Test duration lesser than 60s in user config. expected=%.0f, found=%s",
+                 log_rel, need[3], t);
+    }
+    return 1;
 }
 
 /* one run_N: 1 valid (value set), 0 not */
@@ -797,30 +875,8 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
              scen ? scen : "None");
         goto out;
     }
-    if (r->sw.perf_constraints) {
-        /* logged only (no verdict change), except a model without min_queries: its exception */
-        const json_t *mq = ck_rget2(r, "min_queries", s->mlperf_model);
-        if (!mq) {
-            FIND(c, CK_ID(P12), CK_SEV_ERROR, sum_rel, 0, "a known model", s->mlperf_model,
-                 "model %s has no min_queries entry in %s rules (the checker raises)",
-                 s->mlperf_model, r->version);
-            goto out;
-        }
-        /* get_min_query_count(model, scenario) is looked up with the summary's scenario word
-         * ("Single", "Multi"): None, and int < None raises, so such a run has no result */
-        const json_t *need_q = json_object_get(mq, scen);
-        unsigned long long mqc;
-        if (!json_is_number(need_q) || sum_int(sum_get(kv, nkv, "min_query_count"), &mqc)) {
-            FIND(c, CK_ID(P12), CK_SEV_ERROR, sum_rel, 0, "a minimum query count for this scenario",
-                 scen, "%s: no minimum query count for scenario '%s' of %s (the checker raises)",
-                 sum_rel, scen, s->mlperf_model);
-            goto out;
-        }
-        if ((double)mqc < json_number_value(need_q))
-            FIND(c, CK_ID(P12), CK_SEV_WARNING, sum_rel, 0, NULL, NULL,
-                 "%s Required minimum Query Count not met by user config, Expected=%.0f, Found=%llu",
-                 log_rel, json_number_value(need_q), mqc);
-    }
+    if (r->sw.perf_constraints && !summary_constraints(c, kv, nkv, scen, sum_rel, log_rel))
+        goto out;
     val->set = 1;
     val->d = res;
     ms_py_float_repr(res, val->text);

@@ -242,6 +242,28 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
   fi
 fi
 if [ -d "$SHARED/rounds/v0.7/tree" ]; then
+  # seed 70295 of the fifth campaign: samples_per_query -1 in an Offline summary. The summary
+  # regex of v0.7.1's check_performance_dir keeps no value starting with '-', so
+  # int(rt['samples_per_query']) raises a KeyError and the run has no result; the other logged
+  # constraints read their values the same way (a non-integer 99th percentile raises; Python's
+  # int() takes "1_000")
+  AR=closed/Altos/results/T4x4_TRT/rnnt
+  sum_case() { # sum_case NAME SCENARIO SED-EXPR COUNTS OUT-PATTERN WHAT: one summary line changed
+    old_case v0.7 "$1" && sed -i "$3" "$TMP/$1/$AR/$2/performance/run_1/mlperf_log_summary.txt" && old_check v0.7 "$1"
+    if [ "$rc" = 1 ] && grep -q "^$4\$" "$TMP/$1.out" && grep -q "$5" "$TMP/$1.out"; then
+      echo "ok: v0.7 $6 (the official verdict)"
+    else
+      echo "FAIL: v0.7 $6 (rc=$rc):"; grep -E ' P1[1-4] |^Results=' "$TMP/$1.out"; fail=1
+    fi
+  }
+  sum_case spq Offline 's/^samples_per_query : .*/samples_per_query : -1/' 'Results=8, NoResults=8' \
+    "ERROR *P13 .*rnnt/Offline.*no integer 'samples_per_query'" "samples_per_query -1: no Offline result, P13 names the value"
+  grep -q ',rnnt,rnnt,Offline,' "$TMP/spq.csv" && { echo "FAIL: v0.7 samples_per_query -1 left an Offline row"; fail=1; }
+  sum_case lat Server 's/^99.00 percentile latency (ns) *: .*/99.00 percentile latency (ns) : 12.5/' 'Results=9, NoResults=6' \
+    "ERROR *P11 .*rnnt/Server.*no integer '99.00 percentile latency (ns)'" "99th percentile 12.5: the run raises (P11)"
+  sum_case dur Server 's/^min_duration (ms) *: .*/min_duration (ms) : 1_000/' 'Results=9, NoResults=6' \
+    'WARNING *P14 .*Test duration lesser than 60s in user config. expected=60000, found=1_000' "min_duration 1_000: int() takes it, logged only"
+  grep -q ',rnnt,rnnt,Server,3396.95,' "$TMP/dur.csv" || { echo "FAIL: v0.7 min_duration 1_000 lost the Server row"; fail=1; }
   # seed 191: operating_system a number: v0.7.1's summary.csv has no such column, no crash, and
   # the system stays valid (Y9 only for the columns log_result quotes)
   IV=open/IVATech/systems/iva-fpga-1.json
