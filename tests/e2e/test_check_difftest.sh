@@ -274,16 +274,24 @@ if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   else
     echo "FAIL: v0.7 operating_system not a string (rc=$rc):"; grep -E 'Y9|^Results=' "$TMP/os.out"; fail=1
   fi
+  stat_case() { # stat_case NAME PYTHON-STATEMENT COUNTS AVAILABILITY WHAT: the system JSON d changed
+    old_case v0.7 "$1" && python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); $2; open(p+'.n','w').write(json.dumps(d))" "$TMP/$1/$IV" &&
+      mv "$TMP/$1/$IV.n" "$TMP/$1/$IV" && old_check v0.7 "$1"
+    if [ "$rc" = 1 ] && grep -q "^$3\$" "$TMP/$1.out" && ! grep -q ' Y9 .*status' "$TMP/$1.out" &&
+       grep -qx "IVATech,$4,open,edge,iva-fpga-1,mobilenet,resnet,Offline,392.649,70.140,open/IVATech/results/iva-fpga-1/mobilenet/Offline" "$TMP/$1.csv"; then
+      echo "ok: v0.7 $5: Availability $4 (the official row), $3"
+    else
+      echo "FAIL: v0.7 $5 (rc=$rc):"; grep -E ' Y[259] |^Results=' "$TMP/$1.out"; grep IVATech "$TMP/$1.csv"; fail=1
+    fi
+  }
   # seed 21100: the system's status dropped: check_results_dir of v0.7.1 takes
   # system_json.get("status") as is and fmt.format writes str(None): "None", not an empty field
-  old_case v0.7 nostat && python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); del d["status"]; open(p+".n","w").write(json.dumps(d))' "$TMP/nostat/$IV" &&
-    mv "$TMP/nostat/$IV.n" "$TMP/nostat/$IV" && old_check v0.7 nostat
-  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=7$' "$TMP/nostat.out" &&
-     grep -qx 'IVATech,None,open,edge,iva-fpga-1,mobilenet,resnet,Offline,392.649,70.140,open/IVATech/results/iva-fpga-1/mobilenet/Offline' "$TMP/nostat.csv"; then
-    echo "ok: v0.7 status dropped: Availability None (the official row), Results=9, NoResults=7"
-  else
-    echo "FAIL: v0.7 status dropped (rc=$rc):"; grep -E '^Results=' "$TMP/nostat.out"; grep IVATech "$TMP/nostat.csv"; fail=1
-  fi
+  # (the missing required field makes the system invalid)
+  stat_case nostat 'del d["status"]' 'Results=9, NoResults=7' None "status dropped"
+  # seed 82749 of the sixth campaign: status null or a number is no error in v0.7.1 (it never
+  # reads the value, status_checked false): the system stays valid, str() of the value is written
+  stat_case nullstat 'd["status"] = None' 'Results=9, NoResults=6' None "status null"
+  stat_case numstat 'd["status"] = 42' 'Results=9, NoResults=6' 42 "status 42"
   # seeds 21307, 21503: invalid UTF-8 in the summary of a Server result's run_5: check_results_dir
   # of v0.7.1 writes the `r` of the last run it read, and the bare `except:` around
   # check_performance_dir made it None (results[name] keeps run_4's value, so the row is written)
