@@ -86,7 +86,8 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     }
     sys->walkable = sys->category != NULL;
     /* Y4: network mode */
-    const json_t *isn = json_object_get(j, "is_network");
+    /* network_mode_checked false (before is_system_over_network, tag v2.1): not read at all */
+    const json_t *isn = r->sw.network_mode_checked ? json_object_get(j, "is_network") : NULL;
     int net_str = 0, net_truthy = ms_py_truthy(isn);
     if (isn && !json_is_string(isn) && !json_is_null(isn)) {
         YF(CK_ID(Y9), CK_SEV_ERROR, "/is_network", "the string \"true\" or \"false\"", "a non-string value",
@@ -95,7 +96,7 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         net_str = lower_eq(json_string_value(isn), "true");
     }
     sys->is_network = net_str;
-    int want = !strcmp(division, "network") ? 1 : !strcmp(division, "closed") ? 0 : -1;
+    int want = !r->sw.network_mode_checked ? -1 : !strcmp(division, "network") ? 1 : !strcmp(division, "closed") ? 0 : -1;
     if (want >= 0 && want != net_str)
         YF(CK_ID(Y4), CK_SEV_ERROR, "/is_network", want ? "\"true\"" : "absent or \"false\"",
            net_str ? "true" : "false", "%s incorrect network mode (=%s) for division '%s'", rel,

@@ -292,6 +292,17 @@ if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   # reads the value, status_checked false): the system stays valid, str() of the value is written
   stat_case nullstat 'd["status"] = None' 'Results=9, NoResults=6' None "status null"
   stat_case numstat 'd["status"] = 42' 'Results=9, NoResults=6' 42 "status 42"
+  # is_network is read from tag v2.1 on (is_system_over_network; network_mode_checked false
+  # before): a JSON boolean is no error in v0.7, nor "true" in the closed division
+  stat_case boolnet 'd["is_network"] = True' 'Results=9, NoResults=6' RDI "is_network a JSON boolean"
+  grep -q ' Y9 ' "$TMP/boolnet.out" && { echo "FAIL: v0.7 is_network a JSON boolean drew Y9"; fail=1; }
+  MS=closed/Mobilint/systems/mobilint_edge.json
+  old_case v0.7 closednet && sed -i 's/^{/{"is_network": "true", /' "$TMP/closednet/$MS" && old_check v0.7 closednet
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=6$' "$TMP/closednet.out" && ! grep -q ' Y4 ' "$TMP/closednet.out"; then
+    echo "ok: v0.7 closed system with is_network \"true\": no Y4, Results=9, NoResults=6 (the official verdict)"
+  else
+    echo "FAIL: v0.7 closed is_network \"true\" (rc=$rc):"; grep -E ' Y4 |^Results=' "$TMP/closednet.out"; fail=1
+  fi
   # seeds 21307, 21503: invalid UTF-8 in the summary of a Server result's run_5: check_results_dir
   # of v0.7.1 writes the `r` of the last run it read, and the bare `except:` around
   # check_performance_dir made it None (results[name] keeps run_4's value, so the row is written)
