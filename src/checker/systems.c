@@ -9,6 +9,15 @@
 #define YF(id, sev, ptr, exp, found, ...)                                                     \
     ck_report_finding(run, &sys->findings, &w, id, sev, rel, 0, ptr, exp, found, __VA_ARGS__)
 
+
+/* Python's str() of a JSON value, as the checkers print it (malloc'd; NULL when out of memory) */
+static char *py_str(const json_t *v)
+{
+    ms_buf b = MS_BUF_INIT;
+    char *t = ms_py_str_json(&b, v) == 0 ? ms_buf_steal(&b) : NULL;
+    ms_buf_free(&b);
+    return t;
+}
 static int lower_eq(const char *a, const char *b)
 {
     return a && b && !strcasecmp(a, b);
@@ -72,17 +81,23 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     const char *stype = json_string_value(st);
     if (!ck_rget(r, "valid_system_types")) {
         sys->category = "any";  /* a round without system types (v0.5) */
+        /* Config.set_type of tag v0.7.1 returns for None (v0.5), takes datacenter or edge, and
+         * raises ValueError on anything else: the checker stops there */
+        if (st && !json_is_null(st) && ck_rget(r, "system_types_if_present") &&
+            !(stype && ck_rlist_has(r, "system_types_if_present", stype))) {
+            char *t = py_str(st);
+            YF(CK_ID(Y3), CK_SEV_ERROR, "/system_type", "absent, null, datacenter or edge",
+               t ? t : "None", "%s has invalid system type (%s): the MLCommons checker stops "
+               "(set_type: ValueError: invalid system type)", rel, t ? t : "None");
+            free(t);
+        }
     } else if (stype && ck_rlist_has(r, "valid_system_types", stype)) {
         sys->category = stype;
     } else {
-        char *t = NULL;
-        ms_buf b = MS_BUF_INIT;
-        if (ms_py_str_json(&b, st) == 0)
-            t = ms_buf_steal(&b);
+        char *t = py_str(st);
         YF(CK_ID(Y3), CK_SEV_ERROR, "/system_type", "datacenter, edge, datacenter,edge or edge,datacenter",
            t ? t : "None", "%s has invalid system type (%s)", rel, t ? t : "None");
         free(t);
-        ms_buf_free(&b);
     }
     sys->walkable = sys->category != NULL;
     /* Y4: network mode */
@@ -151,14 +166,10 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
     /* Y7 */
     const char *div = json_string_value(json_object_get(j, "division"));
     if (!div || (unified ? strcasecmp(div, division) : strcmp(div, division))) {
-        char *t = NULL;
-        ms_buf b = MS_BUF_INIT;
-        if (ms_py_str_json(&b, json_object_get(j, "division")) == 0)
-            t = ms_buf_steal(&b);
+        char *t = py_str(json_object_get(j, "division"));
         YF(CK_ID(Y7), CK_SEV_ERROR, "/division", division, t ? t : "None",
            "%s has division %s, division has %s", rel, t ? t : "None", division);
         free(t);
-        ms_buf_free(&b);
     }
     /* Y9: values the legacy CSV writer concatenates as strings ('"' + value + '"'): only
      * the columns the round's log_result quotes (csv_quoted_columns_legacy; v0.7.1 writes none

@@ -16,7 +16,8 @@ Usage (see tests/diff/README.md):
   difftest.py [--n N] [--first S] [--seed S] [--kinds K,...] [--rounds R,...]
               [--tree DIR --round vX.Y] [--mlsubmit BIN] [--shared DIR] [--out FILE] [--table]
 
-Case `seed` uses kind KINDS[seed % len(KINDS)] and round ROUNDS[(seed // len(KINDS)) % n], all its
+Case `seed` uses kind K[seed % len(K)] and round ROUNDS[(seed // len(K)) % n], where K is
+mutations.kinds_for(seed) (KINDS, plus EXTRA_KINDS from seed 100000 on), all its
 other choices come from random.Random(seed): `--seed S` replays exactly one case.
 """
 import argparse
@@ -316,7 +317,7 @@ def main():
     if not rounds:
         print("SKIP: no round with both mlsubmit rules and an official checker")
         return 0
-    kinds = mutations.KINDS
+    kinds = mutations.KINDS + mutations.EXTRA_KINDS
     if args.kinds:
         bad = set(args.kinds.split(",")) - set(kinds)
         if bad:
@@ -344,10 +345,11 @@ def main():
                 print("BASELINE DIFFERS on %s (%s):\n%s" % (r.name, r.tree, "\n".join(d)))
                 divergences += 1
         def one(seed):
-            kind = kinds[seed % len(kinds)]
+            ks = mutations.kinds_for(seed)
+            kind = ks[seed % len(ks)]
             if args.kinds and kind not in args.kinds.split(","):
                 return None
-            rnd = rounds[(seed // len(kinds)) % len(rounds)]
+            rnd = rounds[(seed // len(ks)) % len(rounds)]
             case = os.path.join(work, "case%d" % seed)
             shutil.rmtree(case, ignore_errors=True)
             tree = os.path.join(case, "tree")
@@ -432,7 +434,7 @@ def table(stats):
     rounds = sorted({r for _, r in stats})
     lines = ["| kind | round | cases | same | official crashed | documented | divergences |",
              "|---|---|---:|---:|---:|---:|---:|"]
-    for k in mutations.KINDS:
+    for k in mutations.KINDS + mutations.EXTRA_KINDS:
         for r in rounds:
             c = stats.get((k, r))
             if c:

@@ -26,6 +26,16 @@ KINDS = [
     "case_change",          # case changes in folder names
     "non_utf8",             # non-UTF-8 bytes in a log
 ]
+# Kinds added after campaigns had been replayed by seed: seeds from EXTENDED_FROM draw from
+# KINDS + EXTRA_KINDS, earlier seeds keep their old kind and round.
+EXTRA_KINDS = [
+    "system_field_added",   # a system-JSON field the description did not have, any JSON type
+]
+EXTENDED_FROM = 100000
+
+
+def kinds_for(seed):
+    return KINDS + EXTRA_KINDS if seed >= EXTENDED_FROM else KINDS
 
 SCENARIOS = ["SingleStream", "MultiStream", "Offline", "Server", "Interactive"]
 
@@ -357,6 +367,27 @@ def m_system_type(tree, rng):
     return Mut("%s: %s %s -> %s" % (rel, key, json.dumps(old)[:40], json.dumps(obj[key])[:40]), [rel])
 
 
+# fields some round's checker reads or lists (required, network, power, notes); a description
+# of an older round may lack them, and a newer round's checker may read them
+ADDED_FIELDS = ["is_network", "system_type_detail", "hw_notes", "sw_notes", "status",
+                "network_type", "network_media", "network_rate", "nic_model_name",
+                "number_of_type_nics_installed", "host_networking", "host_network_card_count",
+                "accelerator_host_interconnect", "other_hardware", "power_supply_details",
+                "cooling", "hw_notes_extra", "system_type"]
+
+
+def m_system_field_added(tree, rng):
+    rel = choose(rng, system_jsons(tree))
+    obj = load_json(tree, rel)
+    absent = [k for k in ADDED_FIELDS if k not in obj]
+    if not absent:
+        raise NotApplicable()
+    key = choose(rng, absent)
+    obj[key] = choose(rng, ["true", "false", "True", True, False, "", None, 0, 42, "x", [], {}])
+    dump_json(tree, rel, obj)
+    return Mut("%s: added %s = %s" % (rel, key, json.dumps(obj[key])), [rel])
+
+
 def m_other_scenario_log(tree, rng):
     logs = files(tree, lambda r: area(r) == "results" and "performance" in parts(r) and
                  os.path.basename(r) in ("mlperf_log_detail.txt", "mlperf_log_summary.txt"))
@@ -426,7 +457,7 @@ class DoesNotApply(RuntimeError):
     """The tree has nothing this kind can damage (drop_compliance on v0.5: no compliance/)."""
 
 
-KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS}
+KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS + EXTRA_KINDS}
 
 
 def apply(kind, tree, rng):

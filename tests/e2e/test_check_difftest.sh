@@ -476,6 +476,20 @@ if [ -d "$V30" ]; then
 fi
 
 if [ -d "$SHARED/rounds/v0.5/tree" ]; then
+  # seeds 100619, 102194 (system_field_added): v0.5 has no system types, but Config.set_type of
+  # v0.7.1 raises ValueError for a present system_type other than null, datacenter or edge
+  # (system_types_if_present): the official checker stops, mlsubmit names the file (Y3)
+  HK=open/dividiti/systems/hikey960-armnn-v19.08-opencl.json
+  for st in true '"edge"'; do
+    old_case v0.5 stype && sed -i "s/^{/{\"system_type\": $st, /" "$TMP/stype/$HK" && old_check v0.5 stype
+    if [ "$st" = true ]; then
+      if [ "$rc" = 1 ] && grep -q "ERROR *Y3 .*hikey960-armnn-v19.08-opencl.json.*invalid system type (True).*ValueError" "$TMP/stype.out"; then
+        echo "ok: v0.5 system_type true: Y3 names the file (the official checker stops)"
+      else echo "FAIL: v0.5 system_type true (rc=$rc):"; grep -E ' Y3 |^Results=' "$TMP/stype.out"; fail=1; fi
+    elif grep -q '^Results=3, NoResults=4$' "$TMP/stype.out" && ! grep -q ' Y3 ' "$TMP/stype.out"; then
+      echo "ok: v0.5 system_type \"edge\": taken, Results=3, NoResults=4 (the official verdict)"
+    else echo "FAIL: v0.5 system_type \"edge\" (rc=$rc):"; grep -E ' Y3 |^Results=' "$TMP/stype.out"; fail=1; fi
+  done
   # seed 992: a submitter's results/ renamed (Results): check_results_dir of v0.7.1 logs "no
   # submission in" and nulls that key (submitter_without_results_counts): NoResults=5, not 4
   old_case v0.5 nores && mv "$TMP/nores/open/Habana/results" "$TMP/nores/open/Habana/Results" && old_check v0.5 nores
