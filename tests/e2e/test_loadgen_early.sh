@@ -108,8 +108,10 @@ assert t[0]["phase"] == "base" and t[0]["streams"] == 8 and t[0]["passed"]
 assert [x["streams"] for x in t if x["phase"] == "confirm"][-5:] == [peak] * 5
 assert all(x["passed"] == (x["intervals_at_target"] < 2) for x in t)
 assert all(x["skipped_intervals"] > 0 for x in t if not x["passed"])
-# the search brackets the peak: every count above it that was tried failed
-assert all(not x["passed"] for x in t if x["streams"] > peak)
+# the search brackets the peak: every count above it that was tried failed at least once (in
+# the search, or in a confirmation run: "if one run fails, reduce by one", so a count the
+# search passed on a lucky run can sit above the peak with a failed confirmation)
+assert all(any(not y["passed"] for y in t if y["streams"] == x["streams"]) for x in t if x["streams"] > peak), t
 EOF
 fi
 # the confirmation rule ("if one run fails, reduce by one and try again") reaches 0 when even one
