@@ -30,11 +30,10 @@
 #define MAX_ERROR_TEXTS 20
 #define ERROR_TEXT_MAX 2048
 
-/* The end of the line starting at p: the first '\n' or '\r' in [p, end), or end. *high is set
- * when a byte >= 0x80 comes before it (only such a line needs the UTF-8 check). One pass for
- * the line end, the carriage return and the ASCII test: 64 bytes per step with SSE2. */
+/* ck_dlog_line_stop (internal.h): one pass for the line end, the carriage return and the
+ * ASCII test, 64 bytes per step (AVX-512BW, AVX2 or SSE2 as the level allows). */
 #ifdef HAVE_AVX2_PATH
-/* The 64-byte blocks of line_stop with AVX2 (two 32-byte compares per kind); returns where
+/* The 64-byte blocks of ck_dlog_line_stop with AVX2 (two 32-byte compares per kind); returns where
  * the generic code goes on (a block holding the stop, or the tail) with *h set when a high
  * byte was passed. */
 __attribute__((target("avx2"))) static const char *line_stop_avx2(const char *p, const char *end,
@@ -54,18 +53,52 @@ __attribute__((target("avx2"))) static const char *line_stop_avx2(const char *p,
     }
     return p;
 }
+
+/* With AVX-512BW: 64 bytes a load, the compares straight into bit masks, and the tail of
+ * fewer than 64 bytes with a masked load (which touches no byte past end); the whole job. */
+__attribute__((target("avx512bw"))) static const char *line_stop_avx512(const char *p,
+                                                                       const char *end,
+                                                                       int *high)
+{
+    const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    uint64_t hi = 0;
+    for (;;) {
+        size_t left = (size_t)(end - p);
+        uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1u;
+        __m512i v = left >= 64 ? _mm512_loadu_si512((const void *)p)
+                               : _mm512_maskz_loadu_epi8(valid, (const void *)p);
+        uint64_t stop = (_mm512_cmpeq_epi8_mask(v, nl) | _mm512_cmpeq_epi8_mask(v, cr)) & valid;
+        uint64_t h = _mm512_movepi8_mask(v);
+        if (stop) {
+            unsigned at = (unsigned)__builtin_ctzll(stop);
+            /* high bytes before the stop only */
+            if ((hi | (h & (((uint64_t)1 << at) - 1u))) != 0)
+                *high = 1;
+            return p + at;
+        }
+        hi |= h;
+        if (left <= 64) {
+            if (hi)
+                *high = 1;
+            return end;
+        }
+        p += 64;
+    }
+}
 #endif
 
-static const char *line_stop(const char *p, const char *end, int *high)
+const char *ck_dlog_line_stop(const char *p, const char *end, int *high, int simd)
 {
     int h = 0;
 #ifdef HAVE_AVX2_PATH
-    if (end - p >= 128 && __builtin_cpu_supports("avx2"))
+    if (simd >= MS_SIMD_AVX512 && end > p)
+        return line_stop_avx512(p, end, high);
+    if (end - p >= 128 && simd >= MS_SIMD_AVX2)
         p = line_stop_avx2(p, end, &h);
 #endif
 #if defined(__SSE2__)
     const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-    while (end - p >= 64) {
+    while (simd >= MS_SIMD_SSE2 && end - p >= 64) {
         uint64_t stop = 0, hi = 0;
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
@@ -87,7 +120,7 @@ static const char *line_stop(const char *p, const char *end, int *high)
             h = 1;
         p += 64;
     }
-    while (end - p >= 16) {
+    while (simd >= MS_SIMD_SSE2 && end - p >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
         unsigned stop = (unsigned)_mm_movemask_epi8(
             _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
@@ -242,13 +275,13 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
 }
 
 static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
-                       ms_mllog_memo *memo)
+                       ms_mllog_memo *memo, int simd)
 {
     ms_mllog_rec rec;
     const char *key;
     size_t key_len;
     char msg[200];
-    int r = ms_mllog_scan_line_memo(line, len, &rec, &key, &key_len, memo, msg, sizeof msg);
+    int r = ms_mllog_scan_line_simd(line, len, &rec, &key, &key_len, memo, simd, msg, sizeof msg);
     if (line_no == 1)
         d->first_line_is_record = r != 0;
     if (r < 0) {
@@ -340,6 +373,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
     size_t line_no = 0;
     ms_mllog_memo memo;
     memo.len = 0;
+    int simd = ms_simd_level();
     int skipping = 0, skip_is_record = 0, pending_cr = 0;
     while (!eof || len) {
         if (!eof && len < cap) {
@@ -368,7 +402,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
             }
             /* the end of the line (\n or \r) and whether it holds non-ASCII bytes */
             int high = 0;
-            size_t i = (size_t)(line_stop(buf + start, buf + len, &high) - buf);
+            size_t i = (size_t)(ck_dlog_line_stop(buf + start, buf + len, &high, simd) - buf);
             if (i == len && !eof)
                 break;
             if (i == len && start == len)
@@ -393,7 +427,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
                         d->bad_utf8_line = line_no;
                     }
                 }
-                if (handle_line(d, line, ll, line_no, &memo)) {
+                if (handle_line(d, line, ll, line_no, &memo, simd)) {
                     free(buf);
                     close(fd);
                     ck_dlog_free(d);

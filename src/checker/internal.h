@@ -260,6 +260,10 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e);
 int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept, size_t *kept_len,
                       ms_err *e);
 void ck_dlog_free(ck_dlog *d);
+/* The end of the line starting at p: the first '\n' or '\r' in [p, end), or end; *high is set
+ * when a byte >= 0x80 comes before it (only such a line needs the UTF-8 check). simd: an
+ * ms_simd_level() value (at most the CPU's; every level gives the same result). */
+const char *ck_dlog_line_stop(const char *p, const char *end, int *high, int simd);
 /* The detail-log format detector's hook (dlog_text.c): when `path` is a LoadGen 0.5/0.7 text
  * log (ms_log_detect), its ERROR records become d's error texts (n_error_recs, errors), as the
  * v0.7.1 checker's scan for ERROR lines sees them; any other file leaves d unchanged. */
