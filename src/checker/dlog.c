@@ -27,6 +27,7 @@
 #define BLOCK (64 * 1024)
 #define MAX_LINE (16u * 1024 * 1024)
 #define KEEP_VALUE_MAX 4096
+#define TEXT_BLOCK (16 * 1024) /* the size of a block of kept texts */
 #define MAX_ERROR_TEXTS 20
 #define ERROR_TEXT_MAX 2048
 
@@ -185,6 +186,27 @@ static int grow_index(ck_dlog *d)
     return 0;
 }
 
+/* n bytes kept until ck_dlog_free (from the newest text block, or a new one), NULL when out of
+ * memory */
+static char *keep_text(ck_dlog *d, const char *text, size_t n)
+{
+    ck_dblock *b = d->texts;
+    if (!b || b->cap - b->used < n + 1) {
+        size_t cap = n + 1 > TEXT_BLOCK ? n + 1 : TEXT_BLOCK;
+        if (!(b = malloc(sizeof *b + cap)))
+            return NULL;
+        b->prev = d->texts;
+        b->cap = cap;
+        b->used = 0;
+        d->texts = b;
+    }
+    char *t = b->data + b->used;
+    memcpy(t, text, n);
+    t[n] = '\0';
+    b->used += n + 1;
+    return t;
+}
+
 /* Records the value of a record whose key lexeme is key[0..key_len) (NULL: no "key", read as
  * "") unless the key was seen before: the first occurrence wins. */
 static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_t key_len)
@@ -226,26 +248,16 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
     }
     ck_dval *v = &d->v[d->n];
     memset(v, 0, sizeof *v);
-    v->key = dec ? dec : malloc(kn + 1);
+    v->key = keep_text(d, k, kn);
+    free(dec);
     if (!v->key)
         return -1;
-    if (!dec) {
-        memcpy(v->key, k, kn);
-        v->key[kn] = '\0';
-    }
     v->key_len = kn;
     v->kind = rec->kind;
     v->raw_len = rec->raw_len;
     v->line = rec->line_no;
-    if (rec->raw_len <= KEEP_VALUE_MAX) {
-        v->raw = malloc(rec->raw_len + 1);
-        if (!v->raw) {
-            free(v->key);
-            return -1;
-        }
-        memcpy(v->raw, rec->raw, rec->raw_len);
-        v->raw[rec->raw_len] = '\0';
-    }
+    if (rec->raw_len <= KEEP_VALUE_MAX && !(v->raw = keep_text(d, rec->raw, rec->raw_len)))
+        return -1;
     *slot = ++d->n;
     d->last = d->n;
     return 0;
@@ -496,9 +508,9 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
 
 void ck_dlog_free(ck_dlog *d)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->v[i].key);
-        free(d->v[i].raw);
+    for (ck_dblock *b = d->texts, *prev; b; b = prev) {
+        prev = b->prev;
+        free(b);
     }
     free(d->v);
     free(d->slot);

@@ -225,7 +225,7 @@ int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *
 /* ----------------------------------------------------------- detail logs ---- */
 
 typedef struct ck_dval {
-    char *key;
+    char *key;                 /* key and raw live in the ck_dlog's text blocks */
     size_t key_len;            /* a decoded key may hold a NUL (\u0000) */
     ms_jv_kind kind;
     char *raw;                 /* lexical value (NUL-terminated copy); NULL if too large */
@@ -233,8 +233,17 @@ typedef struct ck_dval {
     size_t line;
 } ck_dval;
 
+/* A block of the texts a ck_dlog keeps (keys and values): they are carved out of blocks that
+ * never move, freed together by ck_dlog_free, not allocated one by one */
+typedef struct ck_dblock {
+    struct ck_dblock *prev;
+    size_t cap, used;
+    char data[];
+} ck_dblock;
+
 typedef struct ck_dlog {
     ck_dval *v;                /* first occurrence of each key */
+    ck_dblock *texts;          /* the keys and values of v (the newest block first) */
     size_t n, cap;
     size_t *slot;              /* hash index into v (index + 1; 0 = empty), nslot a power of 2 */
     size_t nslot;
