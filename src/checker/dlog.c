@@ -55,36 +55,35 @@ __attribute__((target("avx2"))) static const char *line_stop_avx2(const char *p,
     return p;
 }
 
-/* With AVX-512BW: 64 bytes a load, the compares straight into bit masks, and the tail of
- * fewer than 64 bytes with a masked load (which touches no byte past end); the whole job. */
+/* With AVX-512BW: 64 bytes a load, the compares straight into bit masks, the high bytes of the
+ * blocks passed or'ed into one register (tested once at the stop), and the tail of fewer than
+ * 64 bytes with a masked load (which touches no byte past end); the whole job. */
 __attribute__((target("avx512bw"))) static const char *line_stop_avx512(const char *p,
                                                                        const char *end,
                                                                        int *high)
 {
     const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
-    uint64_t hi = 0;
+    __m512i passed = _mm512_setzero_si512(), v;
+    uint64_t stop, valid = ~(uint64_t)0;
     for (;;) {
         size_t left = (size_t)(end - p);
-        uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1u;
-        __m512i v = left >= 64 ? _mm512_loadu_si512((const void *)p)
-                               : _mm512_maskz_loadu_epi8(valid, (const void *)p);
-        uint64_t stop = (_mm512_cmpeq_epi8_mask(v, nl) | _mm512_cmpeq_epi8_mask(v, cr)) & valid;
-        uint64_t h = _mm512_movepi8_mask(v);
-        if (stop) {
-            unsigned at = (unsigned)__builtin_ctzll(stop);
-            /* high bytes before the stop only */
-            if ((hi | (h & (((uint64_t)1 << at) - 1u))) != 0)
-                *high = 1;
-            return p + at;
+        if (left >= 64) {
+            v = _mm512_loadu_si512((const void *)p);
+        } else {
+            valid = ((uint64_t)1 << left) - 1u;
+            v = _mm512_maskz_loadu_epi8(valid, (const void *)p);
         }
-        hi |= h;
-        if (left <= 64) {
-            if (hi)
-                *high = 1;
-            return end;
-        }
+        stop = (_mm512_cmpeq_epi8_mask(v, nl) | _mm512_cmpeq_epi8_mask(v, cr)) & valid;
+        if (stop || left <= 64)
+            break;
+        passed = _mm512_or_si512(passed, v);
         p += 64;
     }
+    /* high bytes in the blocks passed, and in this one before the stop (all of it if none) */
+    uint64_t before = stop ? (stop & -stop) - 1u : ~(uint64_t)0;
+    if (_mm512_movepi8_mask(passed) || (_mm512_movepi8_mask(v) & before))
+        *high = 1;
+    return stop ? p + __builtin_ctzll(stop) : end;
 }
 #endif
 

@@ -390,8 +390,16 @@ typedef struct ck_psub {
 
 struct ck_state;
 
+/* A system description checked ahead of the plan (ck_presys_*) */
+typedef struct ck_pre_sys {
+    char *div, *sub, *abs;
+    ck_system sys;             /* name and json_rel set, the rest from ck_check_system */
+} ck_pre_sys;
+
 typedef struct ck_plan {
     struct ck_state *run;
+    ck_pre_sys *pre;           /* in the plan's order; taken (sys moved out) as it gets there */
+    size_t npre, cappre, pre_next;
     ck_psub *subs;
     size_t nsubs, capsubs;
     ck_psystem *syss;
@@ -407,6 +415,13 @@ typedef struct ck_plan {
  * parallel. */
 void ck_plan_run_tasks(ck_plan *pl);
 void ck_plan_free(ck_plan *pl);
+/* The system descriptions, checked ahead of the plan all at once on every core (plan.c): the
+ * candidates of one division (div/<submitter>/results/<system>), then all of them checked, then
+ * each taken by the plan where it would have checked it: 1, or 0 when there is none (the plan
+ * checks that system itself). */
+void ck_presys_division(ck_plan *pl, const char *div);
+void ck_presys_run(ck_plan *pl);
+int ck_presys_take(ck_plan *pl, const char *div, const char *sub, ck_system *sys);
 
 /* ------------------------------------------------------------------- run ---- */
 
