@@ -337,29 +337,39 @@ typedef struct pairs_state {
 } pairs_state;
 
 /* One 64-byte block at q given its masks (bit i: byte i is '"', '\\' or a control character,
- * ':', ','); 0 if it is not all members as above (nothing taken), else 1. Defined twice: with
- * prefix_xor, and with a carry-less multiplication for the AVX-512 scan. */
-#define PAIRS_BLOCK_FN(name, attrs, PXOR)                                                          \
-    static inline __attribute__((always_inline)) attrs int name(                                   \
-        pairs_state *st, const char *q, uint64_t qm, uint64_t x, uint64_t colon, uint64_t comma)   \
-{                                                                                                  \
-    uint64_t s = PXOR(qm) ^ (0 - st->in);  /* bit i: inside a string or its opening quote */       \
-    uint64_t open = qm & s, close = qm & ~s, gap = ~s & ~qm;                                       \
-    uint64_t kp = PXOR(close) ^ (0 - st->kpar); /* bit i: the last string closed is a key */       \
-    if ((x & s) || gap != ((close << 1) | st->prev_close) || open != ((gap << 1) | st->prev_gap) ||\
-        (gap & kp & ~colon) || (gap & ~kp & ~comma))                                               \
-        return 0;                                                                                  \
-    /* a ',' ends a member: the next one starts after it */                                        \
-    uint64_t ends = gap & comma;                                                                   \
-    if (ends)                                                                                      \
-        st->start = q + (64 - (unsigned)__builtin_clzll(ends));                                    \
-    st->in = s >> 63;                                                                              \
-    st->kpar = kp >> 63;                                                                           \
-    st->prev_close = close >> 63;                                                                  \
-    st->prev_gap = gap >> 63;                                                                      \
-    return 1;                                                                                      \
+ * ':', ','), which bytes are inside a string or its opening quote (s), the closing quotes and
+ * which bytes follow a key (kp): 0 if it is not all members as above (nothing taken), else 1. */
+static inline __attribute__((always_inline)) int pairs_take(pairs_state *st, const char *q,
+                                                            uint64_t qm, uint64_t x,
+                                                            uint64_t colon, uint64_t comma,
+                                                            uint64_t s, uint64_t close,
+                                                            uint64_t kp)
+{
+    uint64_t open = qm & s, gap = ~s & ~qm;
+    if ((x & s) || gap != ((close << 1) | st->prev_close) || open != ((gap << 1) | st->prev_gap) ||
+        (gap & kp & ~colon) || (gap & ~kp & ~comma))
+        return 0;
+    /* a ',' ends a member: the next one starts after it */
+    uint64_t ends = gap & comma;
+    if (ends)
+        st->start = q + (64 - (unsigned)__builtin_clzll(ends));
+    st->in = s >> 63;
+    st->kpar = kp >> 63;
+    st->prev_close = close >> 63;
+    st->prev_gap = gap >> 63;
+    return 1;
 }
-PAIRS_BLOCK_FN(pairs_block, , prefix_xor)
+
+/* The same from the quote mask alone: the parity of the quotes by prefix XOR */
+static inline __attribute__((always_inline)) int pairs_block(pairs_state *st, const char *q,
+                                                             uint64_t qm, uint64_t x,
+                                                             uint64_t colon, uint64_t comma)
+{
+    uint64_t s = prefix_xor(qm) ^ (0 - st->in);  /* bit i: inside a string or its opening quote */
+    uint64_t close = qm & ~s;
+    uint64_t kp = prefix_xor(close) ^ (0 - st->kpar); /* bit i: the last string closed is a key */
+    return pairs_take(st, q, qm, x, colon, comma, s, close, kp);
+}
 
 #ifdef HAVE_AVX2_PATH
 /* The masks of 32 bytes with AVX2 */
@@ -394,7 +404,16 @@ static inline __attribute__((always_inline, target("pclmul"))) uint64_t prefix_x
     __m128i r = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)x), _mm_set1_epi8(-1), 0);
     return (uint64_t)_mm_cvtsi128_si64(r);
 }
-PAIRS_BLOCK_FN(pairs_block_clmul, __attribute__((target("avx512bw,pclmul"))), prefix_xor_clmul)
+/* pairs_block with the prefix XOR as a carry-less multiplication */
+static inline __attribute__((always_inline, target("avx512bw,pclmul"))) int
+pairs_block_clmul(pairs_state *st, const char *q, uint64_t qm, uint64_t x, uint64_t colon,
+                  uint64_t comma)
+{
+    uint64_t s = prefix_xor_clmul(qm) ^ (0 - st->in);
+    uint64_t close = qm & ~s;
+    uint64_t kp = prefix_xor_clmul(close) ^ (0 - st->kpar);
+    return pairs_take(st, q, qm, x, colon, comma, s, close, kp);
+}
 
 /* AVX-512BW: one load and five compares into bit masks a step */
 __attribute__((target("avx512bw,pclmul"))) static const char *str_pairs_avx512(const char *p,
