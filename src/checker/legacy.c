@@ -28,6 +28,7 @@ typedef struct plan {
     lg_div *divs;
     size_t ndivs;
     ck_flist root_f;
+    struct col_spec *cols;     /* the CSV columns' kinds and quoting (bookkeeping; NULL: none) */
 } plan;
 
 
@@ -500,6 +501,27 @@ static enum col_kind col_kind_of(const char *name)
     return COL_UNKNOWN;
 }
 
+/* A column of csv_header_legacy: its kind and whether the round quotes it, found once for all
+ * the rows */
+struct col_spec {
+    enum col_kind k;
+    int q;
+};
+
+static struct col_spec *col_specs(const ck_rules *r)
+{
+    const json_t *head = ck_rget(r, "csv_header_legacy");
+    const json_t *quoted = ck_rget(r, "csv_quoted_columns_legacy");
+    size_t n = json_array_size(head);
+    struct col_spec *c = calloc(n ? n : 1, sizeof *c);
+    for (size_t i = 0; c && i < n; i++) {
+        const char *name = json_string_value(json_array_get(head, i));
+        c[i].k = col_kind_of(name);
+        c[i].q = ck_jlist_has(quoted, name ? name : "");
+    }
+    return c;
+}
+
 /* A field in RFC 4180 quoting (the reader text of an ambiguous row). */
 static int put_rfc_field(ms_buf *b, const char *text, int first)
 {
@@ -519,7 +541,7 @@ static int put_rfc_field(ms_buf *b, const char *text, int first)
 /* One summary.csv row; *reader: NULL, or the row in RFC 4180 quoting when an unquoted field
  * holds a comma or line break (a CSV reader would split the official text wrongly). */
 static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int compliance,
-                        int power_row, char **reader)
+                        int power_row, const struct col_spec *cols, char **reader)
 {
     *reader = NULL;
     const ck_rules *r = &run->rules;
@@ -564,11 +586,11 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     ms_buf rb = MS_BUF_INIT, jb = MS_BUF_INIT;
     for (size_t i = 0; !rc && i < json_array_size(head); i++) {
         const char *name = json_string_value(json_array_get(head, i));
-        int q = ck_jlist_has(quoted, name ? name : ""), first = i == 0;
+        int q = cols ? cols[i].q : ck_jlist_has(quoted, name ? name : ""), first = i == 0;
         const char *t = NULL;
         const json_t *jv = NULL;
         int is_json = 0;
-        switch (col_kind_of(name)) {
+        switch (cols ? cols[i].k : col_kind_of(name)) {
         case COL_ORG: t = s->submitter; break;
         case COL_AVAIL:
             /* status_checked false (submission-checker.py v0.7.1, check_results_dir):
@@ -640,6 +662,7 @@ static void bookkeeping(plan *pl)
 {
     ck_state *run = pl->run;
     const ck_rules *r = &run->rules;
+    pl->cols = col_specs(r); /* NULL without memory: each row finds them itself */
     ck_flist_move(&run->findings, &pl->root_f);
     for (size_t di = 0; di < pl->ndivs; di++) {
         lg_div *ld = &pl->divs[di];
@@ -833,11 +856,11 @@ static void bookkeeping(plan *pl)
                                 int power = s->power_metric > 0;
                                 char *rd = NULL;
                                 if (!(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row) {
-                                    char *row = legacy_row(run, s, errors, compliance, 0, &rd);
+                                    char *row = legacy_row(run, s, errors, compliance, 0, pl->cols, &rd);
                                     ck_row_add_reader(run, row, rd, key);
                                 }
                                 if (power && r->sw.csv_power_extra_row) {
-                                    char *row = legacy_row(run, s, errors, compliance, 1, &rd);
+                                    char *row = legacy_row(run, s, errors, compliance, 1, pl->cols, &rd);
                                     ck_row_add_reader(run, row, rd, key);
                                 }
                             } else {
@@ -913,6 +936,7 @@ static void plan_free(plan *pl)
     }
     free(pl->divs);
     ck_flist_free(&pl->root_f);
+    free(pl->cols);
 }
 
 int ck_run_legacy(ck_state *run, ms_err *e)
