@@ -88,7 +88,8 @@ int ms_mllog_scan_line_memo(const char *line, size_t len, ms_mllog_rec *rec, con
 enum { MS_SIMD_NONE = 0, MS_SIMD_SSE2 = 1, MS_SIMD_AVX2 = 2, MS_SIMD_AVX512 = 3 };
 int ms_simd_level(void);
 int ms_mllog_scan_line_simd(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                            size_t *key_len, ms_mllog_memo *memo, int simd, char *msg, size_t msgsz);
+                            size_t *key_len, ms_mllog_memo *memo /* or NULL */, int simd,
+                            char *msg, size_t msgsz);
 
 /* First record with this key, or NULL. */
 const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key);
