@@ -27,14 +27,14 @@
 #define BLOCK (64 * 1024)
 #define MAX_LINE (16u * 1024 * 1024)
 #define KEEP_VALUE_MAX 4096
+#define TEXT_BLOCK (16 * 1024) /* the size of a block of kept texts */
 #define MAX_ERROR_TEXTS 20
 #define ERROR_TEXT_MAX 2048
 
-/* The end of the line starting at p: the first '\n' or '\r' in [p, end), or end. *high is set
- * when a byte >= 0x80 comes before it (only such a line needs the UTF-8 check). One pass for
- * the line end, the carriage return and the ASCII test: 64 bytes per step with SSE2. */
+/* ck_dlog_line_stop (internal.h): one pass for the line end, the carriage return and the
+ * ASCII test, 64 bytes per step (AVX-512BW, AVX2 or SSE2 as the level allows). */
 #ifdef HAVE_AVX2_PATH
-/* The 64-byte blocks of line_stop with AVX2 (two 32-byte compares per kind); returns where
+/* The 64-byte blocks of ck_dlog_line_stop with AVX2 (two 32-byte compares per kind); returns where
  * the generic code goes on (a block holding the stop, or the tail) with *h set when a high
  * byte was passed. */
 __attribute__((target("avx2"))) static const char *line_stop_avx2(const char *p, const char *end,
@@ -54,18 +54,51 @@ __attribute__((target("avx2"))) static const char *line_stop_avx2(const char *p,
     }
     return p;
 }
+
+/* With AVX-512BW: 64 bytes a load, the compares straight into bit masks, the high bytes of the
+ * blocks passed or'ed into one register (tested once at the stop), and the tail of fewer than
+ * 64 bytes with a masked load (which touches no byte past end); the whole job. */
+__attribute__((target("avx512bw"))) static const char *line_stop_avx512(const char *p,
+                                                                       const char *end,
+                                                                       int *high)
+{
+    const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    __m512i passed = _mm512_setzero_si512(), v;
+    uint64_t stop, valid = ~(uint64_t)0;
+    for (;;) {
+        size_t left = (size_t)(end - p);
+        if (left >= 64) {
+            v = _mm512_loadu_si512((const void *)p);
+        } else {
+            valid = ((uint64_t)1 << left) - 1u;
+            v = _mm512_maskz_loadu_epi8(valid, (const void *)p);
+        }
+        stop = (_mm512_cmpeq_epi8_mask(v, nl) | _mm512_cmpeq_epi8_mask(v, cr)) & valid;
+        if (stop || left <= 64)
+            break;
+        passed = _mm512_or_si512(passed, v);
+        p += 64;
+    }
+    /* high bytes in the blocks passed, and in this one before the stop (all of it if none) */
+    uint64_t before = stop ? (stop & -stop) - 1u : ~(uint64_t)0;
+    if (_mm512_movepi8_mask(passed) || (_mm512_movepi8_mask(v) & before))
+        *high = 1;
+    return stop ? p + __builtin_ctzll(stop) : end;
+}
 #endif
 
-static const char *line_stop(const char *p, const char *end, int *high)
+const char *ck_dlog_line_stop(const char *p, const char *end, int *high, int simd)
 {
     int h = 0;
 #ifdef HAVE_AVX2_PATH
-    if (end - p >= 128 && __builtin_cpu_supports("avx2"))
+    if (simd >= MS_SIMD_AVX512 && end > p)
+        return line_stop_avx512(p, end, high);
+    if (end - p >= 128 && simd >= MS_SIMD_AVX2)
         p = line_stop_avx2(p, end, &h);
 #endif
 #if defined(__SSE2__)
     const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-    while (end - p >= 64) {
+    while (simd >= MS_SIMD_SSE2 && end - p >= 64) {
         uint64_t stop = 0, hi = 0;
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
@@ -87,7 +120,7 @@ static const char *line_stop(const char *p, const char *end, int *high)
             h = 1;
         p += 64;
     }
-    while (end - p >= 16) {
+    while (simd >= MS_SIMD_SSE2 && end - p >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
         unsigned stop = (unsigned)_mm_movemask_epi8(
             _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
@@ -152,6 +185,27 @@ static int grow_index(ck_dlog *d)
     return 0;
 }
 
+/* n bytes kept until ck_dlog_free (from the newest text block, or a new one), NULL when out of
+ * memory */
+static char *keep_text(ck_dlog *d, const char *text, size_t n)
+{
+    ck_dblock *b = d->texts;
+    if (!b || b->cap - b->used < n + 1) {
+        size_t cap = n + 1 > TEXT_BLOCK ? n + 1 : TEXT_BLOCK;
+        if (!(b = malloc(sizeof *b + cap)))
+            return NULL;
+        b->prev = d->texts;
+        b->cap = cap;
+        b->used = 0;
+        d->texts = b;
+    }
+    char *t = b->data + b->used;
+    memcpy(t, text, n);
+    t[n] = '\0';
+    b->used += n + 1;
+    return t;
+}
+
 /* Records the value of a record whose key lexeme is key[0..key_len) (NULL: no "key", read as
  * "") unless the key was seen before: the first occurrence wins. */
 static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_t key_len)
@@ -193,26 +247,16 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
     }
     ck_dval *v = &d->v[d->n];
     memset(v, 0, sizeof *v);
-    v->key = dec ? dec : malloc(kn + 1);
+    v->key = keep_text(d, k, kn);
+    free(dec);
     if (!v->key)
         return -1;
-    if (!dec) {
-        memcpy(v->key, k, kn);
-        v->key[kn] = '\0';
-    }
     v->key_len = kn;
     v->kind = rec->kind;
     v->raw_len = rec->raw_len;
     v->line = rec->line_no;
-    if (rec->raw_len <= KEEP_VALUE_MAX) {
-        v->raw = malloc(rec->raw_len + 1);
-        if (!v->raw) {
-            free(v->key);
-            return -1;
-        }
-        memcpy(v->raw, rec->raw, rec->raw_len);
-        v->raw[rec->raw_len] = '\0';
-    }
+    if (rec->raw_len <= KEEP_VALUE_MAX && !(v->raw = keep_text(d, rec->raw, rec->raw_len)))
+        return -1;
     *slot = ++d->n;
     d->last = d->n;
     return 0;
@@ -242,13 +286,13 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
 }
 
 static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
-                       ms_mllog_memo *memo)
+                       ms_mllog_memo *memo, int simd)
 {
     ms_mllog_rec rec;
     const char *key;
     size_t key_len;
     char msg[200];
-    int r = ms_mllog_scan_line_memo(line, len, &rec, &key, &key_len, memo, msg, sizeof msg);
+    int r = ms_mllog_scan_line_simd(line, len, &rec, &key, &key_len, memo, simd, msg, sizeof msg);
     if (line_no == 1)
         d->first_line_is_record = r != 0;
     if (r < 0) {
@@ -340,6 +384,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
     size_t line_no = 0;
     ms_mllog_memo memo;
     memo.len = 0;
+    int simd = ms_simd_level();
     int skipping = 0, skip_is_record = 0, pending_cr = 0;
     while (!eof || len) {
         if (!eof && len < cap) {
@@ -368,7 +413,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
             }
             /* the end of the line (\n or \r) and whether it holds non-ASCII bytes */
             int high = 0;
-            size_t i = (size_t)(line_stop(buf + start, buf + len, &high) - buf);
+            size_t i = (size_t)(ck_dlog_line_stop(buf + start, buf + len, &high, simd) - buf);
             if (i == len && !eof)
                 break;
             if (i == len && start == len)
@@ -393,7 +438,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
                         d->bad_utf8_line = line_no;
                     }
                 }
-                if (handle_line(d, line, ll, line_no, &memo)) {
+                if (handle_line(d, line, ll, line_no, &memo, simd)) {
                     free(buf);
                     close(fd);
                     ck_dlog_free(d);
@@ -462,9 +507,9 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
 
 void ck_dlog_free(ck_dlog *d)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->v[i].key);
-        free(d->v[i].raw);
+    for (ck_dblock *b = d->texts, *prev; b; b = prev) {
+        prev = b->prev;
+        free(b);
     }
     free(d->v);
     free(d->slot);

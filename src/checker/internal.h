@@ -226,7 +226,7 @@ int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *
 /* ----------------------------------------------------------- detail logs ---- */
 
 typedef struct ck_dval {
-    char *key;
+    char *key;                 /* key and raw live in the ck_dlog's text blocks */
     size_t key_len;            /* a decoded key may hold a NUL (\u0000) */
     ms_jv_kind kind;
     char *raw;                 /* lexical value (NUL-terminated copy); NULL if too large */
@@ -234,8 +234,17 @@ typedef struct ck_dval {
     size_t line;
 } ck_dval;
 
+/* A block of the texts a ck_dlog keeps (keys and values): they are carved out of blocks that
+ * never move, freed together by ck_dlog_free, not allocated one by one */
+typedef struct ck_dblock {
+    struct ck_dblock *prev;
+    size_t cap, used;
+    char data[];
+} ck_dblock;
+
 typedef struct ck_dlog {
     ck_dval *v;                /* first occurrence of each key */
+    ck_dblock *texts;          /* the keys and values of v (the newest block first) */
     size_t n, cap;
     size_t *slot;              /* hash index into v (index + 1; 0 = empty), nslot a power of 2 */
     size_t nslot;
@@ -261,6 +270,10 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e);
 int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept, size_t *kept_len,
                       ms_err *e);
 void ck_dlog_free(ck_dlog *d);
+/* The end of the line starting at p: the first '\n' or '\r' in [p, end), or end; *high is set
+ * when a byte >= 0x80 comes before it (only such a line needs the UTF-8 check). simd: an
+ * ms_simd_level() value (at most the CPU's; every level gives the same result). */
+const char *ck_dlog_line_stop(const char *p, const char *end, int *high, int simd);
 /* The detail-log format detector's hook (dlog_text.c): when `path` is a LoadGen 0.5/0.7 text
  * log (ms_log_detect), its ERROR records become d's error texts (n_error_recs, errors), as the
  * v0.7.1 checker's scan for ERROR lines sees them; any other file leaves d unchanged. */
@@ -378,8 +391,16 @@ typedef struct ck_psub {
 
 struct ck_state;
 
+/* A system description checked ahead of the plan (ck_presys_*) */
+typedef struct ck_pre_sys {
+    char *div, *sub, *abs;
+    ck_system sys;             /* name and json_rel set, the rest from ck_check_system */
+} ck_pre_sys;
+
 typedef struct ck_plan {
     struct ck_state *run;
+    ck_pre_sys *pre;           /* in the plan's order; taken (sys moved out) as it gets there */
+    size_t npre, cappre, pre_next;
     ck_psub *subs;
     size_t nsubs, capsubs;
     ck_psystem *syss;
@@ -395,6 +416,13 @@ typedef struct ck_plan {
  * parallel. */
 void ck_plan_run_tasks(ck_plan *pl);
 void ck_plan_free(ck_plan *pl);
+/* The system descriptions, checked ahead of the plan all at once on every core (plan.c): the
+ * candidates of one division (div/<submitter>/results/<system>), then all of them checked, then
+ * each taken by the plan where it would have checked it: 1, or 0 when there is none (the plan
+ * checks that system itself). */
+void ck_presys_division(ck_plan *pl, const char *div);
+void ck_presys_run(ck_plan *pl);
+int ck_presys_take(ck_plan *pl, const char *div, const char *sub, ck_system *sys);
 
 /* ------------------------------------------------------------------- run ---- */
 

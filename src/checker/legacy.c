@@ -21,11 +21,6 @@ typedef struct lg_div {
 } lg_div;
 
 /* the shared plan, with the legacy divisions (and root findings) above the submitters */
-/* A system description checked ahead of the plan (presys_collect) */
-typedef struct pre_sys {
-    char *div, *sub, *abs;
-    ck_system sys;             /* name and json_rel set, the rest from ck_check_system */
-} pre_sys;
 
 typedef struct plan {
     ck_plan p;
@@ -33,8 +28,7 @@ typedef struct plan {
     lg_div *divs;
     size_t ndivs;
     ck_flist root_f;
-    pre_sys *pre;              /* in the plan's order; taken (sys moved out) as it gets there */
-    size_t npre, cappre, pre_next;
+    struct col_spec *cols;     /* the CSV columns' kinds and quoting (bookkeeping; NULL: none) */
 } plan;
 
 
@@ -198,92 +192,6 @@ static int load_mapping(ck_state *run, ck_psub *ls, const char *div, const char 
     return ok;
 }
 
-/* The system descriptions are checked ahead of the plan, all at once on every core (they were
- * most of the plan's serial time): ck_check_system depends only on its arguments, the read-only
- * rules and schemas and the files, and writes only the system it is given (its findings in the
- * system's own list), so the plan takes each result where it would have computed it and the
- * output does not change. The candidates are the <division>/<submitter>/results/<system>
- * directories the plan visits (the same listings, which the store then answers); one the plan
- * does not get to (S3, a failed model mapping) is freed unused. Best effort: without memory for
- * a candidate the plan checks that system itself. */
-static void presys_collect(plan *pl, const ck_dir *root)
-{
-    ck_state *run = pl->run;
-    for (size_t di = 0; di < root->n; di++) {
-        const ck_entry *de = &root->v[di];
-        if (!de->is_dir || !ck_rlist_has(&run->rules, "valid_divisions", de->name))
-            continue;
-        char *dabs = ck_join(run->root, de->name);
-        ck_dir dd;
-        if (!dabs || ck_dir_read(&dd, dabs)) {
-            free(dabs);
-            continue;
-        }
-        for (size_t si = 0; si < dd.n; si++) {
-            const ck_entry *se = &dd.v[si];
-            if (!se->is_dir || (run->o->submitter && strcmp(run->o->submitter, se->name)))
-                continue;
-            char *rabs = ck_join3(dabs, se->name, "results");
-            ck_dir rd;
-            if (!rabs || !ck_pexists(rabs) || ck_dir_read(&rd, rabs)) {
-                free(rabs);
-                continue;
-            }
-            for (size_t yi = 0; yi < rd.n; yi++) {
-                const char *y = rd.v[yi].name;
-                if (!rd.v[yi].is_dir)
-                    continue;
-                if (MS_GROW(pl->pre, pl->cappre, pl->npre + 1, 64))
-                    break;
-                pre_sys *p = &pl->pre[pl->npre];
-                memset(p, 0, sizeof *p);
-                p->div = strdup(de->name);
-                p->sub = strdup(se->name);
-                p->sys.name = strdup(y);
-                p->sys.json_rel = ck_fmt("%s/%s/systems/%s.json", de->name, se->name, y);
-                p->abs = p->sys.json_rel ? ck_join(run->root, p->sys.json_rel) : NULL;
-                if (!p->div || !p->sub || !p->sys.name || !p->abs) {
-                    free(p->div);
-                    free(p->sub);
-                    free(p->abs);
-                    ck_system_free(&p->sys);
-                    continue;
-                }
-                pl->npre++;
-            }
-            ck_dir_free(&rd);
-            free(rabs);
-        }
-        ck_dir_free(&dd);
-        free(dabs);
-    }
-}
-
-static void presys_task(void *ctx, size_t i)
-{
-    plan *pl = ctx;
-    pre_sys *p = &pl->pre[i];
-    ck_check_system(pl->run, &p->sys, p->div, p->sub, p->abs);
-}
-
-/* Moves the system checked ahead for div/sub/name into *sys (whose name and json_rel, the same
- * strings, are replaced): 1, or 0 when there is none (the caller checks it) */
-static int presys_take(plan *pl, const char *div, const char *sub, ck_system *sys)
-{
-    for (size_t i = pl->pre_next; i < pl->npre; i++) {
-        pre_sys *p = &pl->pre[i];
-        if (!strcmp(p->div, div) && !strcmp(p->sub, sub) && !strcmp(p->sys.name, sys->name)) {
-            free(sys->name);
-            free(sys->json_rel);
-            *sys = p->sys;
-            memset(&p->sys, 0, sizeof p->sys);
-            pl->pre_next = i + 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int plan_tree(plan *pl, ms_err *e)
 {
     ck_state *run = pl->run;
@@ -300,9 +208,10 @@ static int plan_tree(plan *pl, ms_err *e)
             !ends_with(root.v[i].name, ".pdf"))
             ms_buf_printf(&bad, "%s'%s'", nbad++ ? ", " : "", root.v[i].name);
     if (!nbad) { /* (S2 stops everything: nothing to check ahead) */
-        presys_collect(pl, &root);
-        if (pl->npre)
-            ck_parallel(run->jobs, pl->npre, presys_task, pl);
+        for (size_t di = 0; di < root.n; di++)
+            if (root.v[di].is_dir && ck_rlist_has(r, "valid_divisions", root.v[di].name))
+                ck_presys_division(&pl->p, root.v[di].name);
+        ck_presys_run(&pl->p);
     }
     int stopped = 0;
     for (size_t di = 0; di < root.n && !stopped; di++) {
@@ -411,7 +320,7 @@ static int plan_tree(plan *pl, ms_err *e)
                 char *jabs = ck_join(run->root, ly->sys.json_rel);
                 if (!jabs)
                     goto oom_rd;
-                if (!presys_take(pl, de->name, se->name, &ly->sys))
+                if (!ck_presys_take(&pl->p, de->name, se->name, &ly->sys))
                     ck_check_system(run, &ly->sys, de->name, se->name, jabs);
                 free(jabs);
                 ly->first = pl->p.nmodels;
@@ -592,6 +501,27 @@ static enum col_kind col_kind_of(const char *name)
     return COL_UNKNOWN;
 }
 
+/* A column of csv_header_legacy: its kind and whether the round quotes it, found once for all
+ * the rows */
+struct col_spec {
+    enum col_kind k;
+    int q;
+};
+
+static struct col_spec *col_specs(const ck_rules *r)
+{
+    const json_t *head = ck_rget(r, "csv_header_legacy");
+    const json_t *quoted = ck_rget(r, "csv_quoted_columns_legacy");
+    size_t n = json_array_size(head);
+    struct col_spec *c = calloc(n ? n : 1, sizeof *c);
+    for (size_t i = 0; c && i < n; i++) {
+        const char *name = json_string_value(json_array_get(head, i));
+        c[i].k = col_kind_of(name);
+        c[i].q = ck_jlist_has(quoted, name ? name : "");
+    }
+    return c;
+}
+
 /* A field in RFC 4180 quoting (the reader text of an ambiguous row). */
 static int put_rfc_field(ms_buf *b, const char *text, int first)
 {
@@ -611,7 +541,7 @@ static int put_rfc_field(ms_buf *b, const char *text, int first)
 /* One summary.csv row; *reader: NULL, or the row in RFC 4180 quoting when an unquoted field
  * holds a comma or line break (a CSV reader would split the official text wrongly). */
 static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int compliance,
-                        int power_row, char **reader)
+                        int power_row, const struct col_spec *cols, char **reader)
 {
     *reader = NULL;
     const ck_rules *r = &run->rules;
@@ -656,11 +586,11 @@ static char *legacy_row(const ck_state *run, const ck_scen *s, int errors, int c
     ms_buf rb = MS_BUF_INIT, jb = MS_BUF_INIT;
     for (size_t i = 0; !rc && i < json_array_size(head); i++) {
         const char *name = json_string_value(json_array_get(head, i));
-        int q = ck_jlist_has(quoted, name ? name : ""), first = i == 0;
+        int q = cols ? cols[i].q : ck_jlist_has(quoted, name ? name : ""), first = i == 0;
         const char *t = NULL;
         const json_t *jv = NULL;
         int is_json = 0;
-        switch (col_kind_of(name)) {
+        switch (cols ? cols[i].k : col_kind_of(name)) {
         case COL_ORG: t = s->submitter; break;
         case COL_AVAIL:
             /* status_checked false (submission-checker.py v0.7.1, check_results_dir):
@@ -732,6 +662,7 @@ static void bookkeeping(plan *pl)
 {
     ck_state *run = pl->run;
     const ck_rules *r = &run->rules;
+    pl->cols = col_specs(r); /* NULL without memory: each row finds them itself */
     ck_flist_move(&run->findings, &pl->root_f);
     for (size_t di = 0; di < pl->ndivs; di++) {
         lg_div *ld = &pl->divs[di];
@@ -925,11 +856,11 @@ static void bookkeeping(plan *pl)
                                 int power = s->power_metric > 0;
                                 char *rd = NULL;
                                 if (!(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row) {
-                                    char *row = legacy_row(run, s, errors, compliance, 0, &rd);
+                                    char *row = legacy_row(run, s, errors, compliance, 0, pl->cols, &rd);
                                     ck_row_add_reader(run, row, rd, key);
                                 }
                                 if (power && r->sw.csv_power_extra_row) {
-                                    char *row = legacy_row(run, s, errors, compliance, 1, &rd);
+                                    char *row = legacy_row(run, s, errors, compliance, 1, pl->cols, &rd);
                                     ck_row_add_reader(run, row, rd, key);
                                 }
                             } else {
@@ -1005,13 +936,7 @@ static void plan_free(plan *pl)
     }
     free(pl->divs);
     ck_flist_free(&pl->root_f);
-    for (size_t i = 0; i < pl->npre; i++) {
-        free(pl->pre[i].div);
-        free(pl->pre[i].sub);
-        free(pl->pre[i].abs);
-        ck_system_free(&pl->pre[i].sys);
-    }
-    free(pl->pre);
+    free(pl->cols);
 }
 
 int ck_run_legacy(ck_state *run, ms_err *e)

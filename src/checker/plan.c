@@ -1,8 +1,96 @@
-/* The plan shared by both profiles: linking scenarios to their submitter, system and model,
- * running the parallel phase, freeing. */
+/* The plan shared by both profiles: the system descriptions checked ahead, linking scenarios
+ * to their submitter, system and model, running the parallel phase, freeing. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "checker/internal.h"
+
+/* The system descriptions are checked ahead of the plan, all at once on every core (they were
+ * most of the plan's serial time): ck_check_system depends only on its arguments, the read-only
+ * rules and schemas and the files, and writes only the system it is given (its findings in the
+ * system's own list), so the plan takes each result where it would have computed it and the
+ * output does not change. The candidates are the <division>/<submitter>/results/<system>
+ * directories the plan visits (the same listings, which the store then answers); one the plan
+ * does not get to (S3, a failed model mapping, no results/ in the unified layout) is freed
+ * unused. Best effort: without memory for a candidate the plan checks that system itself. */
+void ck_presys_division(ck_plan *pl, const char *div)
+{
+    ck_state *run = pl->run;
+    char *dabs = ck_join(run->root, div);
+    ck_dir dd;
+    if (!dabs || ck_dir_read(&dd, dabs)) {
+        free(dabs);
+        return;
+    }
+    for (size_t si = 0; si < dd.n; si++) {
+        const ck_entry *se = &dd.v[si];
+        if (!se->is_dir || (run->o->submitter && strcmp(run->o->submitter, se->name)))
+            continue;
+        char *rabs = ck_join3(dabs, se->name, "results");
+        ck_dir rd;
+        if (!rabs || !ck_pexists(rabs) || ck_dir_read(&rd, rabs)) {
+            free(rabs);
+            continue;
+        }
+        for (size_t yi = 0; yi < rd.n; yi++) {
+            const char *y = rd.v[yi].name;
+            if (!rd.v[yi].is_dir)
+                continue;
+            if (MS_GROW(pl->pre, pl->cappre, pl->npre + 1, 64))
+                break;
+            ck_pre_sys *p = &pl->pre[pl->npre];
+            memset(p, 0, sizeof *p);
+            p->div = strdup(div);
+            p->sub = strdup(se->name);
+            p->sys.name = strdup(y);
+            p->sys.json_rel = ck_fmt("%s/%s/systems/%s.json", div, se->name, y);
+            p->abs = p->sys.json_rel ? ck_join(run->root, p->sys.json_rel) : NULL;
+            if (!p->div || !p->sub || !p->sys.name || !p->abs) {
+                free(p->div);
+                free(p->sub);
+                free(p->abs);
+                ck_system_free(&p->sys);
+                continue;
+            }
+            pl->npre++;
+        }
+        ck_dir_free(&rd);
+        free(rabs);
+    }
+    ck_dir_free(&dd);
+    free(dabs);
+}
+
+static void presys_task(void *ctx, size_t i)
+{
+    ck_plan *pl = ctx;
+    ck_pre_sys *p = &pl->pre[i];
+    ck_check_system(pl->run, &p->sys, p->div, p->sub, p->abs);
+}
+
+void ck_presys_run(ck_plan *pl)
+{
+    if (pl->npre)
+        ck_parallel(pl->run->jobs, pl->npre, presys_task, pl);
+}
+
+/* Moves the system checked ahead for div/sub/name into *sys (whose name and json_rel, the same
+ * strings, are replaced) */
+int ck_presys_take(ck_plan *pl, const char *div, const char *sub, ck_system *sys)
+{
+    for (size_t i = pl->pre_next; i < pl->npre; i++) {
+        ck_pre_sys *p = &pl->pre[i];
+        if (!strcmp(p->div, div) && !strcmp(p->sub, sub) && !strcmp(p->sys.name, sys->name)) {
+            free(sys->name);
+            free(sys->json_rel);
+            *sys = p->sys;
+            memset(&p->sys, 0, sizeof p->sys);
+            pl->pre_next = i + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
 
 static void link_plan(ck_plan *pl)
 {
@@ -63,4 +151,11 @@ void ck_plan_free(ck_plan *pl)
         ck_flist_free(&pl->subs[i].f);
     }
     free(pl->subs);
+    for (size_t i = 0; i < pl->npre; i++) {
+        free(pl->pre[i].div);
+        free(pl->pre[i].sub);
+        free(pl->pre[i].abs);
+        ck_system_free(&pl->pre[i].sys);
+    }
+    free(pl->pre);
 }

@@ -529,22 +529,27 @@ static void pwf_close(pwfile *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Whether the line (up to its first NUL, as strcasestr on it would see it) contains "power_<tail>"
- * in any case: found from its '_', so that a line is neither copied nor searched byte by byte. */
-static int has_power_key(const char *l, size_t n, const char *tail)
+/* Whether the line (up to its first NUL, as strcasestr on it would see it) contains
+ * "power_begin" (1), else "power_end" (2), in any case, else 0: found from its '_' in one pass,
+ * so that a line is neither copied nor searched byte by byte. */
+static int power_key(const char *l, size_t n)
 {
     n = strnlen(l, n);
-    size_t tn = strlen(tail);
+    int end = 0;
     for (const char *u = l + 5; u < l + n; u++) {
         u = memchr(u, '_', (size_t)(l + n - u));
         if (!u)
-            return 0;
+            break;
         /* ((c | 0x20) == 'r' holds for 'r' and 'R' only: a cheap first test of "power") */
-        if ((size_t)(l + n - u) > tn && ((unsigned char)u[-1] | 0x20) == 'r' &&
-            !strncasecmp(u - 5, "power", 5) && !strncasecmp(u + 1, tail, tn))
-            return 1;
+        size_t left = (size_t)(l + n - u);
+        if (left > 3 && ((unsigned char)u[-1] | 0x20) == 'r' && !strncasecmp(u - 5, "power", 5)) {
+            if (left > 5 && !strncasecmp(u + 1, "begin", 5))
+                return 1;
+            if (!strncasecmp(u + 1, "end", 3))
+                end = 1;
+        }
     }
-    return 0;
+    return end ? 2 : 0;
 }
 
 /* power_begin / power_end of a detail log as the Power WG checker reads them: the first lines
@@ -566,8 +571,8 @@ static int pw_begin_end_read(pwctx *c, const pwtime *tm, const char *dir, int64_
     const char *raw;
     int nl;
     while (ms_lines_next(&f.it, &raw, &n, &nl)) {
-        int isb = has_power_key(raw, n, "begin");
-        int ise = !isb && has_power_key(raw, n, "end");
+        int key = power_key(raw, n);
+        int isb = key == 1, ise = key == 2;
         if (isb || ise) {
             /* the line as Python yields it (with its "\n", NUL-terminated) for the patterns */
             if (!(l = pw_line(&f.lb, &f.lcap, raw, n, nl, &n))) {

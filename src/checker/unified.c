@@ -109,6 +109,9 @@ static int plan_tree(uplan *pl, ms_err *e)
     const ck_rules *r = &run->rules;
 
     static const char *const divs[3] = {"closed", "network", "open"};
+    for (int di = 0; di < 3; di++)
+        ck_presys_division(pl, divs[di]);
+    ck_presys_run(pl);
     for (int di = 0; di < 3; di++) {
         const char *div = divs[di];
         char *dabs = ck_join(run->root, div);
@@ -199,7 +202,8 @@ static int plan_tree(uplan *pl, ms_err *e)
                     free(dabs);
                     goto oom;
                 }
-                ck_check_system(run, &uy->sys, div, se->name, jabs);
+                if (!ck_presys_take(pl, div, se->name, &uy->sys))
+                    ck_check_system(run, &uy->sys, div, se->name, jabs);
                 free(jabs);
                 uy->first = pl->nmodels;
                 char *yabs = ck_join(rabs, ye->name);

@@ -1,6 +1,7 @@
 #include "common/jschema.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,6 +557,94 @@ void ms_jschema_errors_free(ms_jschema_errors *errs)
 
 /* ---------------------------------------------------------- validation ---- */
 
+/* The keywords the validator reads, one bit each: validate() finds which of them a schema
+ * object holds by going once through its keys (a schema object has a few), and asks Jansson
+ * only for those (a hash lookup for each of forty keywords at every schema node was most of
+ * the cost of validating a system description). */
+#define JS_KEYWORDS(X) \
+    X(REF, "$ref") \
+    X(ID, "$id") \
+    X(TYPE, "type") \
+    X(ENUM, "enum") \
+    X(CONST, "const") \
+    X(ALLOF, "allOf") \
+    X(ANYOF, "anyOf") \
+    X(ONEOF, "oneOf") \
+    X(NOT, "not") \
+    X(IF, "if") \
+    X(THEN, "then") \
+    X(ELSE, "else") \
+    X(MINIMUM, "minimum") \
+    X(MAXIMUM, "maximum") \
+    X(EXCLUSIVEMINIMUM, "exclusiveMinimum") \
+    X(EXCLUSIVEMAXIMUM, "exclusiveMaximum") \
+    X(MULTIPLEOF, "multipleOf") \
+    X(MINLENGTH, "minLength") \
+    X(MAXLENGTH, "maxLength") \
+    X(PATTERN, "pattern") \
+    X(ITEMS, "items") \
+    X(PREFIXITEMS, "prefixItems") \
+    X(ADDITIONALITEMS, "additionalItems") \
+    X(CONTAINS, "contains") \
+    X(MINCONTAINS, "minContains") \
+    X(MAXCONTAINS, "maxContains") \
+    X(MINITEMS, "minItems") \
+    X(MAXITEMS, "maxItems") \
+    X(UNIQUEITEMS, "uniqueItems") \
+    X(REQUIRED, "required") \
+    X(PROPERTIES, "properties") \
+    X(PATTERNPROPERTIES, "patternProperties") \
+    X(ADDITIONALPROPERTIES, "additionalProperties") \
+    X(PROPERTYNAMES, "propertyNames") \
+    X(DEPENDENCIES, "dependencies") \
+    X(DEPENDENTREQUIRED, "dependentRequired") \
+    X(DEPENDENTSCHEMAS, "dependentSchemas") \
+    X(MINPROPERTIES, "minProperties") \
+    X(MAXPROPERTIES, "maxProperties")
+enum {
+#define X(id, name) KW_##id,
+    JS_KEYWORDS(X)
+#undef X
+    KW_COUNT
+};
+typedef uint64_t kwmask;
+
+static kwmask keyword_mask(const json_t *sch)
+{
+    static const struct {
+        const char *name;
+        size_t len;
+    } names[KW_COUNT] = {
+#define X(id, name) {name, sizeof name - 1},
+        JS_KEYWORDS(X)
+#undef X
+    };
+    kwmask m = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)sch, key, v) {
+        size_t n = strlen(key);
+        for (int i = 0; i < KW_COUNT; i++)
+            if (names[i].len == n && names[i].name[0] == key[0] && !memcmp(names[i].name, key, n)) {
+                m |= (kwmask)1 << i;
+                break;
+            }
+    }
+    return m;
+}
+
+/* json_object_get(sch, name) for a keyword of the list, through the mask */
+#define KW(sch, mask, id, name) (((mask) >> KW_##id & 1) ? json_object_get(sch, name) : NULL)
+
+/* A $ref resolved during one validation: the same reference text (the schema's own string,
+ * compared by address) from the same base resolves to the same target */
+#define REF_CACHE 32
+typedef struct ref_memo {
+    const char *ref;
+    char *base, *newbase;
+    const json_t *target;
+} ref_memo;
+
 typedef struct vctx {
     const ms_jschema *s;
     ms_jschema_errors *errs;
@@ -563,6 +652,8 @@ typedef struct vctx {
     int collect;
     int oom;
     ms_err *e;
+    ref_memo refs[REF_CACHE]; /* the first REF_CACHE references resolved */
+    size_t nrefs;
 } vctx;
 
 static void add_err(vctx *c, const char *ptr, const char *kw, const char *fmt, ...)
@@ -800,6 +891,9 @@ static const json_t *resolve_ref(vctx *c, const char *ref, const char *base, cha
 static int validate_ref(vctx *c, const char *ref, const json_t *inst, const char *ptr,
                         const char *base, int depth)
 {
+    for (size_t i = 0; i < c->nrefs; i++)
+        if (c->refs[i].ref == ref && !strcmp(c->refs[i].base, base))
+            return validate(c, c->refs[i].target, inst, ptr, c->refs[i].newbase, depth + 1);
     char *nb = NULL;
     const json_t *target = resolve_ref(c, ref, base, &nb);
     if (!target) {
@@ -807,19 +901,29 @@ static int validate_ref(vctx *c, const char *ref, const json_t *inst, const char
             ms_err_set(c->e, MS_EINPUT, "%s: $ref '%s' cannot be resolved", c->s->name, ref);
         return -1;
     }
+    if (c->nrefs < REF_CACHE) {
+        ref_memo *m = &c->refs[c->nrefs];
+        if ((m->base = strdup(base))) {
+            m->ref = ref;
+            m->newbase = nb;
+            m->target = target;
+            c->nrefs++;
+            return validate(c, target, inst, ptr, nb, depth + 1);
+        }
+    }
     int r = validate(c, target, inst, ptr, nb, depth + 1);
     free(nb);
     return r;
 }
 
-static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
+static int kw_number(vctx *c, const json_t *sch, kwmask km, const json_t *inst, const char *ptr)
 {
     int ok = 1;
     double x = json_number_value(inst);
     const json_t *k;
-    const json_t *exmin = json_object_get(sch, "exclusiveMinimum");
-    const json_t *exmax = json_object_get(sch, "exclusiveMaximum");
-    if ((k = json_object_get(sch, "minimum")) && json_is_number(k)) {
+    const json_t *exmin = KW(sch, km, EXCLUSIVEMINIMUM, "exclusiveMinimum");
+    const json_t *exmax = KW(sch, km, EXCLUSIVEMAXIMUM, "exclusiveMaximum");
+    if ((k = KW(sch, km, MINIMUM, "minimum")) && json_is_number(k)) {
         double m = json_number_value(k);
         int excl = json_is_true(exmin);  /* draft-04 boolean form */
         if (excl ? !(x > m) : !(x >= m)) {
@@ -828,7 +932,7 @@ static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char 
             ok = 0;
         }
     }
-    if ((k = json_object_get(sch, "maximum")) && json_is_number(k)) {
+    if ((k = KW(sch, km, MAXIMUM, "maximum")) && json_is_number(k)) {
         double m = json_number_value(k);
         int excl = json_is_true(exmax);
         if (excl ? !(x < m) : !(x <= m)) {
@@ -847,7 +951,7 @@ static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char 
                 json_number_value(exmax));
         ok = 0;
     }
-    if ((k = json_object_get(sch, "multipleOf")) && json_is_number(k)) {
+    if ((k = KW(sch, km, MULTIPLEOF, "multipleOf")) && json_is_number(k)) {
         int mult;
         if (json_is_integer(k) && json_is_integer(inst) && json_integer_value(k) != 0)
             mult = json_integer_value(inst) % json_integer_value(k) == 0;
@@ -864,33 +968,35 @@ static int kw_number(vctx *c, const json_t *sch, const json_t *inst, const char 
     return ok;
 }
 
-/* The bounds min_kw and max_kw of a count n (characters, items, properties): 1 within them, else
- * 0 with an error (too_few, too_many: the messages, %zu the count and %.0f the bound). */
-static int count_bounds(vctx *c, const json_t *sch, const char *ptr, size_t n, const char *min_kw,
-                        const char *too_few, const char *max_kw, const char *too_many)
+/* The bounds min (keyword min_kw) and max (max_kw) of a count n (characters, items, properties),
+ * each NULL when the schema has none: 1 within them, else 0 with an error (too_few, too_many:
+ * the messages, %zu the count and %.0f the bound). */
+static int count_bounds(vctx *c, const json_t *min, const json_t *max, const char *ptr, size_t n,
+                        const char *min_kw, const char *too_few, const char *max_kw,
+                        const char *too_many)
 {
     int ok = 1;
     const json_t *k;
-    if ((k = json_object_get(sch, min_kw)) && json_is_number(k) && (double)n < json_number_value(k)) {
+    if ((k = min) && json_is_number(k) && (double)n < json_number_value(k)) {
         add_err(c, ptr, min_kw, too_few, n, json_number_value(k));
         ok = 0;
     }
-    if ((k = json_object_get(sch, max_kw)) && json_is_number(k) && (double)n > json_number_value(k)) {
+    if ((k = max) && json_is_number(k) && (double)n > json_number_value(k)) {
         add_err(c, ptr, max_kw, too_many, n, json_number_value(k));
         ok = 0;
     }
     return ok;
 }
 
-static int kw_string(vctx *c, const json_t *sch, const json_t *inst, const char *ptr)
+static int kw_string(vctx *c, const json_t *sch, kwmask km, const json_t *inst, const char *ptr)
 {
     const char *s = json_string_value(inst);
     size_t n = json_string_length(inst);
     size_t cps = utf8_len(s, n);
-    int ok = count_bounds(c, sch, ptr, cps, "minLength", "length %zu is less than minLength %.0f", "maxLength",
+    int ok = count_bounds(c, KW(sch, km, MINLENGTH, "minLength"), KW(sch, km, MAXLENGTH, "maxLength"), ptr, cps, "minLength", "length %zu is less than minLength %.0f", "maxLength",
                           "length %zu is more than maxLength %.0f");
     const json_t *k;
-    if ((k = json_object_get(sch, "pattern")) && json_is_string(k)) {
+    if ((k = KW(sch, km, PATTERN, "pattern")) && json_is_string(k)) {
         int m = re_search(c, find_re(c->s, sch, NULL), s, n);
         if (m < 0)
             return -1;
@@ -939,13 +1045,13 @@ static int validate_range(vctx *c, const json_t *sch, int per_index, const json_
     return ok;
 }
 
-static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+static int kw_array(vctx *c, const json_t *sch, kwmask km, const json_t *inst, const char *ptr,
                     const char *base, int depth)
 {
     size_t n = json_array_size(inst);
-    int ok = count_bounds(c, sch, ptr, n, "minItems", "%zu items, at least %.0f expected", "maxItems",
+    int ok = count_bounds(c, KW(sch, km, MINITEMS, "minItems"), KW(sch, km, MAXITEMS, "maxItems"), ptr, n, "minItems", "%zu items, at least %.0f expected", "maxItems",
                       "%zu items, at most %.0f allowed");
-    if (json_is_true(json_object_get(sch, "uniqueItems"))) {
+    if (json_is_true(KW(sch, km, UNIQUEITEMS, "uniqueItems"))) {
         for (size_t i = 0; i < n && ok != -1; i++)
             for (size_t j = i + 1; j < n; j++)
                 if (jequal(json_array_get(inst, i), json_array_get(inst, j))) {
@@ -956,18 +1062,18 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
                 }
     }
     int d2020 = c->s->dialect == MS_JSCHEMA_DRAFT2020_12;
-    const json_t *items = json_object_get(sch, "items");
+    const json_t *items = KW(sch, km, ITEMS, "items");
     /* the items before index `covered` are checked per index (draft-07 array "items", 2020-12
      * "prefixItems"); `rest` is the schema of the others (draft-07 "additionalItems" after an
      * array "items", else "items") */
     const json_t *prefix = NULL, *rest = items;
     if (d2020) {
-        prefix = json_object_get(sch, "prefixItems");
+        prefix = KW(sch, km, PREFIXITEMS, "prefixItems");
         if (json_is_array(items))
             rest = NULL;  /* the array form of "items" is not 2020-12 */
     } else if (json_is_array(items)) {
         prefix = items;
-        rest = json_object_get(sch, "additionalItems");
+        rest = KW(sch, km, ADDITIONALITEMS, "additionalItems");
     }
     size_t covered = 0;
     if (json_is_array(prefix)) {
@@ -981,11 +1087,11 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
         if (f <= 0)
             return f;
     }
-    const json_t *contains = json_object_get(sch, "contains");
+    const json_t *contains = KW(sch, km, CONTAINS, "contains");
     if (contains) {
         /* draft-07: at least one match; 2020-12: minContains (default 1) to maxContains */
-        const json_t *kmin = d2020 ? json_object_get(sch, "minContains") : NULL;
-        const json_t *kmax = d2020 ? json_object_get(sch, "maxContains") : NULL;
+        const json_t *kmin = d2020 ? KW(sch, km, MINCONTAINS, "minContains") : NULL;
+        const json_t *kmax = d2020 ? KW(sch, km, MAXCONTAINS, "maxContains") : NULL;
         double lo = json_is_number(kmin) ? json_number_value(kmin) : 1;
         int bounded = json_is_number(kmax);
         size_t found = 0;
@@ -1014,13 +1120,13 @@ static int kw_array(vctx *c, const json_t *sch, const json_t *inst, const char *
     return ok;
 }
 
-static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char *ptr,
+static int kw_object(vctx *c, const json_t *sch, kwmask km, const json_t *inst, const char *ptr,
                      const char *base, int depth)
 {
     size_t n = json_object_size(inst);
-    int ok = count_bounds(c, sch, ptr, n, "minProperties", "%zu properties, at least %.0f expected", "maxProperties",
+    int ok = count_bounds(c, KW(sch, km, MINPROPERTIES, "minProperties"), KW(sch, km, MAXPROPERTIES, "maxProperties"), ptr, n, "minProperties", "%zu properties, at least %.0f expected", "maxProperties",
                       "%zu properties, at most %.0f allowed");
-    const json_t *req = json_object_get(sch, "required");
+    const json_t *req = KW(sch, km, REQUIRED, "required");
     for (size_t i = 0; json_is_array(req) && i < json_array_size(req); i++) {
         const char *name = json_string_value(json_array_get(req, i));
         if (name && !json_object_get(inst, name)) {
@@ -1030,15 +1136,15 @@ static int kw_object(vctx *c, const json_t *sch, const json_t *inst, const char 
                 return 0;
         }
     }
-    const json_t *props = json_object_get(sch, "properties");
-    const json_t *pprops = json_object_get(sch, "patternProperties");
-    const json_t *addl = json_object_get(sch, "additionalProperties");
-    const json_t *pnames = json_object_get(sch, "propertyNames");
+    const json_t *props = KW(sch, km, PROPERTIES, "properties");
+    const json_t *pprops = KW(sch, km, PATTERNPROPERTIES, "patternProperties");
+    const json_t *addl = KW(sch, km, ADDITIONALPROPERTIES, "additionalProperties");
+    const json_t *pnames = KW(sch, km, PROPERTYNAMES, "propertyNames");
     int d2020 = c->s->dialect == MS_JSCHEMA_DRAFT2020_12;
     /* draft-07 "dependencies" (arrays or schemas); 2020-12 splits it in two */
-    const json_t *deps = d2020 ? NULL : json_object_get(sch, "dependencies");
-    const json_t *dep_req = d2020 ? json_object_get(sch, "dependentRequired") : NULL;
-    const json_t *dep_sch = d2020 ? json_object_get(sch, "dependentSchemas") : NULL;
+    const json_t *deps = d2020 ? NULL : KW(sch, km, DEPENDENCIES, "dependencies");
+    const json_t *dep_req = d2020 ? KW(sch, km, DEPENDENTREQUIRED, "dependentRequired") : NULL;
+    const json_t *dep_sch = d2020 ? KW(sch, km, DEPENDENTSCHEMAS, "dependentSchemas") : NULL;
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)inst, key, val) {
@@ -1149,12 +1255,13 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
     if (!json_is_object(sch))
         return 1;
 
-    const json_t *ref = json_object_get(sch, "$ref");
+    kwmask km = keyword_mask(sch);
+    const json_t *ref = KW(sch, km, REF, "$ref");
     int d2020 = c->s->dialect == MS_JSCHEMA_DRAFT2020_12;
     if (json_is_string(ref) && !d2020)  /* draft-07: the siblings of $ref are ignored */
         return validate_ref(c, json_string_value(ref), inst, ptr, base, depth);
     char *mybase = NULL;
-    const json_t *id = json_object_get(sch, "$id");
+    const json_t *id = KW(sch, km, ID, "$id");
     if (json_is_string(id) && json_string_value(id)[0] != '#') {
         mybase = uri_resolve(base, json_string_value(id));
         if (!mybase)
@@ -1179,7 +1286,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
                 goto done;
         }
     }
-    if ((k = json_object_get(sch, "type"))) {
+    if ((k = KW(sch, km, TYPE, "type"))) {
         int tm = 0;
         if (json_is_string(k))
             tm = type_matches(inst, json_string_value(k));
@@ -1205,7 +1312,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
             goto done;  /* the other keywords would only repeat the type mismatch */
         }
     }
-    if ((k = json_object_get(sch, "enum")) && json_is_array(k)) {
+    if ((k = KW(sch, km, ENUM, "enum")) && json_is_array(k)) {
         int found = 0;
         for (size_t i = 0; i < json_array_size(k) && !found; i++)
             found = jequal(json_array_get(k, i), inst);
@@ -1218,7 +1325,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
             ok = 0;
         }
     }
-    if ((k = json_object_get(sch, "const")) && !jequal(k, inst)) {
+    if ((k = KW(sch, km, CONST, "const")) && !jequal(k, inst)) {
         if (collecting(c)) {
             char *txt = json_dumps(k, JSON_COMPACT | JSON_ENCODE_ANY);
             add_err(c, ptr, "const", "value must be %.300s", txt ? txt : "the constant");
@@ -1228,24 +1335,24 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
     }
     if (!ok && !c->collect)
         goto done;
-    if (json_is_number(inst) && !kw_number(c, sch, inst, ptr))
+    if (json_is_number(inst) && !kw_number(c, sch, km, inst, ptr))
         ok = 0;
     if (json_is_string(inst)) {
-        r = kw_string(c, sch, inst, ptr);
+        r = kw_string(c, sch, km, inst, ptr);
         if (r < 0)
             goto internal;
         if (!r)
             ok = 0;
     }
     if (json_is_array(inst)) {
-        r = kw_array(c, sch, inst, ptr, base, depth);
+        r = kw_array(c, sch, km, inst, ptr, base, depth);
         if (r < 0)
             goto internal;
         if (!r)
             ok = 0;
     }
     if (json_is_object(inst)) {
-        r = kw_object(c, sch, inst, ptr, base, depth);
+        r = kw_object(c, sch, km, inst, ptr, base, depth);
         if (r < 0)
             goto internal;
         if (!r)
@@ -1253,7 +1360,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
     }
     if (!ok && !c->collect)
         goto done;
-    if ((k = json_object_get(sch, "allOf")) && json_is_array(k)) {
+    if ((k = KW(sch, km, ALLOF, "allOf")) && json_is_array(k)) {
         for (size_t i = 0; i < json_array_size(k); i++) {
             r = validate(c, json_array_get(k, i), inst, ptr, base, depth + 1);
             if (r < 0)
@@ -1262,7 +1369,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
                 ok = 0;
         }
     }
-    if ((k = json_object_get(sch, "anyOf")) && json_is_array(k)) {
+    if ((k = KW(sch, km, ANYOF, "anyOf")) && json_is_array(k)) {
         int any = 0;
         for (size_t i = 0; i < json_array_size(k) && !any; i++) {
             r = probe(c, json_array_get(k, i), inst, ptr, base, depth + 1);
@@ -1275,7 +1382,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
             ok = 0;
         }
     }
-    if ((k = json_object_get(sch, "oneOf")) && json_is_array(k)) {
+    if ((k = KW(sch, km, ONEOF, "oneOf")) && json_is_array(k)) {
         int count = 0;
         for (size_t i = 0; i < json_array_size(k); i++) {
             r = probe(c, json_array_get(k, i), inst, ptr, base, depth + 1);
@@ -1289,7 +1396,7 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
             ok = 0;
         }
     }
-    if ((k = json_object_get(sch, "not"))) {
+    if ((k = KW(sch, km, NOT, "not"))) {
         r = probe(c, k, inst, ptr, base, depth + 1);
         if (r < 0)
             goto internal;
@@ -1298,11 +1405,11 @@ static int validate(vctx *c, const json_t *sch, const json_t *inst, const char *
             ok = 0;
         }
     }
-    if ((k = json_object_get(sch, "if"))) {
+    if ((k = KW(sch, km, IF, "if"))) {
         r = probe(c, k, inst, ptr, base, depth + 1);
         if (r < 0)
             goto internal;
-        const json_t *branch = json_object_get(sch, r ? "then" : "else");
+        const json_t *branch = r ? KW(sch, km, THEN, "then") : KW(sch, km, ELSE, "else");
         if (branch) {
             r = validate(c, branch, inst, ptr, base, depth + 1);
             if (r < 0)
@@ -1322,8 +1429,12 @@ internal:
 int ms_jschema_validate(const ms_jschema *s, const json_t *instance, ms_jschema_errors *errs,
                         size_t max_errors, ms_err *e)
 {
-    vctx c = {s, errs, max_errors, errs != NULL, 0, e};
+    vctx c = {s, errs, max_errors, errs != NULL, 0, e, {{0}}, 0};
     int r = validate(&c, s->root, instance, "", s->root_base, 0);
+    for (size_t i = 0; i < c.nrefs; i++) {
+        free(c.refs[i].base);
+        free(c.refs[i].newbase);
+    }
     if (c.oom) {
         ms_err_oom(e);
         return -1;

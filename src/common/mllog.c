@@ -13,6 +13,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1 /* AVX2 and AVX-512BW block scans, chosen at run time */
+#endif
 
 #define MLLOG_PREFIX ":::MLLOG"
 #define DEPTH_LIMIT 256
@@ -35,22 +39,27 @@ static int fail(char *msg, size_t msgsz, const char *what)
 
 /* The first byte of [p, end) that ends the plain run of a JSON string: '"', '\\' or a control
  * character; end if none. 16 bytes per step with SSE2 (every x86-64 has it), 8 with a SWAR
- * test elsewhere: detail-log lines are mostly long plain strings (file paths, values). */
-static const char *string_stop(const char *p, const char *end)
+ * test otherwise (simd below MS_SIMD_SSE2): detail-log lines are mostly long plain strings
+ * (file paths, values). */
+static const char *string_stop(const char *p, const char *end, int simd)
 {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-                  ctl = _mm_set1_epi8(0x1f);
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)); /* v <= 0x1f */
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
-        if (mask)
-            return p + __builtin_ctz(mask);
-        p += 16;
+    if (simd >= MS_SIMD_SSE2) {
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                      ctl = _mm_set1_epi8(0x1f);
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                     _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)); /* v <= 0x1f */
+            unsigned mask = (unsigned)_mm_movemask_epi8(m);
+            if (mask)
+                return p + __builtin_ctz(mask);
+            p += 16;
+        }
     }
 #else
+    (void)simd;
+#endif
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     while (end - p >= 8) {
         uint64_t w;
@@ -63,20 +72,19 @@ static const char *string_stop(const char *p, const char *end)
             break;
         p += 8;
     }
-#endif
     while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
         p++;
     return p;
 }
 
-static int scan_string(const char **pp, const char *end, char *msg, size_t msgsz)
+static int scan_string(const char **pp, const char *end, int simd, char *msg, size_t msgsz)
 {
     const char *p = *pp;
     if (p >= end || *p != '"')
         return fail(msg, msgsz, "expected a string");
     p++;
     while (p < end) {
-        p = string_stop(p, end);
+        p = string_stop(p, end, simd);
         if (p >= end)
             break;
         unsigned char c = (unsigned char)*p;
@@ -176,9 +184,25 @@ static int classify_int(const char *raw, size_t len)
  * none), which is either the ']' after the last integer taken or where the general scan has to
  * go on (a space, a sign, a fraction, ...; *closed is 1 only in the first case). Every element taken is valid JSON ("0" or a digit
  * string without a leading zero), followed by ',' (then the next element) or by the ']'. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_AVX2_PATH 1
+#ifdef HAVE_AVX2_PATH
+/* One 64-byte block at q of int_blocks_avx2 / _avx512 given its masks (bit i: byte i is a
+ * digit / ',' / '0'): 1 when it is taken (then *start is the start of the last element begun,
+ * *prev_comma whether its last byte is a comma), else 0. */
+static inline __attribute__((always_inline)) int int_block_take(const char *q, uint64_t d,
+                                                                uint64_t c, uint64_t z,
+                                                                uint64_t *prev_comma,
+                                                                const char **start)
+{
+    uint64_t cprev = (c << 1) | *prev_comma; /* bit i: byte i starts an element */
+    uint64_t dnext = (d >> 1) | ((uint64_t)MS_ISDIGIT(q[64]) << 63);
+    if (~(d | c) || (c & cprev) || (z & cprev & dnext))
+        return 0;
+    if (c)
+        *start = q + (64 - (unsigned)__builtin_clzll(c));
+    *prev_comma = c >> 63;
+    return 1;
+}
+
 /* The whole-block loop of int_list_run with AVX2, in fixed 64-byte strides (the next load
  * never waits for the previous block's result): a block is taken when it holds only digits
  * and commas, no empty element (a comma after a comma or at the element start p) and no number
@@ -202,34 +226,51 @@ __attribute__((target("avx2"))) static const char *int_blocks_avx2(const char *p
                      (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, comma)) << 32;
         uint64_t z = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) |
                      (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) << 32;
-        uint64_t cprev = (c << 1) | prev_comma; /* bit i: byte i starts an element */
-        uint64_t dnext = (d >> 1) | ((uint64_t)MS_ISDIGIT(q[64]) << 63);
-        if (~(d | c) || (c & cprev) || (z & cprev & dnext))
+        if (!int_block_take(q, d, c, z, &prev_comma, &start))
             break;
-        if (c)
-            start = q + (64 - (unsigned)__builtin_clzll(c));
-        prev_comma = c >> 63;
+        q += 64;
+    }
+    return start;
+}
+
+/* The same with AVX-512BW: one 64-byte load a step, the compares straight into bit masks */
+__attribute__((target("avx512bw"))) static const char *int_blocks_avx512(const char *p,
+                                                                       const char *end)
+{
+    const __m512i zero = _mm512_set1_epi8('0'), ten = _mm512_set1_epi8(10),
+                  comma = _mm512_set1_epi8(',');
+    const char *q = p, *start = p;
+    uint64_t prev_comma = 1; /* p is an element start */
+    while (end - q >= 65) {
+        __m512i v = _mm512_loadu_si512((const void *)q);
+        uint64_t d = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, zero), ten);
+        uint64_t c = _mm512_cmpeq_epi8_mask(v, comma);
+        uint64_t z = _mm512_cmpeq_epi8_mask(v, zero);
+        if (!int_block_take(q, d, c, z, &prev_comma, &start))
+            break;
         q += 64;
     }
     return start;
 }
 #endif
 
-static const char *int_list_run(const char *p, const char *end, int *closed)
+static const char *int_list_run(const char *p, const char *end, int *closed, int simd)
 {
     *closed = 0;
-#ifdef HAVE_AVX2_PATH
-    int avx2 = end - p >= 256 && __builtin_cpu_supports("avx2");
-#endif
+    int wide = end - p >= 256 ? simd : MS_SIMD_SSE2;
     for (;;) {
 #ifdef HAVE_AVX2_PATH
-        if (avx2)
+        if (wide >= MS_SIMD_AVX512)
+            p = int_blocks_avx512(p, end);
+        else if (wide >= MS_SIMD_AVX2)
             p = int_blocks_avx2(p, end);
+#else
+        (void)wide;
 #endif
 #if defined(__SSE2__)
         /* whole blocks while they hold only digits and commas, up to the last comma of the
          * block: p is always an element start */
-        while (end - p >= 65) {
+        while (simd >= MS_SIMD_SSE2 && end - p >= 65) {
             /* 64 bytes per step: bit i of d / c / z says byte i is a digit / ',' / '0' */
             uint64_t d = 0, c = 0, z = 0;
 #pragma GCC unroll 4
@@ -296,14 +337,15 @@ typedef struct pairs_state {
 } pairs_state;
 
 /* One 64-byte block at q given its masks (bit i: byte i is '"', '\\' or a control character,
- * ':', ','); 0 if it is not all members as above (nothing taken), else 1. */
-static inline __attribute__((always_inline)) int pairs_block(pairs_state *st, const char *q,
-                                                             uint64_t qm, uint64_t x,
-                                                             uint64_t colon, uint64_t comma)
+ * ':', ','), which bytes are inside a string or its opening quote (s), the closing quotes and
+ * which bytes follow a key (kp): 0 if it is not all members as above (nothing taken), else 1. */
+static inline __attribute__((always_inline)) int pairs_take(pairs_state *st, const char *q,
+                                                            uint64_t qm, uint64_t x,
+                                                            uint64_t colon, uint64_t comma,
+                                                            uint64_t s, uint64_t close,
+                                                            uint64_t kp)
 {
-    uint64_t s = prefix_xor(qm) ^ (0 - st->in);  /* bit i: inside a string or its opening quote */
-    uint64_t open = qm & s, close = qm & ~s, gap = ~s & ~qm;
-    uint64_t kp = prefix_xor(close) ^ (0 - st->kpar); /* bit i: the last string closed is a key */
+    uint64_t open = qm & s, gap = ~s & ~qm;
     if ((x & s) || gap != ((close << 1) | st->prev_close) || open != ((gap << 1) | st->prev_gap) ||
         (gap & kp & ~colon) || (gap & ~kp & ~comma))
         return 0;
@@ -316,6 +358,17 @@ static inline __attribute__((always_inline)) int pairs_block(pairs_state *st, co
     st->prev_close = close >> 63;
     st->prev_gap = gap >> 63;
     return 1;
+}
+
+/* The same from the quote mask alone: the parity of the quotes by prefix XOR */
+static inline __attribute__((always_inline)) int pairs_block(pairs_state *st, const char *q,
+                                                             uint64_t qm, uint64_t x,
+                                                             uint64_t colon, uint64_t comma)
+{
+    uint64_t s = prefix_xor(qm) ^ (0 - st->in);  /* bit i: inside a string or its opening quote */
+    uint64_t close = qm & ~s;
+    uint64_t kp = prefix_xor(close) ^ (0 - st->kpar); /* bit i: the last string closed is a key */
+    return pairs_take(st, q, qm, x, colon, comma, s, close, kp);
 }
 
 #ifdef HAVE_AVX2_PATH
@@ -344,6 +397,42 @@ __attribute__((target("avx2"))) static const char *str_pairs_avx2(const char *p,
     }
     return st.start;
 }
+
+/* The prefix XOR of x as a carry-less multiplication by all ones (PCLMULQDQ) */
+static inline __attribute__((always_inline, target("pclmul"))) uint64_t prefix_xor_clmul(uint64_t x)
+{
+    __m128i r = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)x), _mm_set1_epi8(-1), 0);
+    return (uint64_t)_mm_cvtsi128_si64(r);
+}
+/* pairs_block with the prefix XOR as a carry-less multiplication */
+static inline __attribute__((always_inline, target("avx512bw,pclmul"))) int
+pairs_block_clmul(pairs_state *st, const char *q, uint64_t qm, uint64_t x, uint64_t colon,
+                  uint64_t comma)
+{
+    uint64_t s = prefix_xor_clmul(qm) ^ (0 - st->in);
+    uint64_t close = qm & ~s;
+    uint64_t kp = prefix_xor_clmul(close) ^ (0 - st->kpar);
+    return pairs_take(st, q, qm, x, colon, comma, s, close, kp);
+}
+
+/* AVX-512BW: one load and five compares into bit masks a step */
+__attribute__((target("avx512bw,pclmul"))) static const char *str_pairs_avx512(const char *p,
+                                                                               const char *end)
+{
+    pairs_state st = {0, 0, 0, 1, p};
+    const __m512i quote = _mm512_set1_epi8('"'), bslash = _mm512_set1_epi8('\\'),
+                  ctl = _mm512_set1_epi8(0x1f), colon = _mm512_set1_epi8(':'),
+                  comma = _mm512_set1_epi8(',');
+    for (const char *q = p; end - q >= 64; q += 64) {
+        __m512i v = _mm512_loadu_si512((const void *)q);
+        uint64_t qm = _mm512_cmpeq_epi8_mask(v, quote);
+        uint64_t x = _mm512_cmpeq_epi8_mask(v, bslash) | _mm512_cmple_epu8_mask(v, ctl);
+        if (!pairs_block_clmul(&st, q, qm, x, _mm512_cmpeq_epi8_mask(v, colon),
+                               _mm512_cmpeq_epi8_mask(v, comma)))
+            break;
+    }
+    return st.start;
+}
 #endif
 
 /* Skips the members of an object whose values are plain strings ("k":"v","k":"v",..., what
@@ -351,13 +440,15 @@ __attribute__((target("avx2"))) static const char *str_pairs_avx2(const char *p,
  * quote): returns the start of the first member it does not take (p if none), where the general
  * scan goes on. Every member taken is valid JSON: a key string, ':', a string value, ',', with
  * no whitespace, and strings without an escape or a control character (any other byte is left
- * to the line's UTF-8 check, as scan_string leaves it). 64 bytes a step (AVX2 when the CPU has
- * it, else SSE2) with the parity of the quotes (prefix XOR) carried from one step to the next:
+ * to the line's UTF-8 check, as scan_string leaves it). 64 bytes a step (AVX-512BW or AVX2 when
+ * the CPU has it, else SSE2) with the parity of the quotes (prefix XOR) carried from one step to the next:
  * a gap between two strings must be one byte, ':' after a key and ',' after a value. */
-static const char *str_pairs_run(const char *p, const char *end)
+static const char *str_pairs_run(const char *p, const char *end, int simd)
 {
 #ifdef HAVE_AVX2_PATH
-    if (__builtin_cpu_supports("avx2"))
+    if (simd >= MS_SIMD_AVX512)
+        return str_pairs_avx512(p, end);
+    if (simd >= MS_SIMD_AVX2)
         return str_pairs_avx2(p, end);
 #endif
     pairs_state st = {0, 0, 0, 1, p};
@@ -384,8 +475,12 @@ static const char *str_pairs_run(const char *p, const char *end)
 }
 #endif
 
+static int scan_value(const char **pp, const char *end, int depth_limit, int simd, char *msg,
+                      size_t msgsz);
+
 /* An object or array starting at p (its opening bracket), up to past its closing bracket. */
-static int scan_container(const char **pp, const char *p, const char *end, int depth_limit, char *msg, size_t msgsz)
+static int scan_container(const char **pp, const char *p, const char *end, int depth_limit,
+                          int simd, char *msg, size_t msgsz)
 {
     int object = *p == '{';
     char close = object ? '}' : ']';
@@ -398,12 +493,12 @@ static int scan_container(const char **pp, const char *p, const char *end, int d
 #if defined(__SSE2__)
     /* a long object of plain strings (loadgen_file_sha1): its members up to the last few */
     if (object && end - p >= 256 && *p == '"')
-        p = str_pairs_run(p, end);
+        p = str_pairs_run(p, end, simd);
 #endif
     for (;;) {
         if (object) {
             p = skip_ws(p, end);
-            if (scan_string(&p, end, msg, msgsz))
+            if (scan_string(&p, end, simd, msg, msgsz))
                 return -1;
             p = skip_ws(p, end);
             if (p >= end || *p != ':')
@@ -413,13 +508,13 @@ static int scan_container(const char **pp, const char *p, const char *end, int d
             /* fast path for the long integer lists of detail logs (loaded_qsl_set): it only
              * ever accepts valid JSON and otherwise leaves p where the general scan starts */
             int closed;
-            p = int_list_run(p, end, &closed);
+            p = int_list_run(p, end, &closed, simd);
             if (closed) {
                 *pp = p + 1;
                 return kind;
             }
         }
-        if (ms_json_scan_value(&p, end, depth_limit - 1, msg, msgsz) < 0)
+        if (scan_value(&p, end, depth_limit - 1, simd, msg, msgsz) < 0)
             return -1;
         p = skip_ws(p, end);
         if (p < end && *p == ',') {
@@ -434,7 +529,8 @@ static int scan_container(const char **pp, const char *p, const char *end, int d
     }
 }
 
-int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *msg, size_t msgsz)
+static int scan_value(const char **pp, const char *end, int depth_limit, int simd, char *msg,
+                      size_t msgsz)
 {
     const char *p = skip_ws(*pp, end);
     if (p >= end)
@@ -443,13 +539,13 @@ int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *
         return fail(msg, msgsz, "nesting too deep");
     switch (*p) {
     case '"':
-        if (scan_string(&p, end, msg, msgsz))
+        if (scan_string(&p, end, simd, msg, msgsz))
             return -1;
         *pp = p;
         return MS_JV_STRING;
     case '{':
     case '[':
-        return scan_container(pp, p, end, depth_limit, msg, msgsz);
+        return scan_container(pp, p, end, depth_limit, simd, msg, msgsz);
     case 't':
     case 'f':
     case 'n':
@@ -477,6 +573,38 @@ int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *
     }
     }
     return fail(msg, msgsz, "invalid JSON value");
+}
+
+int ms_simd_level(void)
+{
+#ifdef HAVE_AVX2_PATH
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("pclmul"))
+        return MS_SIMD_AVX512;
+    if (__builtin_cpu_supports("avx2"))
+        return MS_SIMD_AVX2;
+#endif
+#if defined(__SSE2__)
+    return MS_SIMD_SSE2;
+#else
+    return MS_SIMD_NONE;
+#endif
+}
+
+static int simd_cap(int simd)
+{
+    int best = ms_simd_level();
+    return simd < best ? (simd < 0 ? MS_SIMD_NONE : simd) : best;
+}
+
+int ms_json_scan_value(const char **pp, const char *end, int depth_limit, char *msg, size_t msgsz)
+{
+    return scan_value(pp, end, depth_limit, ms_simd_level(), msg, msgsz);
+}
+
+int ms_json_scan_value_simd(const char **pp, const char *end, int depth_limit, int simd, char *msg,
+                            size_t msgsz)
+{
+    return scan_value(pp, end, depth_limit, simd_cap(simd), msg, msgsz);
 }
 
 static void put_utf8(char *out, size_t *n, unsigned cp)
@@ -559,7 +687,7 @@ char *ms_json_decode_string(const char *raw, size_t len, size_t *out_len)
 }
 
 /* Parses the metadata object for is_error / is_warning. */
-static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
+static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec, int simd)
 {
     p = skip_ws(p, end);
     if (p >= end || *p != '{')
@@ -569,7 +697,7 @@ static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
     for (;;) {
         p = skip_ws(p, end);
         const char *ks = p;
-        if (scan_string(&p, end, msg, sizeof msg))
+        if (scan_string(&p, end, simd, msg, sizeof msg))
             return;
         size_t klen = (size_t)(p - ks);
         p = skip_ws(p, end);
@@ -577,7 +705,7 @@ static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
             return;
         p = skip_ws(p + 1, end);
         const char *vs = p;
-        int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, sizeof msg);
+        int kind = scan_value(&p, end, DEPTH_LIMIT, simd, msg, sizeof msg);
         if (kind < 0)
             return;
         if (kind == MS_JV_BOOL) {
@@ -597,14 +725,14 @@ static void parse_metadata(const char *p, const char *end, ms_mllog_rec *rec)
 }
 
 static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                     size_t *key_len, int want_time, ms_mllog_memo *memo, char *msg,
+                     size_t *key_len, int want_time, ms_mllog_memo *memo, int simd, char *msg,
                      size_t msgsz);
 
 int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *msg, size_t msgsz)
 {
     const char *key;
     size_t key_len;
-    int r = scan_line(line, len, rec, &key, &key_len, 1, NULL, msg, msgsz);
+    int r = scan_line(line, len, rec, &key, &key_len, 1, NULL, ms_simd_level(), msg, msgsz);
     if (r <= 0)
         return r;
     rec->key = key ? ms_json_decode_string(key, key_len, NULL) : strdup("");
@@ -642,7 +770,7 @@ static int lit_bool(const char **pp, const char *end, int *out)
  * with the same result; any other line (other spacing, order or fields, or an error) returns 0
  * and gets the general parser. p is just after the prefix, end after the right-strip. */
 static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, const char **key,
-                         size_t *key_len, int want_time, ms_mllog_memo *memo)
+                         size_t *key_len, int want_time, ms_mllog_memo *memo, int simd)
 {
     char msg[8];
     int is_real;
@@ -650,13 +778,13 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
     if (!LIT("{\"key\": "))
         return 0;
     const char *ks = p;
-    if (scan_string(&p, end, msg, sizeof msg))
+    if (scan_string(&p, end, simd, msg, sizeof msg))
         return 0;
     const char *ke = p;
     if (!LIT(", \"value\": "))
         return 0;
     const char *vs = p;
-    int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, sizeof msg);
+    int kind = scan_value(&p, end, DEPTH_LIMIT, simd, msg, sizeof msg);
     if (kind < 0)
         return 0;
     const char *ve = p;
@@ -666,32 +794,44 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
     if (scan_number(&p, end, &is_real))
         return 0;
     const char *te = p;
-    /* the middle part (namespace to file), which consecutive records of one log often share:
-     * the same bytes as the previous record's validated middle part take the same path */
-    if (memo && memo->len && (size_t)(end - p) > memo->len && !memcmp(p, memo->text, memo->len)) {
-        p += memo->len;
+    /* the rest of the line (namespace to the end), which consecutive records of one log often
+     * share whole (one source line, one thread) or in its middle part (namespace to file): the
+     * same bytes as the previous record's validated text take the same path */
+    if (memo && memo->len && memo->whole && (size_t)(end - p) == memo->len &&
+        !memcmp(p, memo->text, memo->len)) {
         rec->is_error = memo->is_error;
         rec->is_warning = memo->is_warning;
+        p = end;
     } else {
-        if (!LIT(", \"namespace\": ") || scan_string(&p, end, msg, sizeof msg) ||
-            !LIT(", \"event_type\": ") || scan_string(&p, end, msg, sizeof msg) ||
-            !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
-            !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
-            !LIT(", \"file\": ") || scan_string(&p, end, msg, sizeof msg))
+        const char *me;
+        if (memo && memo->len && (size_t)(end - p) > memo->mid && !memcmp(p, memo->text, memo->mid)) {
+            p += memo->mid;
+            rec->is_error = memo->is_error;
+            rec->is_warning = memo->is_warning;
+        } else if (!LIT(", \"namespace\": ") || scan_string(&p, end, simd, msg, sizeof msg) ||
+                   !LIT(", \"event_type\": ") || scan_string(&p, end, simd, msg, sizeof msg) ||
+                   !LIT(", \"metadata\": {\"is_error\": ") || !lit_bool(&p, end, &rec->is_error) ||
+                   !LIT(", \"is_warning\": ") || !lit_bool(&p, end, &rec->is_warning) ||
+                   !LIT(", \"file\": ") || scan_string(&p, end, simd, msg, sizeof msg)) {
+            return 0;
+        }
+        me = p;
+        if (!LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
+            !LIT(", \"pid\": ") || scan_number(&p, end, &is_real) ||
+            !LIT(", \"tid\": ") || scan_number(&p, end, &is_real) || !LIT("}}") || p != end)
             return 0;
         if (memo) {
-            size_t n = (size_t)(p - te);
-            memo->len = n <= sizeof memo->text ? n : 0;
+            /* keep the whole rest when it fits, else its middle part */
+            size_t n = (size_t)(end - te), m = (size_t)(me - te);
+            memo->whole = n <= sizeof memo->text;
+            memo->len = memo->whole ? n : m <= sizeof memo->text ? m : 0;
+            memo->mid = m;
             if (memo->len)
-                memcpy(memo->text, te, n);
+                memcpy(memo->text, te, memo->len);
             memo->is_error = rec->is_error;
             memo->is_warning = rec->is_warning;
         }
     }
-    if (!LIT(", \"line_no\": ") || scan_number(&p, end, &is_real) ||
-        !LIT(", \"pid\": ") || scan_number(&p, end, &is_real) ||
-        !LIT(", \"tid\": ") || scan_number(&p, end, &is_real) || !LIT("}}") || p != end)
-        return 0;
     *key = ks;
     *key_len = (size_t)(ke - ks);
     rec->kind = (ms_jv_kind)kind;
@@ -715,17 +855,23 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
 int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                        size_t *key_len, char *msg, size_t msgsz)
 {
-    return scan_line(line, len, rec, key, key_len, 0, NULL, msg, msgsz);
+    return scan_line(line, len, rec, key, key_len, 0, NULL, ms_simd_level(), msg, msgsz);
 }
 
 int ms_mllog_scan_line_memo(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                             size_t *key_len, ms_mllog_memo *memo, char *msg, size_t msgsz)
 {
-    return scan_line(line, len, rec, key, key_len, 0, memo, msg, msgsz);
+    return scan_line(line, len, rec, key, key_len, 0, memo, ms_simd_level(), msg, msgsz);
+}
+
+int ms_mllog_scan_line_simd(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                            size_t *key_len, ms_mllog_memo *memo, int simd, char *msg, size_t msgsz)
+{
+    return scan_line(line, len, rec, key, key_len, 0, memo, simd_cap(simd), msg, msgsz);
 }
 
 static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
-                     size_t *key_len, int want_time, ms_mllog_memo *memo, char *msg,
+                     size_t *key_len, int want_time, ms_mllog_memo *memo, int simd, char *msg,
                      size_t msgsz)
 {
     *key = NULL;
@@ -739,7 +885,7 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
     /* right-strip like the Python tools */
     while (end > p && isspace((unsigned char)end[-1]))
         end--;
-    if (scan_standard(p, end, rec, key, key_len, want_time, memo))
+    if (scan_standard(p, end, rec, key, key_len, want_time, memo, simd))
         return 1;
     memset(rec, 0, sizeof *rec);
     rec->time_ms = NAN;
@@ -754,7 +900,7 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
     while (!empty) {
         p = skip_ws(p, end);
         const char *ks = p;
-        if (scan_string(&p, end, msg, msgsz))
+        if (scan_string(&p, end, simd, msg, msgsz))
             goto bad;
         size_t klen = (size_t)(p - ks);
         p = skip_ws(p, end);
@@ -764,7 +910,7 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
         }
         p = skip_ws(p + 1, end);
         const char *vs = p;
-        int kind = ms_json_scan_value(&p, end, DEPTH_LIMIT, msg, msgsz);
+        int kind = scan_value(&p, end, DEPTH_LIMIT, simd, msg, msgsz);
         if (kind < 0)
             goto bad;
         size_t vlen = (size_t)(p - vs);
@@ -784,7 +930,7 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
                 rec->time_ms = strtod(vs, NULL);
         } else if (klen == 10 && !memcmp(ks, "\"metadata\"", 10)) {
             if (kind == MS_JV_OBJECT)
-                parse_metadata(vs, vs + vlen, rec);
+                parse_metadata(vs, vs + vlen, rec, simd);
         }
         p = skip_ws(p, end);
         if (p < end && *p == ',') {

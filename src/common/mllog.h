@@ -65,11 +65,14 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
 int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                        size_t *key_len, char *msg, size_t msgsz);
 
-/* What ms_mllog_scan_line_memo keeps from one line to the next of a log (zero it before the
- * first line): the text of the previous record's middle part (namespace, event_type, is_error,
- * is_warning, file) as the LoadGen writes it, already validated. */
+/* What ms_mllog_scan_line_memo keeps from one line to the next of a log (set len to 0 before
+ * the first line): the text after time_ms of the previous record in the LoadGen's layout,
+ * already validated: the whole rest of the line when it fits, else its middle part (namespace,
+ * event_type, is_error, is_warning, file). */
 typedef struct ms_mllog_memo {
-    size_t len;          /* 0: none */
+    size_t len;          /* bytes in text; 0: none (the other fields are then not read) */
+    size_t mid;          /* the middle part's length (text's first mid bytes) */
+    int whole;           /* text is the whole rest of the line (else only the middle part) */
     int is_error, is_warning;
     char text[384];
 } ms_mllog_memo;
@@ -78,6 +81,15 @@ typedef struct ms_mllog_memo {
  * middle part is byte for byte the previous record's is not scanned again (same result). */
 int ms_mllog_scan_line_memo(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                             size_t *key_len, ms_mllog_memo *memo, char *msg, size_t msgsz);
+
+/* The SIMD level of the block scans (integer lists, objects of plain strings, strings, the
+ * detail-log reader's line ends): what this CPU has. Every level gives the same results; the
+ * _simd variants below take a level (capped at the CPU's) so that tests can compare them. */
+enum { MS_SIMD_NONE = 0, MS_SIMD_SSE2 = 1, MS_SIMD_AVX2 = 2, MS_SIMD_AVX512 = 3 };
+int ms_simd_level(void);
+int ms_mllog_scan_line_simd(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
+                            size_t *key_len, ms_mllog_memo *memo /* or NULL */, int simd,
+                            char *msg, size_t msgsz);
 
 /* First record with this key, or NULL. */
 const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key);
@@ -105,6 +117,8 @@ char *ms_mllog_get_str(const ms_mllog *log, const char *key);
  * past it and returns its kind; on failure returns -1 and sets msg. Accepts NaN, Infinity and
  * -Infinity like Python's json module. Nesting is limited to depth_limit levels. */
 int ms_json_scan_value(const char **p, const char *end, int depth_limit, char *msg, size_t msgsz);
+int ms_json_scan_value_simd(const char **p, const char *end, int depth_limit, int simd, char *msg,
+                            size_t msgsz);
 /* Decodes a JSON string lexeme (with quotes) into malloc'd UTF-8; NULL on error. */
 char *ms_json_decode_string(const char *raw, size_t len, size_t *out_len);
 

@@ -346,9 +346,10 @@ int ru_list_has(const json_t *arr, const char *s)
 {
     if (!s)
         return 0;
-    for (size_t i = 0; i < json_array_size(arr); i++) {
+    size_t n = json_array_size(arr);
+    for (size_t i = 0; i < n; i++) {
         const char *v = json_string_value(json_array_get(arr, i));
-        if (v && !strcmp(v, s))
+        if (v && v[0] == s[0] && !strcmp(v, s))
             return 1;
     }
     return 0;

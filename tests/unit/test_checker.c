@@ -198,6 +198,39 @@ START_TEST(dlog_line_ends_and_utf8_at_every_offset)
 }
 END_TEST
 
+/* ck_dlog_line_stop at every SIMD level this CPU has gives what a byte loop gives: random
+ * buffers of 0-300 bytes with '\n', '\r' and bytes >= 0x80 at random offsets (the 16-, 32- and
+ * 64-byte steps and the AVX-512 masked tail), the buffer's end put just after the stop or not */
+START_TEST(dlog_line_stop_levels_agree)
+{
+    unsigned seed = 31337;
+    static char buf[400];
+    int best = ms_simd_level();
+    for (int iter = 0; iter < 200000; iter++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t n = (seed >> 8) % 301;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 8) % 1000;
+            buf[i] = r < 2 ? '\n' : r < 4 ? '\r' : r < 8 ? (char)(0x80 + r) : (char)('a' + r % 26);
+        }
+        const char *want = buf;
+        int want_high = 0;
+        while (want < buf + n && *want != '\n' && *want != '\r') {
+            if ((unsigned char)*want >= 0x80)
+                want_high = 1;
+            want++;
+        }
+        for (int l = MS_SIMD_NONE; l <= best; l++) {
+            int high = 0;
+            const char *got = ck_dlog_line_stop(buf, buf + n, &high, l);
+            ck_assert_msg(got == want && high == want_high, "iter %d level %d: stop %td high %d, "
+                          "want %td %d", iter, l, got - buf, high, want - buf, want_high);
+        }
+    }
+}
+END_TEST
+
 static void load_rules(ck_rules *r, const char *version)
 {
     char path[64];
@@ -527,6 +560,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, dlog_values_exact_and_first_wins);
     tcase_add_test(tc, dlog_malformed_long_and_huge_lines);
+    tcase_add_test(tc, dlog_line_stop_levels_agree);
     tcase_add_test(tc, rules_model_mapping_and_scenarios);
     tcase_add_test(tc, rules_thresholds_are_ieee_products);
     tcase_add_test(tc, files_diff_like_python);

@@ -1,4 +1,5 @@
 /* Unit tests for src/common: buffers, paths, atomic files, digests, the detail-log reader. */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
@@ -429,7 +430,8 @@ END_TEST
 /* Long integer lists (the loaded_qsl_set of detail logs, where the 64-byte block scans run):
  * valid lists of random numbers with one defect at a random offset (a leading zero, an empty
  * element, a trailing comma, a zero byte or digit put in place of a comma) are taken or refused
- * exactly as the byte-by-byte grammar says, at every position relative to the blocks. */
+ * exactly as the byte-by-byte grammar says, at every position relative to the blocks and at
+ * every SIMD level the CPU has. */
 START_TEST(json_scan_long_int_lists_match_the_grammar)
 {
     unsigned seed = 777;
@@ -473,15 +475,31 @@ START_TEST(json_scan_long_int_lists_match_the_grammar)
                 buf[at + 1] = '0';
             break;
         }
-        const char *p = buf;
-        int kind = ms_json_scan_value(&p, buf + n, 10, msg, sizeof msg);
-        int ok = kind == MS_JV_ARRAY && p == buf + n;
-        ck_assert_msg(ok == ref_int_list_ok(buf, n), "iter %d defect %u at %zu of %zu: scanner %d, "
-                      "grammar %d", iter, defect, at, n, ok, ref_int_list_ok(buf, n));
+        for (int l = MS_SIMD_NONE; l <= ms_simd_level(); l++) {
+            const char *p = buf;
+            int kind = ms_json_scan_value_simd(&p, buf + n, 10, l, msg, sizeof msg);
+            int ok = kind == MS_JV_ARRAY && p == buf + n;
+            ck_assert_msg(ok == ref_int_list_ok(buf, n), "iter %d defect %u at %zu of %zu, SIMD "
+                          "level %d: scanner %d, grammar %d", iter, defect, at, n, l, ok,
+                          ref_int_list_ok(buf, n));
+        }
     }
 #undef RND
 }
 END_TEST
+
+/* Two scans of one line found the same record */
+static void same_record(const ms_mllog_rec *r1, const char *k1, size_t kl1, const ms_mllog_rec *r2,
+                        const char *k2, size_t kl2)
+{
+    ck_assert_ptr_eq(k1, k2);
+    ck_assert_uint_eq(kl1, kl2);
+    ck_assert_int_eq(r1->kind, r2->kind);
+    ck_assert_ptr_eq(r1->raw, r2->raw);
+    ck_assert_uint_eq(r1->raw_len, r2->raw_len);
+    ck_assert_int_eq(r1->is_error, r2->is_error);
+    ck_assert_int_eq(r1->is_warning, r2->is_warning);
+}
 
 /* The memo of ms_mllog_scan_line_memo never changes a result: lines made from a few standard
  * records (errors and warnings, escaped quotes in the file name, a key text inside a string
@@ -526,14 +544,307 @@ START_TEST(mllog_memo_scan_matches_the_stateless_scan)
             ck_assert_str_eq(msg1, msg2);
         if (a <= 0)
             continue;
-        ck_assert_ptr_eq(k1, k2);
-        ck_assert_uint_eq(kl1, kl2);
-        ck_assert_int_eq(r1.kind, r2.kind);
-        ck_assert_ptr_eq(r1.raw, r2.raw);
-        ck_assert_uint_eq(r1.raw_len, r2.raw_len);
-        ck_assert_int_eq(r1.is_error, r2.is_error);
-        ck_assert_int_eq(r1.is_warning, r2.is_warning);
+        same_record(&r1, k1, kl1, &r2, k2, kl2);
     }
+}
+END_TEST
+
+/* ---- Python's json grammar, byte by byte: the reference the fast scans are held to ---- */
+/* The official log parser (MLCommons submission_checker log_parser.py, MLPerfLog) json.loads
+ * every ":::MLLOG" record and rejects the log for one it cannot load. This is json.loads on one
+ * value (CPython Lib/json/decoder.py, scanner.py: py_scanstring in strict mode, NUMBER_RE, the
+ * NaN / Infinity / -Infinity constants); bytes >= 0x80 are taken in strings (the reader checks
+ * UTF-8 per line); nesting is limited like ms_json_scan_value (256 levels in a record's field;
+ * Python's recursion limit allows a few hundred more). */
+typedef struct refp {
+    const char *p, *end;
+} refp;
+
+static void ref_ws(refp *r)
+{
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+        r->p++;
+}
+
+static int ref_lit(refp *r, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(r->end - r->p) < n || memcmp(r->p, w, n))
+        return 0;
+    r->p += n;
+    return 1;
+}
+
+static int ref_string(refp *r)
+{
+    if (r->p >= r->end || *r->p != '"')
+        return 0;
+    r->p++;
+    while (r->p < r->end) {
+        unsigned char c = (unsigned char)*r->p++;
+        if (c == '"')
+            return 1;
+        if (c < 0x20)
+            return 0;
+        if (c == '\\') {
+            if (r->p >= r->end)
+                return 0;
+            char e = *r->p++;
+            if (e == 'u') {
+                for (int i = 0; i < 4; i++)
+                    if (r->p >= r->end || !isxdigit((unsigned char)*r->p++))
+                        return 0;
+            } else if (!strchr("\"\\/bfnrt", e) || !e) {
+                return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+static int ref_digits(refp *r)
+{
+    const char *s = r->p;
+    while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+        r->p++;
+    return r->p > s;
+}
+
+static int ref_value(refp *r, int depth)
+{
+    ref_ws(r);
+    if (r->p >= r->end || depth <= 0)
+        return 0;
+    char c = *r->p;
+    if (c == '"')
+        return ref_string(r);
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        r->p++;
+        ref_ws(r);
+        if (r->p < r->end && *r->p == close) {
+            r->p++;
+            return 1;
+        }
+        for (;;) {
+            if (c == '{') {
+                ref_ws(r);
+                if (!ref_string(r))
+                    return 0;
+                ref_ws(r);
+                if (r->p >= r->end || *r->p != ':')
+                    return 0;
+                r->p++;
+            }
+            if (!ref_value(r, depth - 1))
+                return 0;
+            ref_ws(r);
+            if (r->p < r->end && *r->p == ',') {
+                r->p++;
+                continue;
+            }
+            if (r->p < r->end && *r->p == close) {
+                r->p++;
+                return 1;
+            }
+            return 0;
+        }
+    }
+    if (ref_lit(r, "true") || ref_lit(r, "false") || ref_lit(r, "null") || ref_lit(r, "NaN") ||
+        ref_lit(r, "Infinity") || ref_lit(r, "-Infinity"))
+        return 1;
+    if (*r->p == '-')
+        r->p++;
+    if (r->p < r->end && *r->p == '0')
+        r->p++;
+    else if (!ref_digits(r))
+        return 0;
+    if (r->p < r->end && *r->p == '.') {
+        r->p++;
+        if (!ref_digits(r))
+            return 0;
+    }
+    if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
+        r->p++;
+        if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+            r->p++;
+        if (!ref_digits(r))
+            return 0;
+    }
+    return 1;
+}
+
+/* 1: a valid record line (":::MLLOG" and one JSON object, right-stripped), -1: invalid */
+static int ref_record(const char *line, size_t n)
+{
+    const char *end = line + n;
+    while (end > line + 8 && isspace((unsigned char)end[-1]))
+        end--;
+    refp r = {line + 8, end};
+    ref_ws(&r);
+    if (r.p >= r.end || *r.p != '{')
+        return -1;
+    if (!ref_value(&r, 257)) /* the record's object, then 256 levels as the scanner allows */
+        return -1;
+    ref_ws(&r);
+    return r.p == r.end ? 1 : -1;
+}
+
+/* A random value for a record: long integer lists and objects of plain strings (the 64-byte
+ * block scans), strings with escapes, tricky numbers, deep arrays, literals */
+static unsigned rnd(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
+static void gen_value(ms_buf *b, unsigned *seed)
+{
+    static const char *const nums[] = {
+        "0", "-0", "01", "-01", "1.5", "1.", ".5", "1e5", "1E+5", "1e-", "1e", "NaN", "-NaN", "nan",
+        "Infinity", "-Infinity", "infinity", "+1", "18446744073709551615", "18446744073709551616",
+        "-9223372036854775808", "-9223372036854775809", "123456789012345678901234567890",
+        "1.0e-400", "0.000", "-", "00", "0x10", "1_000", "2.5E+308", "true", "false", "null",
+        "tru", "nul", "[]", "{}", "[ ]", "{ }", "[1, 2 ,3]", "{\"a\" : 1 , \"b\":[true]}", "[,]",
+        "[1,]", "{\"a\":}", "{1:2}", "\"\\u00e9\\ud83d\\ude00\"", "\"\\u12\"", "\"\\x\"",
+        "\"a\\/b\"", "\"tab\there\"", "\"\xc3\xa9\"", "\"\xff\xfe\"", "\"\\\"\"", "\"\\\\\""};
+    unsigned kind = rnd(seed) % 6;
+    if (kind == 0) { /* an integer list, maybe long */
+        unsigned n = rnd(seed) % 4 ? 1 + rnd(seed) % 3000 : rnd(seed) % 5;
+        ms_buf_putc(b, '[');
+        for (unsigned i = 0; i < n; i++)
+        {
+            unsigned big = rnd(seed) % 4;
+            ms_buf_printf(b, "%s%u", i ? "," : "", big ? rnd(seed) % 50000 : rnd(seed) % 10);
+        }
+        ms_buf_putc(b, ']');
+    } else if (kind == 1) { /* loadgen_file_sha1: an object of plain strings */
+        unsigned n = rnd(seed) % 200;
+        ms_buf_putc(b, '{');
+        for (unsigned i = 0; i < n; i++)
+        {
+            unsigned h[5];
+            for (int j = 0; j < 5; j++)
+                h[j] = rnd(seed);
+            ms_buf_printf(b, "%s\"/loadgen/src/file_%04u.cc\":\"%08x%08x%08x%08x%08x\"", i ? "," : "",
+                          i, h[0], h[1], h[2], h[3], h[4]);
+        }
+        ms_buf_putc(b, '}');
+    } else if (kind == 2) { /* a string */
+        unsigned n = rnd(seed) % 200;
+        ms_buf_putc(b, '"');
+        for (unsigned i = 0; i < n; i++) {
+            unsigned r = rnd(seed) % 40;
+            if (r == 0)
+                ms_buf_puts(b, "\\\"");
+            else if (r == 1)
+                ms_buf_puts(b, "\\u00e9");
+            else if (r == 2)
+                ms_buf_puts(b, "\xc3\xa9");
+            else
+                ms_buf_putc(b, (char)('a' + r % 26));
+        }
+        ms_buf_putc(b, '"');
+    } else if (kind == 3) { /* deep arrays */
+        unsigned d = rnd(seed) % 300;
+        for (unsigned i = 0; i < d; i++)
+            ms_buf_putc(b, '[');
+        for (unsigned i = 0; i < d; i++)
+            ms_buf_putc(b, ']');
+        if (!d)
+            ms_buf_puts(b, "[]");
+    } else {
+        ms_buf_puts(b, nums[rnd(seed) % (sizeof nums / sizeof *nums)]);
+    }
+}
+
+/* Every SIMD level of the record scanner (none, SSE2, AVX2, AVX-512BW, up to what this CPU
+ * has), each with its own memo over the same sequence of lines, gives the same result as the
+ * others, and the validity Python's json module gives: records in the LoadGen's layout and in
+ * others, with random values (long integer lists, objects of plain strings, escapes, NaN,
+ * leading zeros, huge and malformed numbers, deep nesting) and random damage (a byte replaced
+ * by a quote, backslash, control, digit, comma, bracket or high byte; a byte inserted or
+ * deleted; the line cut short). */
+START_TEST(mllog_simd_levels_match_python_grammar)
+{
+    static const char specials[] = {'"', '\\', '\n', '\x01', '\x1f', ' ', '0', '1', ',', ':',
+                                    '[', ']', '{', '}', '-', '.', 'e', 'N', (char)0x80, (char)0xff,
+                                    '\t', '\r', '\v'};
+    unsigned seed = 9001;
+    int best = ms_simd_level();
+    ms_mllog_memo memo[MS_SIMD_AVX512 + 1];
+    for (int l = 0; l <= MS_SIMD_AVX512; l++)
+        memo[l].len = 0;
+    size_t nvalid = 0, ninvalid = 0;
+    for (int iter = 0; iter < 30000; iter++) {
+        ms_buf b = MS_BUF_INIT;
+        unsigned form = rnd(&seed) % 8;
+        if (form < 6) {
+            ms_buf_printf(&b, ":::MLLOG {\"key\": \"k%u\", \"value\": ", form);
+            gen_value(&b, &seed);
+            ms_buf_printf(&b, ", \"time_ms\": %u.%06u, \"namespace\": \"mlperf::logging\", "
+                          "\"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": %s, "
+                          "\"is_warning\": false, \"file\": \"/src/loadgen.cc\", \"line_no\": %u, "
+                          "\"pid\": 7, \"tid\": 7}}",
+                          iter, iter % 1000, form == 5 ? "true" : "false", form < 3 ? 100 : iter);
+        } else if (form == 6) { /* another layout: the general parser */
+            ms_buf_puts(&b, ":::MLLOG {\"value\":");
+            gen_value(&b, &seed);
+            ms_buf_puts(&b, " , \"key\" : \"other\",\"metadata\":{\"is_error\":true}} ");
+        } else {
+            ms_buf_puts(&b, ":::MLLOG ");
+            gen_value(&b, &seed);
+        }
+        ck_assert_ptr_nonnull(b.data);
+        /* damage in two lines of three */
+        unsigned dmg = rnd(&seed) % 6;
+        size_t at = 8 + rnd(&seed) % (b.len - 8);
+        char sc = specials[rnd(&seed) % sizeof specials];
+        if (dmg == 0 || dmg == 1) {
+            b.data[at] = sc;
+        } else if (dmg == 2) {
+            ms_buf_putc(&b, 'x');
+            memmove(b.data + at + 1, b.data + at, b.len - at - 1);
+            b.data[at] = sc;
+        } else if (dmg == 3) {
+            memmove(b.data + at, b.data + at + 1, b.len - at - 1);
+            b.len--;
+        } else if (dmg == 4 && !(iter % 3)) {
+            b.len = at;
+        }
+        int want = ref_record(b.data, b.len);
+        want > 0 ? nvalid++ : ninvalid++;
+        ms_mllog_rec r0, r;
+        const char *k0, *k;
+        size_t kl0, kl;
+        char msg0[200], msg[200];
+        int got0 = ms_mllog_scan_line_simd(b.data, b.len, &r0, &k0, &kl0, &memo[0], MS_SIMD_NONE,
+                                           msg0, sizeof msg0);
+        ck_assert_msg(got0 == want, "line %d (%.*s): scalar scan %d, Python's grammar %d", iter,
+                      (int)(b.len > 300 ? 300 : b.len), b.data, got0, want);
+        for (int l = 1; l <= best; l++) {
+            int got = ms_mllog_scan_line_simd(b.data, b.len, &r, &k, &kl, &memo[l], l, msg,
+                                              sizeof msg);
+            ck_assert_msg(got == got0, "line %d: level %d gives %d, the scalar scan %d", iter, l,
+                          got, got0);
+            if (got < 0)
+                ck_assert_str_eq(msg, msg0);
+            if (got <= 0)
+                continue;
+            same_record(&r, k, kl, &r0, k0, kl0);
+        }
+        /* and the stateless scan (the CPU's own level, no memo) */
+        int got = ms_mllog_scan_line(b.data, b.len, &r, &k, &kl, msg, sizeof msg);
+        ck_assert_int_eq(got, got0);
+        if (got > 0) {
+            ck_assert_ptr_eq(r.raw, r0.raw);
+            ck_assert_int_eq(r.is_error, r0.is_error);
+        }
+        ms_buf_free(&b);
+    }
+    /* both outcomes well represented */
+    ck_assert_uint_gt(nvalid, 5000);
+    ck_assert_uint_gt(ninvalid, 5000);
 }
 END_TEST
 
@@ -711,6 +1022,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, json_scan_fast_paths_match_the_grammar);
     tcase_add_test(tc, json_scan_long_int_lists_match_the_grammar);
     tcase_add_test(tc, mllog_memo_scan_matches_the_stateless_scan);
+    tcase_add_test(tc, mllog_simd_levels_match_python_grammar);
     tcase_add_test(tc, mllog_parses_every_shared_detail_log);
     tcase_add_test(tc, textlog_parses_every_shared_text_log);
     tcase_add_test(tc, lazylib_loads_or_names_the_missing_library);
