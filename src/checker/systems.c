@@ -196,9 +196,12 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         }
         const json_t *hw = json_object_get(j, "hw_notes"), *sw = json_object_get(j, "sw_notes");
         /* log_result (v5.1.1): with sw_notes truthy, `hw_notes + ". "` runs when hw_notes is
-         * truthy and `... + sw_notes` always; without, `'"' + hw_notes + '"'` */
+         * truthy and `... + sw_notes` always; without, `'"' + hw_notes + '"'`. Before v2.1
+         * (csv_notes_always_joined, log_result of tag v1.0.1): `hw_notes + ". " + sw_notes`
+         * whatever hw_notes is, so any hw_notes but a string fails either way */
         if (ck_jlist_has(quoted, "notes") &&
-            ((hw && !json_is_string(hw) && (!ms_py_truthy(sw) || ms_py_truthy(hw))) ||
+            ((hw && !json_is_string(hw) &&
+              (r->sw.csv_notes_always_joined || !ms_py_truthy(sw) || ms_py_truthy(hw))) ||
              (sw && ms_py_truthy(sw) && !json_is_string(sw))))
             YF(CK_ID(Y9), CK_SEV_ERROR, "/hw_notes", "strings", "another JSON value",
                "hw_notes/sw_notes must be strings (the MLCommons checker crashes writing "

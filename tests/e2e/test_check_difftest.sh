@@ -355,6 +355,16 @@ if [ -d "$SHARED/rounds/v2.0/tree" ]; then
   fi
 fi
 if [ -d "$SHARED/rounds/v1.0/tree" ]; then
+  # seed 103584: hw_notes [] with sw_notes "N/A": log_result of tag v1.0.1 joins
+  # hw_notes + ". " + sw_notes whatever hw_notes is (csv_notes_always_joined) and crashes on a
+  # list, where v2.1 on skips an empty hw_notes: Y9 names the file, exit 1
+  MO=open/Mobilint/systems/mobilint_edgefive.json
+  old_case v1.0 hwn && sed -i 's/"hw_notes": ""/"hw_notes": []/' "$TMP/hwn/$MO" && old_check v1.0 hwn
+  if [ "$rc" = 1 ] && grep -q "ERROR *Y9 .*mobilint_edgefive.json.*hw_notes/sw_notes must be strings" "$TMP/hwn.out"; then
+    echo "ok: v1.0 hw_notes [] with sw_notes: Y9 names the file (the official checker crashes)"
+  else
+    echo "FAIL: v1.0 hw_notes [] with sw_notes (rc=$rc):"; grep -E ' Y9 |^Results=' "$TMP/hwn.out"; fail=1
+  fi
   # seed 321: invalid UTF-8 in a compliance verify_performance.txt: v1.0.1 raises reading it (no
   # verdict), so the compliance errors stay errors although v1.0 only logs compliance failures
   VP="closed/Centaur Technology/compliance/Centaur-AIC-2.5GHz/ssd-small/SingleStream/TEST04-A/verify_performance.txt"
