@@ -72,6 +72,7 @@ typedef struct ck_switches {
     int tree_walk_checks;           /* "tree_walk_checks" (1): S4-S13 on each submitter tree */
     int status_checked;             /* "status_checked" (1): Y2, and the CSV status lower-cased */
     int network_mode_checked;       /* "network_mode_checked" (1): Y4 and is_network's Y9 */
+    int interactive_needs_server;   /* "interactive_needs_server_log" (1): I4 */
     int submitter_case_sensitive;   /* "system_desc_submitter_case_sensitive" (0): Y6 exact */
     int bad_system_keeps_models;    /* "system_desc_failure_keeps_models" (0): Y5-Y7 null the
                                      * system key, its models are still checked (v0.7.1) */

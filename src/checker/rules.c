@@ -154,6 +154,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("tree_walk_checks", tree_walk_checks, 1),
         SW("status_checked", status_checked, 1),
         SW("network_mode_checked", network_mode_checked, 1),
+        SW("interactive_needs_server_log", interactive_needs_server, 1),
         SW("system_desc_submitter_case_sensitive", submitter_case_sensitive, 0),
         SW("system_desc_failure_keeps_models", bad_system_keeps_models, 0),
         SW("systems_results_check", systems_results_check, 1),

@@ -485,7 +485,10 @@ static void perf_inference(pctx *p, const ck_dlog *d, const char *S, const char 
             } else {
                 val->set = 0;
             }
-        } else if (CK_SCEN_IS(Fc, RU_INTERACTIVE) && !CK_SCEN_IS(Scn, RU_SERVER)) {
+        } else if (r->sw.interactive_needs_server && CK_SCEN_IS(Fc, RU_INTERACTIVE) &&
+                   !CK_SCEN_IS(Scn, RU_SERVER)) {
+            /* check_performance_dir of tag v5.1.1 (interactive_needs_server_log; before, the
+             * folder name is only the row's label) */
             pf(p, CK_ID(I4), CK_SEV_ERROR, kline(d, "effective_scenario"), "Server", S,
                "an Interactive result needs a Server-scenario log, found %s", S);
         }

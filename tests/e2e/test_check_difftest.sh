@@ -217,29 +217,30 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
   else
     echo "FAIL: v1.0 measurements folder renamed (rc=$rc):"; grep -E '^(NoResults|Results=)' "$TMP/meas.out"; fail=1
   fi
+  ren_case() { # ren_case NAME DIR FROM TO COUNTS ROW-PATTERN ABSENT-ID WHAT: a v1.0 folder renamed
+    old_case v1.0 "$1" && mv "$TMP/$1/$2/$3" "$TMP/$1/$2/$4" && old_check v1.0 "$1"
+    if [ "$rc" = 1 ] && grep -q "^$5\$" "$TMP/$1.out" && grep -q "$6" "$TMP/$1.csv" && ! grep -q " $7 " "$TMP/$1.out"; then
+      echo "ok: v1.0 $8 (the official verdict)"
+    else
+      echo "FAIL: v1.0 $8 (rc=$rc):"; grep -E " $7 |^Results=" "$TMP/$1.out"; fail=1
+    fi
+  }
   # seed 20138 of the second campaign (20922, 21020 alike): an Offline folder, holding a
   # SingleStream log (Offline inferred from it), renamed to MultiStream. check_performance_dir of
   # v1.0.1 infers only Offline from SingleStream (multistream_inference: false, before v2.0):
   # the log is checked as the SingleStream it is and its value is written as MultiStream
-  E=closed/Edgecortix/results/edgecortix-DNA_F_SERIES/resnet50
-  old_case v1.0 msren && mv "$TMP/msren/$E/Offline" "$TMP/msren/$E/MultiStream" && old_check v1.0 msren
-  if [ "$rc" = 1 ] && grep -q '^Results=12, NoResults=2$' "$TMP/msren.out" &&
-     grep -q ',resnet50,resnet,MultiStream,6.640603,' "$TMP/msren.csv" && ! grep -q 'I3' "$TMP/msren.out"; then
-    echo "ok: v1.0 Offline renamed MultiStream: a MultiStream row of the SingleStream log (the official verdict)"
-  else
-    echo "FAIL: v1.0 Offline renamed MultiStream (rc=$rc):"; grep -E 'I3|^Results=' "$TMP/msren.out"; fail=1
-  fi
+  ren_case msren closed/Edgecortix/results/edgecortix-DNA_F_SERIES/resnet50 Offline MultiStream \
+    'Results=12, NoResults=2' ',resnet50,resnet,MultiStream,6.640603,' I3 "Offline renamed MultiStream: a MultiStream row of the SingleStream log"
   # seed 40822 of the third campaign: an open Offline folder renamed oFFLINE. log_result of
   # v1.0.1 writes the folder name only as the row's scenario label (summary_row_needs_scenario:
   # false, v0.5-v1.0): the result counts, only the missing measurements key is NoResults
-  MR=open/Mobilint/results/mobilint_edgefive/resnet
-  old_case v1.0 ocase && mv "$TMP/ocase/$MR/Offline" "$TMP/ocase/$MR/oFFLINE" && old_check v1.0 ocase
-  if [ "$rc" = 1 ] && grep -q '^Results=12, NoResults=1$' "$TMP/ocase.out" &&
-     grep -q ',resnet,resnet,oFFLINE,891.698,' "$TMP/ocase.csv" && ! grep -q ' M4 ' "$TMP/ocase.out"; then
-    echo "ok: v1.0 open Offline renamed oFFLINE: an oFFLINE row, Results=12, NoResults=1 (the official verdict)"
-  else
-    echo "FAIL: v1.0 open Offline renamed oFFLINE (rc=$rc):"; grep -E ' M4 |^Results=' "$TMP/ocase.out"; fail=1
-  fi
+  ren_case ocase open/Mobilint/results/mobilint_edgefive/resnet Offline oFFLINE \
+    'Results=12, NoResults=1' ',resnet,resnet,oFFLINE,891.698,' M4 "open Offline renamed oFFLINE: an oFFLINE row, Results=12, NoResults=1"
+  # seed 107571: an open Offline folder renamed Interactive. Only check_performance_dir of tag
+  # v5.1.1 wants a Server log under Interactive (interactive_needs_server_log): in v1.0 the
+  # folder name is the row's label, the result counts
+  ren_case inter open/Mobilint/results/mobilint_edgefive/ssd-small Offline Interactive \
+    'Results=12, NoResults=1' ',ssd-small,ssd-small,Interactive,2404.61,' I4 "open Offline renamed Interactive: an Interactive row, no I4"
 fi
 if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   # seed 70295 of the fifth campaign: samples_per_query -1 in an Offline summary. The summary
