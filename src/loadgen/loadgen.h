@@ -149,9 +149,16 @@ typedef struct lg_test_settings {
      * multi_stream_max_async_queries in flight (reference r0.5 test_settings.h) */
     double multi_stream_target_qps;
     uint64_t multi_stream_max_async_queries;
+    /* only logged (requested_multi_stream_target_latency_ns) by the early MultiStream's
+     * releases; their MultiStreamFree scenario used it (reference r1.1 test_settings.h) */
+    uint64_t multi_stream_target_latency_ns;
 } lg_test_settings;
 
 void lg_settings_default(lg_test_settings *s);
+struct lg_version_rules;
+/* The defaults of a release where they differ from the newest (its settings_defaults row);
+ * call right after lg_settings_default. */
+void lg_settings_release_defaults(lg_test_settings *s, const struct lg_version_rules *vr);
 
 const char *lg_scenario_name(lg_scenario s);           /* "SingleStream", ... */
 const char *lg_mode_name(lg_mode m);                   /* "PerformanceOnly", ... */
@@ -395,6 +402,22 @@ typedef struct lg_version_rules {
     int test05_flag;
     /* some builds of the release left Offline's target_latency_percentile unset (garbage) */
     int offline_percentile_unset;
+    /* TestSettings defaults of the release that differ from the newest (test_settings.h of its
+     * tag; 0 keeps the newest's) */
+    struct {
+        uint64_t multi_stream_samples_per_query;
+        double multi_stream_target_latency_percentile;
+    } settings_defaults;
+    /* single_stream_expected_latency_ns is an integer (uint64_t in test_settings.h up to tag
+     * r1.1): a fraction is dropped and the detail log shows an integer */
+    int integer_expected_latency;
+    /* the performance summary logs result_query_count (from tag v2.0: loadgen.cc
+     * PerformanceSummary::LogDetail; not in tag v1.0.1) */
+    int logs_result_query_count;
+    /* num_errors in the detail log: 0 never; 1 at the end of the performance summary only (tag
+     * v5.1.1 results.cc PerformanceSummary::LogDetail); 2 also after an accuracy run and a
+     * test that could not run */
+    int num_errors_logged;
 } lg_version_rules;
 
 /* The rules of a loadgen_version text ("5.1.0 @ 091d51f041", "2.0 @ ...", ".5a1 @ ..." as the

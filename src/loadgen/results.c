@@ -749,7 +749,9 @@ params:
     ms_buf_printf(o, "performance_sample_count : %llu\n", (unsigned long long)ef->performance_sample_count);
     if (lg_version_rules_of_compat(in->compat)->logs_accuracy_sample_count)
         ms_buf_printf(o, "accuracy_sample_count : %llu\n", (unsigned long long)ef->accuracy_sample_count);
-    if (ef->sample_concatenate_permutation)
+    /* the warning came with generated_samples_per_query logging the query's real size
+     * (test_settings_internal.cc TestSettingsInternal::LogSummary of tag v5.0.1; not in v4.1) */
+    if (ef->sample_concatenate_permutation && lg_version_rules_of_compat(in->compat)->logs_query_spq)
         ms_buf_puts(o, "WARNING: sample_concatenate_permutation was set to true. \n"
                        "Generated samples per query might be different as the one in the setting.\n"
                        "Check the generated_samples_per_query line in the detailed log for the real\n"
@@ -833,7 +835,8 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         free(a);
         free(b);
     }
-    lg_detail_u64(L, t, "result_query_count", in->queries_issued, LN);
+    if (lg_version_rules_of_compat(in->compat)->logs_result_query_count)
+        lg_detail_u64(L, t, "result_query_count", in->queries_issued, LN);
     if (ef->scenario == LG_SERVER)
         lg_detail_u64(L, t, "result_overlatency_query_count", r->overlatency_query_count, LN);
     switch (ef->scenario) {

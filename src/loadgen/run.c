@@ -921,7 +921,10 @@ static void log_generated(lg_test *t, const lg_qgen *g)
 {
     int64_t now = lg_logger_now(t->L);
     lg_detail_u64(t->L, now, "generated_query_count", g->query_count, LN);
-    lg_detail_u64(t->L, now, "generated_samples_per_query", g->spq, LN);
+    /* the generated query's size from tag v5.0.1; before, the effective samples_per_query
+     * whatever the queries hold (loadgen.cc GenerateQueries of tag v4.1: settings.samples_per_query) */
+    lg_detail_u64(t->L, now, "generated_samples_per_query",
+                  t->vr->logs_query_spq ? g->spq : t->ef.samples_per_query, LN);
     lg_detail_i64(t->L, now, "generated_query_duration", g->total_duration_ns, LN);
 }
 
@@ -1569,14 +1572,15 @@ static void log_version_block(lg_test *t)
 /* The settings both the requested and the effective block of the detail log show, in the
  * reference's order (test_settings_internal.cc, LogRequestedTestSettings and LogEffectiveSettings):
  * the offset of the field in lg_test_settings and in lg_effective, NO_FIELD where a block does not
- * show it; acc_count: only for the releases that log the accuracy sample count. */
+ * show it; only: for the releases that log it (accuracy sample count, concatenation). */
 enum { DF_U64, DF_DOUBLE, DF_BOOL };
 #define NO_FIELD SIZE_MAX
 #define REQ(m) offsetof(lg_test_settings, m)
 #define EFF(m) offsetof(lg_effective, m)
 typedef struct shared_setting {
     int kind;
-    int acc_count;
+    int only; /* 1: only where logs_accuracy_sample_count, 2: only where logs_concatenation
+               * (test_settings_internal.cc of tag v4.1 first logs it) */
     const char *name;
     size_t req, eff;
 } shared_setting;
@@ -1601,7 +1605,7 @@ static const shared_setting shared_settings[] = {
     {DF_U64, 0, "performance_sample_count", NO_FIELD, EFF(performance_sample_count)},
     {DF_U64, 1, "accuracy_sample_count_override", REQ(accuracy_sample_count_override), NO_FIELD},
     {DF_U64, 1, "accuracy_sample_count", NO_FIELD, EFF(accuracy_sample_count)},
-    {DF_BOOL, 0, "sample_concatenate_permutation", REQ(sample_concatenate_permutation),
+    {DF_BOOL, 2, "sample_concatenate_permutation", REQ(sample_concatenate_permutation),
      EFF(sample_concatenate_permutation)},
 };
 
@@ -1611,7 +1615,8 @@ static void log_shared_settings(lg_test *t, int64_t now, const char *prefix, con
     for (size_t i = 0; i < sizeof shared_settings / sizeof *shared_settings; i++) {
         const shared_setting *f = &shared_settings[i];
         size_t off = effective ? f->eff : f->req;
-        if (off == NO_FIELD || (f->acc_count && !t->vr->logs_accuracy_sample_count))
+        if (off == NO_FIELD || (f->only == 1 && !t->vr->logs_accuracy_sample_count) ||
+            (f->only == 2 && !t->vr->logs_concatenation))
             continue;
         char key[96];
         snprintf(key, sizeof key, "%s%s", prefix, f->name);
@@ -1634,13 +1639,19 @@ static void log_requested(lg_test *t)
     lg_detail_str(L, now, "requested_test_mode", lg_mode_name(r->mode), LN);
     switch (r->scenario) {
     case LG_SINGLE_STREAM:
-        lg_detail_double(L, now, "requested_single_stream_expected_latency_ns", r->single_stream_expected_latency_ns, LN);
+        if (t->vr->integer_expected_latency)
+            lg_detail_u64(L, now, "requested_single_stream_expected_latency_ns",
+                          (uint64_t)r->single_stream_expected_latency_ns, LN);
+        else
+            lg_detail_double(L, now, "requested_single_stream_expected_latency_ns",
+                             r->single_stream_expected_latency_ns, LN);
         lg_detail_double(L, now, "requested_single_stream_target_latency_percentile", r->single_stream_target_latency_percentile, LN);
         break;
     case LG_MULTI_STREAM:
         if (t->vr->early_multistream) {
             /* reference r1.1 test_settings_internal.cc, LogRequestedTestSettings */
             lg_detail_double(L, now, "requested_multi_stream_target_qps", r->multi_stream_target_qps, LN);
+            lg_detail_u64(L, now, "requested_multi_stream_target_latency_ns", r->multi_stream_target_latency_ns, LN);
             lg_detail_double(L, now, "requested_multi_stream_target_latency_percentile", r->multi_stream_target_latency_percentile, LN);
             lg_detail_u64(L, now, "requested_multi_stream_samples_per_query", r->multi_stream_samples_per_query, LN);
             lg_detail_u64(L, now, "requested_multi_stream_max_async_queries", r->multi_stream_max_async_queries, LN);
@@ -1786,6 +1797,8 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         t->req.sample_index_rng_seed = t->req.test05_sample_index_rng_seed;
         t->req.schedule_rng_seed = t->req.test05_schedule_rng_seed;
     }
+    if (t->vr->integer_expected_latency) /* the release's field is a uint64_t */
+        t->req.single_stream_expected_latency_ns = (double)(uint64_t)t->req.single_stream_expected_latency_ns;
     lg_effective_derive(&t->ef, &t->req, qsl->total_sample_count, qsl->performance_sample_count);
     lg_effective_apply_rules(&t->ef, &t->req, t->vr, t->req.multi_stream_target_qps,
                              t->req.multi_stream_max_async_queries);
@@ -1812,7 +1825,11 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
                t->ef.server_num_issue_query_threads);
     }
     int run_rc = 0;
-    int bad_settings = bad_early || (t->ef.performance_issue_unique && t->ef.performance_issue_same);
+    /* performance_issue_unique with performance_issue_same is logged as an error and the test
+     * runs, unique winning (test_settings_internal.cc TestSettingsInternal and loadgen.cc
+     * GenerateQueries, every tag from r0.5 to v5.1.1). An out-of-range same index is refused
+     * here: the reference reads past its loaded set (undefined behaviour). */
+    int bad_settings = bad_early;
     if (t->ef.performance_issue_same &&
         t->ef.performance_issue_same_index >= t->ef.performance_sample_count)
         bad_settings = 1;
@@ -1834,7 +1851,12 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
             break;
         }
     }
-    if (res->ran_performance || run_rc != 0 || bad_settings || t->ef.mode == LG_ACCURACY_ONLY)
+    /* num_errors: logged from tag v5.1.1 at the end of results.cc PerformanceSummary::LogDetail
+     * (num_errors_logged 1); the newest rules (2) also log it after an accuracy run or a test
+     * that could not run */
+    if ((t->vr->num_errors_logged == 1 && res->ran_performance) ||
+        (t->vr->num_errors_logged == 2 &&
+         (res->ran_performance || run_rc != 0 || bad_settings || t->ef.mode == LG_ACCURACY_ONLY)))
         lg_detail_u64(L, lg_logger_now(L), "num_errors", lg_logger_errors(L), LN);
     res->n_errors = lg_logger_errors(L);
     res->n_warnings = lg_logger_warnings(L);

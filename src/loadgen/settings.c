@@ -99,6 +99,17 @@ void lg_settings_default(lg_test_settings *s)
     /* reference r0.5 test_settings.h, TestSettings */
     s->multi_stream_target_qps = 10.0;
     s->multi_stream_max_async_queries = 1;
+    s->multi_stream_target_latency_ns = 100000000;
+}
+
+void lg_settings_release_defaults(lg_test_settings *s, const lg_version_rules *vr)
+{
+    if (!vr)
+        return;
+    if (vr->settings_defaults.multi_stream_samples_per_query)
+        s->multi_stream_samples_per_query = vr->settings_defaults.multi_stream_samples_per_query;
+    if (vr->settings_defaults.multi_stream_target_latency_percentile > 0)
+        s->multi_stream_target_latency_percentile = vr->settings_defaults.multi_stream_target_latency_percentile;
 }
 
 void lg_log_settings_default(lg_log_settings *l)
@@ -171,6 +182,7 @@ static const struct field fields[] = {
     FLD(token_latency_scaling_factor, F_U64),
     FLD(multi_stream_target_qps, F_DOUBLE),
     FLD(multi_stream_max_async_queries, F_U64),
+    FLD(multi_stream_target_latency_ns, F_U64),
 };
 #undef FLD
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -191,7 +203,7 @@ const char *const lg_settings_field_names[] = {
     "performance_sample_count_override", "accuracy_sample_count_override", "use_token_latencies",
     "server_ttft_latency", "server_tpot_latency", "infer_token_latencies",
     "token_latency_scaling_factor", "multi_stream_target_qps", "multi_stream_max_async_queries",
-    NULL};
+    "multi_stream_target_latency_ns", NULL};
 
 /* Edit distance for "did you mean" hints. */
 static size_t edit_distance(const char *a, const char *b)
