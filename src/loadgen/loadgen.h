@@ -356,8 +356,9 @@ typedef struct lg_version_rules {
      * intervals counted, valid when the target percentile of the per-query interval counts is
      * below 2 (PerformanceSummary::PerfConstraintsMet) */
     int early_multistream;
-    /* the detail log is text: "pid": P, "tid": T, "ts": Nns : key : value (reference r0.5
-     * logging.h AsyncLog::LogDetail), not :::MLLOG JSON */
+    /* the detail log is text: "pid": P, "tid": T, "ts": Nns : message (reference r0.5
+     * logging.h AsyncLog::LogDetail), with the entries of the r0.5 / v0.7.1 LoadGen (version
+     * block, settings blocks, Loading QSL, GeneratedQueries, ...), not :::MLLOG keys */
     int text_detail_log;
     /* early stopping decides validity and the SingleStream/MultiStream metric (from 2.0,
      * reference early_stopping.cc); before, the target-percentile latency and no early-stopping
@@ -411,6 +412,16 @@ typedef struct lg_version_rules {
     /* single_stream_expected_latency_ns is an integer (uint64_t in test_settings.h up to tag
      * r1.1): a fraction is dropped and the detail log shows an integer */
     int integer_expected_latency;
+    /* queries are issued by IssueQueryController (issue_query_controller.cc, from tag v0.7.1):
+     * the text log's end-of-issue messages name the thread ("IssueQueryThread "0" :  Ending
+     * early: ...", " Ending naturally: ...") */
+    int issue_query_controller;
+    /* accuracy_log_sampling_target and server_num_issue_query_threads are TestSettings fields
+     * (from tag v0.7.1): the text log's settings blocks and the summary show them */
+    int logs_sampling_target;
+    /* accuracy_log_sampling_target: the expected sample count is at least min_query_count x
+     * samples_per_query (Offline: min_sample_count), from tag v1.0.1 */
+    int sampling_expected_floor;
     /* the performance summary logs result_query_count (from tag v2.0: loadgen.cc
      * PerformanceSummary::LogDetail; not in tag v1.0.1) */
     int logs_result_query_count;

@@ -592,8 +592,22 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
     ms_buf_puts(o, "================================================\nMLPerf Results Summary\n"
                    "================================================\n");
     ms_buf_printf(o, "SUT name : %s\n", in->sut_name);
-    ms_buf_printf(o, "Scenario : %s\n", lg_scenario_name(ef->scenario));
-    ms_buf_printf(o, "Mode     : %s\n", lg_mode_name(ef->mode));
+    /* the releases of the text detail log name them as ToString of their
+     * test_settings_internal.cc (tags r0.5, v0.7.1): "Multi Stream", "Performance" */
+    const lg_version_rules *svr = lg_version_rules_of_compat(in->compat);
+    if (svr->text_detail_log) {
+        const lg_scenario sc = ef->scenario;
+        ms_buf_printf(o, "Scenario : %s\n", sc == LG_SINGLE_STREAM  ? "Single Stream"
+                                            : sc == LG_MULTI_STREAM ? "Multi Stream"
+                                                                    : lg_scenario_name(sc));
+        ms_buf_printf(o, "Mode     : %s\n", ef->mode == LG_ACCURACY_ONLY      ? "Accuracy"
+                                            : ef->mode == LG_PERFORMANCE_ONLY ? "Performance"
+                                            : ef->mode == LG_SUBMISSION_RUN   ? "Submission"
+                                                                              : "Find Peak Performance");
+    } else {
+        ms_buf_printf(o, "Scenario : %s\n", lg_scenario_name(ef->scenario));
+        ms_buf_printf(o, "Mode     : %s\n", lg_mode_name(ef->mode));
+    }
     if (in->early_ms && ef->scenario == LG_MULTI_STREAM) {
         early_ms_summary(in, r, o);
         goto params;
@@ -739,11 +753,17 @@ params:
     ms_buf_printf(o, "accuracy_log_rng_seed : %llu\n", (unsigned long long)ef->accuracy_log_rng_seed);
     lg_fmt_g(g, sizeof g, ef->accuracy_log_probability);
     ms_buf_printf(o, "accuracy_log_probability : %s\n", g);
-    ms_buf_printf(o, "accuracy_log_sampling_target : %llu\n",
+    const lg_version_rules *pvr = lg_version_rules_of_compat(in->compat);
+    if (pvr->logs_sampling_target)
+        ms_buf_printf(o, "accuracy_log_sampling_target : %llu\n",
                   (unsigned long long)ef->accuracy_log_sampling_target);
-    ms_buf_printf(o, "print_timestamps : %d\n", ef->print_timestamps ? 1 : 0);
-    ms_buf_printf(o, "performance_issue_unique : %d\n", ef->performance_issue_unique ? 1 : 0);
-    ms_buf_printf(o, "performance_issue_same : %d\n", ef->performance_issue_same ? 1 : 0);
+    /* bools as "true"/"false" in the text-log releases (logging.h ArgValueTransform(bool) of
+     * tag r0.5), as 0/1 later */
+    static const char *const b01[2] = {"0", "1"}, *const btf[2] = {"false", "true"};
+    const char *const *bs = pvr->text_detail_log ? btf : b01;
+    ms_buf_printf(o, "print_timestamps : %s\n", bs[ef->print_timestamps ? 1 : 0]);
+    ms_buf_printf(o, "performance_issue_unique : %s\n", bs[ef->performance_issue_unique ? 1 : 0]);
+    ms_buf_printf(o, "performance_issue_same : %s\n", bs[ef->performance_issue_same ? 1 : 0]);
     ms_buf_printf(o, "performance_issue_same_index : %llu\n",
                   (unsigned long long)ef->performance_issue_same_index);
     ms_buf_printf(o, "performance_sample_count : %llu\n", (unsigned long long)ef->performance_sample_count);

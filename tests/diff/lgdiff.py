@@ -240,7 +240,7 @@ SKIP_KEYS = re.compile(r"^(loadgen_|test_datetime$|sut_name$|qsl_name$|get_sut_n
                        r"min_duration_met$)|num_warnings$)")
 SKIP_TEXT = re.compile(r"^(LoadgenVersionInfo:|version :|build_date|git_|SHA1 of files|Date \+ time|"
                        r"System Under Test|Query Sample Library \(QSL\) name|Log Contention|\d+ : \w+_count$|"
-                       r"POWER_|PerfClock)")
+                       r"POWER_|PerfClock|WARNING : Logging allocation)")
 
 
 def detail_entries(path):
@@ -286,13 +286,18 @@ def detail_entries(path):
             ents.append(m.group(1))
         elif ents:
             ents[-1] += "\n" + line
-    skipping = False
+    skipping, scen = False, ""
     for e in ents:
         if e.startswith("Log Contention"):
             skipping = True
         elif skipping and not re.match(r"^\d+ : \w+$", e):
             skipping = False
         if skipping or SKIP_TEXT.match(e):
+            continue
+        if e.startswith("Scenario : "):
+            scen = e[11:]
+        # Offline leaves the effective target_latency_percentile unset in these releases: garbage
+        if e.startswith("target_latency_percentile : ") and scen == "Offline":
             continue
         e = re.sub(r'"duration" : \d+', lambda m: m.group(0), e)
         out.append(e.rstrip())
