@@ -422,6 +422,10 @@ typedef struct lg_version_rules {
     /* accuracy_log_sampling_target: the expected sample count is at least min_query_count x
      * samples_per_query (Offline: min_sample_count), from tag v1.0.1 */
     int sampling_expected_floor;
+    /* TestSettings::FromConfig has conf_type (from tag v5.0.1): the seeds,
+     * accuracy_log_probability and the test05 keys are read from mlperf.conf only, and a second
+     * user.conf logs "Multiple conf files are used" (up to tag v4.1 every file sets every key) */
+    int mlperf_conf_only_keys;
     /* the performance summary logs result_query_count (from tag v2.0: loadgen.cc
      * PerformanceSummary::LogDetail; not in tag v1.0.1) */
     int logs_result_query_count;

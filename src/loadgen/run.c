@@ -1346,6 +1346,14 @@ static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
     }
     /* the trace gets per-sample events before the arrays are sorted */
     trace_series(t, s, n, pr->ef.samples_per_query);
+    double pct = pr->ef.target_latency_percentile;
+    if (pr->ef.scenario != LG_OFFLINE && !(pct >= 0 && pct <= 1)) {
+        /* the reference indexes its sorted latencies with it (results.cc / loadgen.cc
+         * PerformanceSummary::ProcessLatencies): undefined past 1; no result here */
+        errorf(t, "error_runtime", "target_latency_percentile %g is outside [0, 1]: no result can be computed",
+               pct);
+        return -2;
+    }
     if (lg_perf_compute(&pr->in, &pr->res) != 0) {
         errorf(t, "error_runtime", "out of memory computing results");
         return -2;

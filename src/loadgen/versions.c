@@ -180,6 +180,7 @@ static int same_rules(const lg_version_rules *a, const lg_version_rules *b)
            a->issue_query_controller == b->issue_query_controller &&
            a->logs_sampling_target == b->logs_sampling_target &&
            a->sampling_expected_floor == b->sampling_expected_floor &&
+           a->mlperf_conf_only_keys == b->mlperf_conf_only_keys &&
            a->num_errors_logged == b->num_errors_logged &&
            a->integer_expected_latency == b->integer_expected_latency &&
            a->settings_defaults.multi_stream_samples_per_query == b->settings_defaults.multi_stream_samples_per_query &&

@@ -18,7 +18,7 @@ while read -r st name _; do
   esac
 done < <(grep -E '^(ok|DIFF) ' "$TMP/check")
 n=$(grep -cE '^(ok|DIFF) ' "$TMP/check")
-[ "$n" -ge 20 ] && ok || { fail "only $n stored cases ran"; cat "$TMP/check" >&2; }
+[ "$n" -ge 23 ] && ok || { fail "only $n stored cases ran"; cat "$TMP/check" >&2; }
 
 # Server accuracy, 15 samples in sets of 7 (the last one holds 1), same index 5
 "$MLSUBMIT" loadgen run --sut null --loadgen-compat 2.0 --scenario Server --mode accuracy \
@@ -27,6 +27,14 @@ n=$(grep -cE '^(ok|DIFF) ' "$TMP/check")
   -o "$TMP/same" --dump-issued "$TMP/same.trace" >/dev/null 2>&1
 bad=$(awk '$1 == "Q" { for (i = 2; i <= NF; i++) if ($i + 0 >= 15) print $i }' "$TMP/same.trace" | head -1)
 [ -s "$TMP/same.trace" ] && [ -z "$bad" ] && ok || fail "same index past the accuracy set: sample index '$bad' out of 15"
+
+# a user.conf sets the seeds up to v4.1 (FromConfig without conf_type), not from v5.0
+printf 'resnet50.Offline.qsl_rng_seed = 7\n' > "$TMP/seed.conf"
+"$MLSUBMIT" loadgen check-conf "$TMP/seed.conf" --model resnet50 --scenario Offline --loadgen-compat 4.1 --effective >"$TMP/cc41" 2>&1
+"$MLSUBMIT" loadgen check-conf "$TMP/seed.conf" --model resnet50 --scenario Offline --loadgen-compat 5.1 >"$TMP/cc51" 2>&1
+expect_no_grep 'only read from mlperf.conf' "$TMP/cc41"
+expect_grep 'qsl_rng_seed.*= 7$|qsl_rng_seed = 7$|qsl_rng_seed: 7$' "$TMP/cc41"
+expect_grep "'qsl_rng_seed' is only read from mlperf.conf" "$TMP/cc51"
 
 if [ "${LGDIFF_LIVE:-1}" != 0 ] && [ -n "$SHARED" ] && [ -d "$SHARED/upstream/loadgen/v5.1.1" ] && command -v g++ >/dev/null; then
   python3 tests/diff/lgdiff.py --mlsubmit "$MLSUBMIT" --tags v5.1.1 --n 6 --first 9001 >"$TMP/live" 2>&1

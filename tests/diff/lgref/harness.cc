@@ -2,7 +2,7 @@
 // a QSL linked against one release of the MLCommons reference LoadGen (built by lgdiff.py into a
 // cache under /tmp, never committed). Written for mlsubmit; no upstream code is copied here.
 //
-//   harness SETTINGS SCENARIO MODE TOTAL PERF OUTDIR TRACE
+//   harness SETTINGS SCENARIO MODE TOTAL PERF OUTDIR TRACE [USERCONF MODEL [MLPERFCONF]]
 //
 // SETTINGS: one `key=value` a line, each assigned straight to the TestSettings field of that
 // name (what `mlsubmit loadgen run --set key=value` does); the field list comes from the tag's
@@ -11,6 +11,9 @@
 // samples, PERF of them per loaded set. TRACE receives `L i0 i1 ...` for each load call and
 // `Q i0 i1 ...` for each issued query (the format of mlsubmit's --dump-issued); every sample is
 // completed at once, inside IssueQuery, with an empty response.
+// USERCONF MODEL: TestSettings::FromConfig(USERCONF, MODEL, SCENARIO) before SETTINGS is applied
+// (from v5.0 it loads the embedded mlperf.conf itself; before, MLPERFCONF is read first, as a
+// harness of those releases did).
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -144,11 +147,18 @@ int apply(mlperf::TestSettings& s, const std::string& k, const std::string& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8) {
-    fprintf(stderr, "usage: %s SETTINGS SCENARIO MODE TOTAL PERF OUTDIR TRACE\n", argv[0]);
+  if (argc < 8 || argc > 11 || argc == 9) {
+    fprintf(stderr, "usage: %s SETTINGS SCENARIO MODE TOTAL PERF OUTDIR TRACE [USERCONF MODEL [MLPERFCONF]]\n",
+            argv[0]);
     return 2;
   }
   mlperf::TestSettings ts;
+  if (argc >= 10) {
+    if (argc == 11 && ts.FromConfig(argv[10], argv[9], argv[2]) != 0)
+      fprintf(stderr, "FromConfig(%s) failed\n", argv[10]);
+    if (ts.FromConfig(argv[8], argv[9], argv[2]) != 0)
+      fprintf(stderr, "FromConfig(%s) failed\n", argv[8]);
+  }
   FILE* f = fopen(argv[1], "r");
   if (!f) {
     perror(argv[1]);
