@@ -214,6 +214,14 @@ static void generic(lg_test *t, const char *mllog, const char *text)
         lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", mllog, LN);
 }
 
+static void generic_warning(lg_test *t, const char *msg)
+{
+    if (text_log(t))
+        lg_detail_text(t->L, lg_logger_now(t->L), msg, 0, LN);
+    else
+        lg_detail_warning(t->L, lg_logger_now(t->L), msg, LN);
+}
+
 /* test_settings_internal.cc ToString of tags r0.5 / v0.7.1 */
 static const char *text_scenario(lg_scenario s)
 {
@@ -2024,10 +2032,9 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         FILE *f = fopen(ac, "r");
         if (f) {
             fclose(f);
-            lg_detail_warning(L, lg_logger_now(L),
-                              "Found Audit Config file (audit.config). Overriding TestSettings from "
-                              "audit.config file.",
-                              LN);
+            /* a warning; a plain entry in the text log (loadgen.cc StartTest of r0.5 / v0.7.1) */
+            generic_warning(t, "Found Audit Config file (audit.config). Overriding TestSettings from "
+                               "audit.config file.");
             if (!cs) {
                 ms_err e2;
                 cs = own = lg_conf_session_new(t->compat, NULL, &e2);
@@ -2042,11 +2049,15 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         }
     }
     if (t->req.test05) {
-        lg_detail_warning(L, lg_logger_now(L), "Test05 flag detected Overriding random seeds", LN);
+        generic_warning(t, "Test05 flag detected Overriding random seeds");
         t->req.mode = LG_PERFORMANCE_ONLY;
-        t->req.qsl_rng_seed = t->req.test05_qsl_rng_seed;
-        t->req.sample_index_rng_seed = t->req.test05_sample_index_rng_seed;
-        t->req.schedule_rng_seed = t->req.test05_schedule_rng_seed;
+        /* the seeds come from the caller's settings, not from audit.config (loadgen.cc
+         * StartTest, tags v3.0 to v5.1.1: requested_settings.test05_*_rng_seed); only the
+         * alternate-seed audit lets audit.config set them (audit_test05) */
+        const lg_test_settings *sd = opts_in->audit_test05 ? &t->req : settings;
+        t->req.qsl_rng_seed = sd->test05_qsl_rng_seed;
+        t->req.sample_index_rng_seed = sd->test05_sample_index_rng_seed;
+        t->req.schedule_rng_seed = sd->test05_schedule_rng_seed;
     }
     if (t->vr->integer_expected_latency) /* the release's field is a uint64_t */
         t->req.single_stream_expected_latency_ns = (double)(uint64_t)t->req.single_stream_expected_latency_ns;

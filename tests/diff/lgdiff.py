@@ -33,6 +33,7 @@ TAGS = {
 }
 SCENARIOS = ["SingleStream", "MultiStream", "Server", "Offline"]
 CONF_P = float(os.environ.get("LGDIFF_CONF_P", "0.3"))   # share of cases configured by a user.conf
+AUDIT_P = float(os.environ.get("LGDIFF_AUDIT_P", "0.1"))  # share with an audit.config in the working directory
 
 
 def log(*a):
@@ -214,7 +215,40 @@ def draw(seed, tag):
     rc = random.Random("lgdiff-conf/%d/%s" % (seed, tag))
     if rc.random() < CONF_P:
         conf, s = draw_conf(rc, tag, scen, mode, total, s)
+    ra = random.Random("lgdiff-audit/%d/%s" % (seed, tag))
+    if ra.random() < AUDIT_P:
+        conf = dict(conf or {})
+        conf["audit"] = draw_audit(ra, tag, scen, mode)
     return scen, mode, total, perf, s, conf
+
+
+def draw_audit(r, tag, scen, mode):
+    """An audit.config (read by StartTest from the working directory with model '*', after every
+    other setting): the kinds of keys the compliance tests set, bounded so the run stays short."""
+    keys = conf_keys(tag)
+    lines = ["# lgdiff audit.config"]
+    sc = lambda: r.choice(["*.*", "*." + scen])
+    if "accuracy_log_sampling_target" in keys and r.random() < 0.4:
+        lines.append("%s.accuracy_log_sampling_target = %d" % (sc(), r.randint(1, 100)))
+    if r.random() < 0.4:
+        lines.append("%s.accuracy_log_rng_seed = %d" % (sc(), r.getrandbits(63)))
+    if r.random() < 0.3:
+        lines.append("%s.accuracy_log_probability = %d" % (sc(), r.randint(0, 100)))
+    if mode == "PerformanceOnly" and r.random() < 0.3:
+        lines.append("%s.performance_issue_unique = 1" % sc())
+    if mode == "PerformanceOnly" and r.random() < 0.3:
+        lines.append("%s.performance_issue_same = 1" % sc())
+        lines.append("%s.performance_issue_same_index = 0" % sc())
+    if r.random() < 0.3:
+        for k in ("qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed"):
+            lines.append("%s.%s = %d" % (sc(), k, r.getrandbits(63)))
+    if "test05" in keys and r.random() < 0.2:
+        lines.append("%s.test05 = 1" % sc())
+        for k in ("test05_qsl_rng_seed", "test05_sample_index_rng_seed", "test05_schedule_rng_seed"):
+            lines.append("%s.%s = %d" % (sc(), k, r.getrandbits(63)))
+    if r.random() < 0.2:
+        lines.append("resnet50.%s.min_query_count = 3" % scen)   # model-specific: never matches '*'
+    return "\n".join(lines) + "\n"
 
 
 def conf_keys(tag):
@@ -312,7 +346,11 @@ def draw_conf(r, tag, scen, mode, total, s):
 # ---- running ---------------------------------------------------------------------------------
 def write_conf(case, d):
     conf = case[5]
-    if not conf:
+    if conf and conf.get("audit"):
+        # the audit.config both pick up from the working directory (loadgen.cc StartTest)
+        with open(os.path.join(d, "audit.config"), "w") as f:
+            f.write(conf["audit"])
+    if not conf or not conf.get("text"):
         return None
     path = os.path.join(d, "user.conf")
     with open(path, "w") as f:
@@ -326,8 +364,9 @@ def run_ref(exe, case, d):
     with open(os.path.join(d, "ref.settings"), "w") as f:
         f.write("".join("%s=%s\n" % kv for kv in s.items()))
     extra = []
-    if conf:
-        extra = [write_conf(case, d), conf["model"]] + ([conf["mlperf_conf"]] if conf.get("mlperf_conf") else [])
+    uc = write_conf(case, d)
+    if uc:
+        extra = [uc, conf["model"]] + ([conf["mlperf_conf"]] if conf.get("mlperf_conf") else [])
     p = subprocess.run([exe, os.path.join(d, "ref.settings"), scen, mode, str(total), str(perf),
                         os.path.join(d, "ref"), os.path.join(d, "ref.trace")] + extra,
                        cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
@@ -339,8 +378,9 @@ def our_cmd(mlsubmit, tag, case, d):
     cmd = [mlsubmit, "loadgen", "run", "--sut", "null", "--loadgen-compat", TAGS[tag][0],
            "--scenario", scen, "--mode", {"AccuracyOnly": "accuracy", "SubmissionRun": "submission"}.get(mode, "performance"),
            "--total-samples", str(total), "--performance-samples", str(perf)]
-    if conf:
-        cmd += ["--model", conf["model"], "--user-conf", write_conf(case, d)]
+    uc = write_conf(case, d)
+    if uc:
+        cmd += ["--model", conf["model"], "--user-conf", uc]
     for k, v in s.items():
         cmd += ["--set", "%s=%s" % (k, v)]
     return cmd + ["-o", os.path.join(d, "ours"), "--dump-issued", os.path.join(d, "ours.trace"),
@@ -508,14 +548,16 @@ def export_case(tag, seed, case, d, out_dir):
     """Writes the reference's side of a case as test data: NAME.json (the case, its detail,
     summary and accuracy entries) and NAME.trace."""
     scen, mode, total, perf, st, conf = case
-    name = "%s-seed%d%s" % (tag, seed, "-conf" if conf else "")
+    name = "%s-seed%d%s%s" % (tag, seed, "-conf" if conf and conf.get("text") else "",
+                              "-audit" if conf and conf.get("audit") else "")
     e = case_entries(d, "ref")
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, name + ".trace"), "w") as f:
         f.write("".join(l + "\n" for l in e["trace"]))
     doc = {"tag": tag, "release": TAGS[tag][0], "seed": seed, "scenario": scen, "mode": mode,
            "total": total, "perf": perf, "settings": st,
-           "conf": {"model": conf["model"], "text": conf["text"]} if conf else None, "detail": e["detail"],
+           "conf": {k: conf[k] for k in ("model", "text", "audit") if k in conf} if conf else None,
+           "detail": e["detail"],
            "summary": e["summary"], "accuracy": e["accuracy"]}
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         json.dump(doc, f, indent=1)
@@ -557,9 +599,11 @@ def check_data(mlsubmit, data_dir, only=None):
 def describe(case):
     scen, mode, total, perf, s, conf = case
     c = ""
-    if conf:
+    if conf and conf.get("text"):
         c = " user.conf(model %s): %s" % (conf["model"], " | ".join(
             l for l in conf["text"].splitlines() if not l.startswith("# lgdiff")))
+    if conf and conf.get("audit"):
+        c += " audit.config: %s" % " | ".join(conf["audit"].splitlines())
     return "%s %s total=%d perf=%d %s%s" % (scen, mode, total, perf,
                                             " ".join("%s=%s" % kv for kv in s.items()), c)
 
