@@ -400,7 +400,7 @@ def run_ours(mlsubmit, tag, case, d):
 SKIP_KEYS = re.compile(r"^(loadgen_|test_datetime$|sut_name$|qsl_name$|get_sut_name_duration_ns$|"
                        r"power_|logger_|early_stopping_|result_(?!query_count$|min_queries_met$|"
                        r"min_duration_met$)|num_warnings$)")
-SKIP_TEXT = re.compile(r"^(LoadgenVersionInfo:|version :|build_date|git_|SHA1 of files|Date \+ time|"
+SKIP_TEXT = re.compile(r"^((ERROR|WARNING) : )?(LoadgenVersionInfo:|version :|build_date|git_|SHA1 of files|Date \+ time|"
                        r"System Under Test|Query Sample Library \(QSL\) name|Log Contention|\d+ : \w+_count$|"
                        r"POWER_|PerfClock|WARNING : Logging allocation|ERROR : CAS failed)")
 
