@@ -2002,6 +2002,12 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     const char *nm = sut->name(sut->ctx);
     int64_t name_dur = mono_now() - t_name0;
     snprintf(t->sut_name, sizeof t->sut_name, "%s", nm ? nm : "");
+    /* config errors gathered before the test (user.conf parsing): TestSettings::FromConfig logs
+     * them before StartTest, so the reference's detail log opens with them; the text-log
+     * releases (r0.5 / v0.7.1 logging.cc) lose entries made before the logger starts */
+    if (opts_in->conf && !t->vr->text_detail_log)
+        for (size_t i = 0; i < lg_conf_session_nlog_errors(opts_in->conf); i++)
+            errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(opts_in->conf, i));
     log_version_block(t);
     int64_t now = lg_logger_now(L);
     lg_detail_str(L, now, "test_datetime", dt, LN);
@@ -2019,11 +2025,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     txt(t, "*TestSettings (performance_sample_count_override) can override");
     txt(t, "*Refer to Effective Settings for actual value");
 
-    /* config errors gathered before the test (user.conf parsing) */
     lg_conf_session *own = NULL, *cs = opts_in->conf;
-    if (cs)
-        for (size_t i = 0; i < lg_conf_session_nlog_errors(cs); i++)
-            errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(cs, i));
     size_t logged_conf_errors = cs ? lg_conf_session_nlog_errors(cs) : 0;
 
     /* audit.config (reference loadgen.cc StartTest) */

@@ -327,6 +327,11 @@ def draw_conf(r, tag, scen, mode, total, s):
         lines.append("%s.not_a_setting = 3" % r.choice(scopes))
     if r.random() < 0.2:
         lines.append("   # an indented comment = 5")
+    if r.random() < 0.1:
+        # the test mode is set by the harness / --mode afterwards; a bad value is an error
+        lines.append("%s.mode = %d" % (r.choice(scopes), r.choice([1, 2, 7])))
+    if "max_async_queries" in keys and scen == "Server" and r.random() < 0.2:
+        lines.append("%s.max_async_queries = %d" % (r.choice(scopes), r.randint(0, 3)))
     malformed = r.random() < 0.05
     if malformed:  # the reference then runs without the file (mlperf.conf's long runs): not run
         lines.append("%s.min_query_count = = 4" % scopes[0])
