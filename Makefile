@@ -70,7 +70,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: difftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest lgdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -325,6 +325,13 @@ difftest: $(BIN)
 	@python3 tests/diff/difftest.py --mlsubmit $(abspath $(BIN)) --table --jobs $(J) \
 	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
 	  $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
+
+# ---- differential test of the LoadGen against the reference LoadGen builds (tests/diff/README.md)
+# make lgdifftest N=100 [FIRST=1] [TAGS=v5.1.1,r0.5]   N seeds, each on every tag (or TAGS)
+# make lgdifftest SEED=N TAGS=tag                       replay one case (its logs kept)
+lgdifftest: $(BIN)
+	@python3 tests/diff/lgdiff.py --mlsubmit $(abspath $(BIN)) \
+	  $(if $(SEED),--seed $(SEED) --keep,--n $(N) --first $(FIRST)) $(if $(TAGS),--tags $(TAGS))
 
 # ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------
 FUZZ_SECONDS ?= 10

@@ -149,9 +149,16 @@ typedef struct lg_test_settings {
      * multi_stream_max_async_queries in flight (reference r0.5 test_settings.h) */
     double multi_stream_target_qps;
     uint64_t multi_stream_max_async_queries;
+    /* only logged (requested_multi_stream_target_latency_ns) by the early MultiStream's
+     * releases; their MultiStreamFree scenario used it (reference r1.1 test_settings.h) */
+    uint64_t multi_stream_target_latency_ns;
 } lg_test_settings;
 
 void lg_settings_default(lg_test_settings *s);
+struct lg_version_rules;
+/* The defaults of a release where they differ from the newest (its settings_defaults row);
+ * call right after lg_settings_default. */
+void lg_settings_release_defaults(lg_test_settings *s, const struct lg_version_rules *vr);
 
 const char *lg_scenario_name(lg_scenario s);           /* "SingleStream", ... */
 const char *lg_mode_name(lg_mode m);                   /* "PerformanceOnly", ... */
@@ -349,8 +356,9 @@ typedef struct lg_version_rules {
      * intervals counted, valid when the target percentile of the per-query interval counts is
      * below 2 (PerformanceSummary::PerfConstraintsMet) */
     int early_multistream;
-    /* the detail log is text: "pid": P, "tid": T, "ts": Nns : key : value (reference r0.5
-     * logging.h AsyncLog::LogDetail), not :::MLLOG JSON */
+    /* the detail log is text: "pid": P, "tid": T, "ts": Nns : message (reference r0.5
+     * logging.h AsyncLog::LogDetail), with the entries of the r0.5 / v0.7.1 LoadGen (version
+     * block, settings blocks, Loading QSL, GeneratedQueries, ...), not :::MLLOG keys */
     int text_detail_log;
     /* early stopping decides validity and the SingleStream/MultiStream metric (from 2.0,
      * reference early_stopping.cc); before, the target-percentile latency and no early-stopping
@@ -395,6 +403,36 @@ typedef struct lg_version_rules {
     int test05_flag;
     /* some builds of the release left Offline's target_latency_percentile unset (garbage) */
     int offline_percentile_unset;
+    /* TestSettings defaults of the release that differ from the newest (test_settings.h of its
+     * tag; 0 keeps the newest's) */
+    struct {
+        uint64_t multi_stream_samples_per_query;
+        double multi_stream_target_latency_percentile;
+    } settings_defaults;
+    /* single_stream_expected_latency_ns is an integer (uint64_t in test_settings.h up to tag
+     * r1.1): a fraction is dropped and the detail log shows an integer */
+    int integer_expected_latency;
+    /* queries are issued by IssueQueryController (issue_query_controller.cc, from tag v0.7.1):
+     * the text log's end-of-issue messages name the thread ("IssueQueryThread "0" :  Ending
+     * early: ...", " Ending naturally: ...") */
+    int issue_query_controller;
+    /* accuracy_log_sampling_target and server_num_issue_query_threads are TestSettings fields
+     * (from tag v0.7.1): the text log's settings blocks and the summary show them */
+    int logs_sampling_target;
+    /* accuracy_log_sampling_target: the expected sample count is at least min_query_count x
+     * samples_per_query (Offline: min_sample_count), from tag v1.0.1 */
+    int sampling_expected_floor;
+    /* TestSettings::FromConfig has conf_type (from tag v5.0.1): the seeds,
+     * accuracy_log_probability and the test05 keys are read from mlperf.conf only, and a second
+     * user.conf logs "Multiple conf files are used" (up to tag v4.1 every file sets every key) */
+    int mlperf_conf_only_keys;
+    /* the performance summary logs result_query_count (from tag v2.0: loadgen.cc
+     * PerformanceSummary::LogDetail; not in tag v1.0.1) */
+    int logs_result_query_count;
+    /* num_errors in the detail log: 0 never; 1 at the end of the performance summary only (tag
+     * v5.1.1 results.cc PerformanceSummary::LogDetail); 2 also after an accuracy run and a
+     * test that could not run */
+    int num_errors_logged;
 } lg_version_rules;
 
 /* The rules of a loadgen_version text ("5.1.0 @ 091d51f041", "2.0 @ ...", ".5a1 @ ..." as the

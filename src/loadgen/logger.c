@@ -121,10 +121,14 @@ static void detail_line(lg_logger *L, int64_t t, const char *key, const char *va
     int hn, tn;
     if (L->text) {
         /* reference r0.5 logging.h, AsyncLog::LogDetail: "pid": P, "tid": T, "ts": Nns : then
-         * ERROR / WARNING, then the entry (here key : value, a string without its quotes) */
-        hn = snprintf(head, sizeof head, "\"pid\": %d, \"tid\": %d, \"ts\": %" PRId64 "ns : %s%s : ",
-                      L->pid, (int)gettid(), t, is_error ? "ERROR : " : is_warning ? "WARNING : " : "", key);
-        if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+         * ERROR / WARNING, then the message. The text log has no keys: a keyed entry is written
+         * only when it is an error, a warning or a generic message (its message: the text the
+         * reference's detail("...") wrote), or a text entry (key NULL, lg_detail_text) */
+        if (key && !is_error && !is_warning && strcmp(key, "generic_message") != 0)
+            return;
+        hn = snprintf(head, sizeof head, "\"pid\": %d, \"tid\": %d, \"ts\": %" PRId64 "ns : %s",
+                      L->pid, (int)gettid(), t, is_error ? "ERROR : " : is_warning ? "WARNING : " : "");
+        if (key && vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
             value++;
             vlen -= 2;
         }
@@ -226,6 +230,17 @@ void lg_detail_bool(lg_logger *L, int64_t t, const char *key, int value, int lin
 void lg_detail_raw(lg_logger *L, int64_t t, const char *key, const char *json, size_t len, int line)
 {
     detail_line(L, t, key, json, len, 0, 0, line);
+}
+
+void lg_detail_text(lg_logger *L, int64_t t, const char *msg, int is_error, int line)
+{
+    if (L->text)
+        detail_line(L, t, NULL, msg, strlen(msg), is_error, 0, line);
+}
+
+int lg_logger_is_text(const lg_logger *L)
+{
+    return L->text;
 }
 
 void lg_detail_error(lg_logger *L, int64_t t, const char *key, const char *msg, int line)
@@ -495,7 +510,7 @@ int lg_logs_finish_incomplete(int fd, const char *final_path, const char *reason
         size = cut;
         if (text)
             n = snprintf(tail, sizeof tail,
-                         "\"pid\": %d, \"tid\": %d, \"ts\": %sns : ERROR : error_runtime : Test incomplete: %s. "
+                         "\"pid\": %d, \"tid\": %d, \"ts\": %sns : ERROR : Test incomplete: %s. "
                          "The log ends here.\n", (int)getpid(), (int)getpid(), last, reason);
         else
             n = snprintf(tail, sizeof tail,

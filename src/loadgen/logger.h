@@ -33,6 +33,10 @@ void lg_detail_double(lg_logger *L, int64_t t, const char *key, double value, in
 void lg_detail_bool(lg_logger *L, int64_t t, const char *key, int value, int line);
 /* A pre-formatted JSON value (lists, maps). */
 void lg_detail_raw(lg_logger *L, int64_t t, const char *key, const char *json, size_t len, int line);
+/* A free-text entry of the 0.5/0.7 text detail log (nothing in the :::MLLOG format); the
+ * keyed entries are left out of the text log except errors and warnings. */
+void lg_detail_text(lg_logger *L, int64_t t, const char *msg, int is_error, int line);
+int lg_logger_is_text(const lg_logger *L);
 void lg_detail_error(lg_logger *L, int64_t t, const char *key, const char *msg, int line);
 void lg_detail_warning(lg_logger *L, int64_t t, const char *msg, int line);
 void lg_detail_flush(lg_logger *L);

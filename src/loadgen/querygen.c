@@ -97,6 +97,12 @@ int lg_qgen_init(lg_qgen *g, const lg_effective *ef, const lg_lset *L, int accur
     uint64_t Llen = L->len;
     if (Llen == 0)
         return ms_err_set(e, MS_EINPUT, "empty loadable set");
+    /* performance_issue_same_index past the loaded set (an accuracy set shorter than the
+     * performance sample count): the reference reads past its vector (loaded_samples[same_sample]
+     * in loadgen.cc GenerateQueries, undefined behaviour); here it wraps, never reading out of
+     * bounds */
+    if (g->same_idx >= Llen)
+        g->same_idx %= Llen;
 
     /* Step 1: sizes */
     g->gen_duration_ns = (int64_t)(g->scen == LG_SERVER ? 1 : 2) * (int64_t)ef->target_duration_ms * 1000000;
@@ -128,7 +134,10 @@ int lg_qgen_init(lg_qgen *g, const lg_effective *ef, const lg_lset *L, int accur
         return ms_err_oom(e);
     }
     lg_shuffle_u64(g->d_unique, g->d_unique_len, &g->S);
-    {
+    /* The equal-issue draw (loadgen.cc SampleDistributionEqualIssue, from tag v2.0) is built,
+     * and shuffles with the sample engine, whether or not it is used; a release without
+     * sample_concatenate_permutation (equal_issue 0: GenerateQueries of tag v1.0.1) has none. */
+    if (vr->equal_issue) {
         uint64_t *base = malloc(Llen * sizeof *base);
         if (!base) {
             lg_qgen_free(g);
@@ -170,6 +179,10 @@ int lg_qgen_init(lg_qgen *g, const lg_effective *ef, const lg_lset *L, int accur
             min_queries += Llen - min_queries % Llen;
     }
     int bump = g->concat && vr->equal_issue >= 2;
+    /* equal_issue 1 draws from it in SingleStream only (loadgen.cc GenerateQueries of tag v2.1:
+     * equal_issue = sample_concatenate_permutation && SingleStream), 2 in Server too (tag v4.0:
+     * enable_equal_issue) */
+    g->eq_draw = g->concat && (vr->equal_issue >= 2 || g->scen == LG_SINGLE_STREAM);
     g->spq = spq;
     g->min_queries = min_queries;
     if (g->scen != LG_SERVER)
@@ -269,7 +282,7 @@ size_t lg_qgen_next(lg_qgen *g, size_t *out, int64_t *delta)
         for (size_t i = 0; i < n; i++) {
             uint64_t pos = g->unique ? next_unique(g)
                            : g->same ? g->same_idx
-                           : g->concat ? next_eq(g)
+                           : g->eq_draw ? next_eq(g)
                                        : next_main(g);
             out[i] = L[pos];
         }

@@ -33,6 +33,7 @@ typedef struct lg_qgen {
     uint64_t min_queries;        /* after step 1 and 3 */
     int64_t gen_duration_ns;
     int concat, unique, same;
+    int eq_draw;                 /* the equal-issue draw picks the samples (not MS, not Offline) */
     uint64_t same_idx;
     lg_mt19937 S, T;
     double target_qps;

@@ -592,8 +592,22 @@ int lg_perf_summary(const lg_perf_input *in, const lg_perf_result *r, ms_buf *o)
     ms_buf_puts(o, "================================================\nMLPerf Results Summary\n"
                    "================================================\n");
     ms_buf_printf(o, "SUT name : %s\n", in->sut_name);
-    ms_buf_printf(o, "Scenario : %s\n", lg_scenario_name(ef->scenario));
-    ms_buf_printf(o, "Mode     : %s\n", lg_mode_name(ef->mode));
+    /* the releases of the text detail log name them as ToString of their
+     * test_settings_internal.cc (tags r0.5, v0.7.1): "Multi Stream", "Performance" */
+    const lg_version_rules *svr = lg_version_rules_of_compat(in->compat);
+    if (svr->text_detail_log) {
+        const lg_scenario sc = ef->scenario;
+        ms_buf_printf(o, "Scenario : %s\n", sc == LG_SINGLE_STREAM  ? "Single Stream"
+                                            : sc == LG_MULTI_STREAM ? "Multi Stream"
+                                                                    : lg_scenario_name(sc));
+        ms_buf_printf(o, "Mode     : %s\n", ef->mode == LG_ACCURACY_ONLY      ? "Accuracy"
+                                            : ef->mode == LG_PERFORMANCE_ONLY ? "Performance"
+                                            : ef->mode == LG_SUBMISSION_RUN   ? "Submission"
+                                                                              : "Find Peak Performance");
+    } else {
+        ms_buf_printf(o, "Scenario : %s\n", lg_scenario_name(ef->scenario));
+        ms_buf_printf(o, "Mode     : %s\n", lg_mode_name(ef->mode));
+    }
     if (in->early_ms && ef->scenario == LG_MULTI_STREAM) {
         early_ms_summary(in, r, o);
         goto params;
@@ -739,17 +753,25 @@ params:
     ms_buf_printf(o, "accuracy_log_rng_seed : %llu\n", (unsigned long long)ef->accuracy_log_rng_seed);
     lg_fmt_g(g, sizeof g, ef->accuracy_log_probability);
     ms_buf_printf(o, "accuracy_log_probability : %s\n", g);
-    ms_buf_printf(o, "accuracy_log_sampling_target : %llu\n",
+    const lg_version_rules *pvr = lg_version_rules_of_compat(in->compat);
+    if (pvr->logs_sampling_target)
+        ms_buf_printf(o, "accuracy_log_sampling_target : %llu\n",
                   (unsigned long long)ef->accuracy_log_sampling_target);
-    ms_buf_printf(o, "print_timestamps : %d\n", ef->print_timestamps ? 1 : 0);
-    ms_buf_printf(o, "performance_issue_unique : %d\n", ef->performance_issue_unique ? 1 : 0);
-    ms_buf_printf(o, "performance_issue_same : %d\n", ef->performance_issue_same ? 1 : 0);
+    /* bools as "true"/"false" in the text-log releases (logging.h ArgValueTransform(bool) of
+     * tag r0.5), as 0/1 later */
+    static const char *const b01[2] = {"0", "1"}, *const btf[2] = {"false", "true"};
+    const char *const *bs = pvr->text_detail_log ? btf : b01;
+    ms_buf_printf(o, "print_timestamps : %s\n", bs[ef->print_timestamps ? 1 : 0]);
+    ms_buf_printf(o, "performance_issue_unique : %s\n", bs[ef->performance_issue_unique ? 1 : 0]);
+    ms_buf_printf(o, "performance_issue_same : %s\n", bs[ef->performance_issue_same ? 1 : 0]);
     ms_buf_printf(o, "performance_issue_same_index : %llu\n",
                   (unsigned long long)ef->performance_issue_same_index);
     ms_buf_printf(o, "performance_sample_count : %llu\n", (unsigned long long)ef->performance_sample_count);
     if (lg_version_rules_of_compat(in->compat)->logs_accuracy_sample_count)
         ms_buf_printf(o, "accuracy_sample_count : %llu\n", (unsigned long long)ef->accuracy_sample_count);
-    if (ef->sample_concatenate_permutation)
+    /* the warning came with generated_samples_per_query logging the query's real size
+     * (test_settings_internal.cc TestSettingsInternal::LogSummary of tag v5.0.1; not in v4.1) */
+    if (ef->sample_concatenate_permutation && lg_version_rules_of_compat(in->compat)->logs_query_spq)
         ms_buf_puts(o, "WARNING: sample_concatenate_permutation was set to true. \n"
                        "Generated samples per query might be different as the one in the setting.\n"
                        "Check the generated_samples_per_query line in the detailed log for the real\n"
@@ -833,7 +855,8 @@ void lg_perf_log_detail(lg_logger *L, int64_t t, const lg_perf_input *in, const 
         free(a);
         free(b);
     }
-    lg_detail_u64(L, t, "result_query_count", in->queries_issued, LN);
+    if (lg_version_rules_of_compat(in->compat)->logs_result_query_count)
+        lg_detail_u64(L, t, "result_query_count", in->queries_issued, LN);
     if (ef->scenario == LG_SERVER)
         lg_detail_u64(L, t, "result_overlatency_query_count", r->overlatency_query_count, LN);
     switch (ef->scenario) {

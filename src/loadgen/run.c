@@ -176,6 +176,171 @@ static void errorf(lg_test *t, const char *key, const char *fmt, ...)
     lg_detail_error(t->L, lg_logger_now(t->L), key, msg, LN);
 }
 
+/* ---- the text detail log of LoadGen 0.5/0.7 (row text_detail_log) --------------------------
+ * The reference r0.5 / v0.7.1 LoadGen logs free text (AsyncLog::LogDetail in logging.h,
+ * detail("...", args) with LogArgs' `"name" : value` pairs) where later releases log keys; the
+ * logger drops the keyed entries in that format (errors and warnings keep their message) and
+ * these entries are written instead. Nothing is written in the :::MLLOG format. */
+static int text_log(const lg_test *t)
+{
+    return t->L && lg_logger_is_text(t->L);
+}
+
+static void txt(lg_test *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void txt(lg_test *t, const char *fmt, ...)
+{
+    if (!text_log(t))
+        return;
+    ms_buf b = MS_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = ms_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    if (rc == 0 && b.data)
+        lg_detail_text(t->L, lg_logger_now(t->L), b.data, 0, LN);
+    ms_buf_free(&b);
+}
+
+/* an error of the text log: a keyed error entry is written as "ERROR : message" there */
+#define text_error(t, ...) errorf((t), "error_runtime", __VA_ARGS__)
+
+/* A generic message: the :::MLLOG text, or the text log's own wording (r0.5 loadgen.cc ends
+ * "Starting ... mode" with a colon) */
+static void generic(lg_test *t, const char *mllog, const char *text)
+{
+    if (text_log(t))
+        lg_detail_text(t->L, lg_logger_now(t->L), text, 0, LN);
+    else
+        lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", mllog, LN);
+}
+
+static void generic_warning(lg_test *t, const char *msg)
+{
+    if (text_log(t))
+        lg_detail_text(t->L, lg_logger_now(t->L), msg, 0, LN);
+    else
+        lg_detail_warning(t->L, lg_logger_now(t->L), msg, LN);
+}
+
+/* test_settings_internal.cc ToString of tags r0.5 / v0.7.1 */
+static const char *text_scenario(lg_scenario s)
+{
+    return s == LG_SINGLE_STREAM ? "Single Stream" : s == LG_MULTI_STREAM ? "Multi Stream" : lg_scenario_name(s);
+}
+
+static const char *text_mode(lg_mode m)
+{
+    return m == LG_ACCURACY_ONLY ? "Accuracy" : m == LG_PERFORMANCE_ONLY ? "Performance"
+           : m == LG_SUBMISSION_RUN ? "Submission" : "Find Peak Performance";
+}
+
+static const char *tf(int b)
+{
+    return b ? "true" : "false";
+}
+
+/* "name : value" of a double as the reference's ostream writes it (%g) */
+static void txt_g(lg_test *t, const char *name, double v)
+{
+    char g[64];
+    lg_fmt_g(g, sizeof g, v);
+    txt(t, "%s : %s", name, g);
+}
+
+/* the lines both settings blocks end with (the effective and the requested values) */
+typedef struct text_block {
+    int effective;                 /* the effective block ("min_duration (ms): ", min_sample_count) */
+    uint64_t min_ms, max_ms, min_q, max_q, min_samples;
+} text_block;
+
+static void text_common(lg_test *t, const text_block *k, uint64_t qsl, uint64_t sidx, uint64_t sched,
+                        uint64_t acc, double prob, uint64_t target, int stamps, int uniq, int same,
+                        uint64_t same_idx)
+{
+    txt(t, k->effective ? "min_duration (ms): %" PRIu64 : "min_duration_ms : %" PRIu64, k->min_ms);
+    txt(t, k->effective ? "max_duration (ms): %" PRIu64 : "max_duration_ms : %" PRIu64, k->max_ms);
+    txt(t, "min_query_count : %" PRIu64, k->min_q);
+    txt(t, "max_query_count : %" PRIu64, k->max_q);
+    if (k->effective)
+        txt(t, "min_sample_count : %" PRIu64, k->min_samples);
+    txt(t, "qsl_rng_seed : %" PRIu64, qsl);
+    txt(t, "sample_index_rng_seed : %" PRIu64, sidx);
+    txt(t, "schedule_rng_seed : %" PRIu64, sched);
+    txt(t, "accuracy_log_rng_seed : %" PRIu64, acc);
+    txt_g(t, "accuracy_log_probability", prob);
+    if (t->vr->logs_sampling_target)
+        txt(t, "accuracy_log_sampling_target : %" PRIu64, target);
+    txt(t, "print_timestamps : %s", tf(stamps));
+    txt(t, "performance_issue_unique : %s", tf(uniq));
+    txt(t, "performance_issue_same : %s", tf(same));
+    txt(t, "performance_issue_same_index : %" PRIu64, same_idx);
+}
+
+/* TestSettingsInternal::LogEffectiveSettings, then LogRequestedTestSettings (LogAllSettings of
+ * test_settings_internal.cc, tags r0.5 and v0.7.1) */
+static void text_settings(lg_test *t)
+{
+    const lg_effective *e = &t->ef;
+    const lg_test_settings *r = &t->req;
+    int st = t->vr->logs_sampling_target;
+    txt(t, "%s", "");
+    txt(t, "Effective Settings:");
+    txt(t, "Scenario : %s", text_scenario(e->scenario));
+    txt(t, "Test mode : %s", text_mode(e->mode));
+    txt(t, "samples_per_query : %" PRIu64, e->samples_per_query);
+    txt_g(t, "target_qps", e->target_qps);
+    txt(t, "target_latency (ns): %" PRIu64, e->target_latency_ns);
+    /* Offline leaves it unset in these releases (offline_percentile_unset): most logs show 0 */
+    txt_g(t, "target_latency_percentile",
+          e->scenario == LG_OFFLINE && t->vr->offline_percentile_unset ? 0.0 : e->target_latency_percentile);
+    txt(t, "max_async_queries : %" PRIu64, e->max_async_queries);
+    txt(t, "target_duration (ms): %" PRIu64, e->target_duration_ms);
+    text_block ke = {1, e->min_duration_ms, e->max_duration_ms, e->min_query_count, e->max_query_count,
+                     e->min_sample_count};
+    text_common(t, &ke, e->qsl_rng_seed, e->sample_index_rng_seed, e->schedule_rng_seed, e->accuracy_log_rng_seed,
+                e->accuracy_log_probability, e->accuracy_log_sampling_target, e->print_timestamps,
+                e->performance_issue_unique, e->performance_issue_same, e->performance_issue_same_index);
+    txt(t, "performance_sample_count : %" PRIu64, e->performance_sample_count);
+
+    txt(t, "%s", "");
+    txt(t, "Requested Settings:");
+    txt(t, "Scenario : %s", text_scenario(r->scenario));
+    txt(t, "Test mode : %s", text_mode(r->mode));
+    switch (r->scenario) {
+    case LG_SINGLE_STREAM:
+        txt(t, "single_stream_expected_latency_ns : %" PRIu64, (uint64_t)r->single_stream_expected_latency_ns);
+        txt_g(t, "single_stream_target_latency_percentile", r->single_stream_target_latency_percentile);
+        break;
+    case LG_MULTI_STREAM:
+        txt_g(t, "multi_stream_target_qps", r->multi_stream_target_qps);
+        txt(t, "multi_stream_target_latency_ns : %" PRIu64, r->multi_stream_target_latency_ns);
+        txt_g(t, "multi_stream_target_latency_percentile", r->multi_stream_target_latency_percentile);
+        txt(t, "multi_stream_samples_per_query : %" PRIu64, r->multi_stream_samples_per_query);
+        txt(t, "multi_stream_max_async_queries : %" PRIu64, r->multi_stream_max_async_queries);
+        break;
+    case LG_SERVER:
+        txt_g(t, "server_target_qps", r->server_target_qps);
+        txt(t, "server_target_latency_ns : %" PRIu64, r->server_target_latency_ns);
+        txt_g(t, "server_target_latency_percentile", r->server_target_latency_percentile);
+        txt(t, "server_coalesce_queries : %s", tf(r->server_coalesce_queries));
+        txt(t, "server_find_peak_qps_decimals_of_precision : %d", r->server_find_peak_qps_decimals_of_precision);
+        txt_g(t, "server_find_peak_qps_boundary_step_size", r->server_find_peak_qps_boundary_step_size);
+        txt(t, "server_max_async_queries : %" PRIu64, r->server_max_async_queries);
+        if (st)
+            txt(t, "server_num_issue_query_threads : %" PRIu64, r->server_num_issue_query_threads);
+        break;
+    case LG_OFFLINE:
+        txt_g(t, "offline_expected_qps", r->offline_expected_qps);
+        break;
+    }
+    text_block kr = {0, r->min_duration_ms, r->max_duration_ms, r->min_query_count, r->max_query_count, 0};
+    text_common(t, &kr, r->qsl_rng_seed, r->sample_index_rng_seed, r->schedule_rng_seed, r->accuracy_log_rng_seed,
+                r->accuracy_log_probability, r->accuracy_log_sampling_target, r->print_timestamps,
+                r->performance_issue_unique, r->performance_issue_same, r->performance_issue_same_index);
+    txt(t, "performance_sample_count_override : %" PRIu64, r->performance_sample_count_override);
+    txt(t, "%s", "");
+}
+
 static void series_free(series *s)
 {
     if (!s)
@@ -588,7 +753,10 @@ double lg_accuracy_log_probability(const lg_effective *ef)
             expected *= ef->samples_per_query;
         else
             minimum = ef->min_sample_count;
-        if (expected < minimum)
+        /* the floor came with tag v1.0.1 (loadgen.cc RunPerformanceMode); tag v0.7.1 divides by
+         * the duration's count alone (infinite with min_duration 0: every sample logged) */
+        const lg_version_rules *vr = ef->rules ? ef->rules : lg_version_rules_latest();
+        if (vr->sampling_expected_floor && expected < minimum)
             expected = minimum;
         p = (double)ef->accuracy_log_sampling_target / (double)expected;
     }
@@ -785,6 +953,14 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
             if (scen == LG_SERVER) {
                 uint64_t outstanding = st->queries_issued - atomic_load(&s->completed);
                 if (ef->max_async_queries != 0 && outstanding > ef->max_async_queries) {
+                    if (text_log(t)) /* IssueQueryController / r0.5 loadgen.cc IssueQueries */
+                        text_error(t, t->vr->issue_query_controller
+                                          ? "IssueQueryThread \"0\" :  Ending early: Too many outstanding "
+                                            "queries., \"issued\" : %" PRIu64 ", \"outstanding\" : %" PRIu64
+                                          : "Ending early: Too many outstanding queries.\"issued\" : %" PRIu64
+                                            ", \"outstanding\" : %" PRIu64,
+                                   st->queries_issued, outstanding);
+                    else
                     errorf(t, "error_runtime",
                            "IssueQueryThread 0 Ending early: Too many outstanding queries. issued %" PRIu64
                            " outstanding %" PRIu64,
@@ -793,13 +969,23 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
                     break;
                 }
             } else if (st->queries_issued >= ef->min_query_count && duration >= target_duration_ns) {
-                lg_detail_str(t->L, lg_logger_now(t->L), "generic_message",
-                              "Ending naturally: Minimum query count and test duration met.", LN);
+                /* v0.7.1 issue_query_controller.cc: with a leading space in the text log */
+                generic(t, "Ending naturally: Minimum query count and test duration met.",
+                        t->vr->issue_query_controller
+                            ? " Ending naturally: Minimum query count and test duration met."
+                            : "Ending naturally: Minimum query count and test duration met.");
                 st->natural_end = 1;
                 stopped = 1;
                 break;
             }
             if (ef->max_query_count != 0 && st->queries_issued >= ef->max_query_count) {
+                if (text_log(t))
+                    text_error(t, t->vr->issue_query_controller
+                                      ? "IssueQueryThread \"0\" :  Ending early: Max query count reached., "
+                                        "\"query_count\" : %" PRIu64
+                                      : "Ending early: Max query count reached.\"query_count\" : %" PRIu64,
+                               st->queries_issued);
+                else
                 errorf(t, "error_runtime",
                        "IssueQueryThread 0 Ending early: Max query count reached. query_count %" PRIu64,
                        st->queries_issued);
@@ -807,6 +993,13 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
                 break;
             }
             if (ef->max_duration_ms != 0 && duration > max_duration_ns) {
+                if (text_log(t))
+                    text_error(t, t->vr->issue_query_controller
+                                      ? "IssueQueryThread \"0\" :  Ending early: Max test duration reached., "
+                                        "\"duration_ns\" : %" PRId64
+                                      : "Ending early: Max test duration reached.\"duration_ns\" : %" PRId64,
+                               duration);
+                else
                 errorf(t, "error_runtime",
                        "IssueQueryThread 0 Ending early: Max test duration reached. duration_ns %" PRId64,
                        duration);
@@ -826,7 +1019,13 @@ static int issue_series(lg_test *t, series *s, lg_qgen *g, double log_p, double 
     st->exhausted = !stopped;
     st->samples_issued = k;
     t->sut->flush_queries(t->sut->ctx);
-    if (!acc && scen != LG_SERVER && st->exhausted && !st->natural_end)
+    if (!acc && scen != LG_SERVER && st->exhausted && !st->natural_end && text_log(t)) {
+        /* r0.5 loadgen.cc IssueQueries: an error, then a plain entry */
+        text_error(t, "%s", "Ending early: Ran out of generated queries to issue before the minimum query "
+                            "count and test duration were reached.");
+        txt(t, "Please update the relevant expected latency or target qps in the TestSettings so they "
+               "are more accurate.");
+    } else if (!acc && scen != LG_SERVER && st->exhausted && !st->natural_end)
         errorf(t, "error_runtime",
                "Ending early: Ran out of generated queries to issue before the minimum query count "
                "and test duration were reached. Please update the relevant expected latency or "
@@ -896,11 +1095,28 @@ static void log_series_end(lg_test *t, const series_stats *st, series *s)
     fmt_power_time(e, sizeof e, &st->start_wall, span);
     lg_detail_str(L, now, "power_begin", b, LN);
     lg_detail_str(L, now, "power_end", e, LN);
+    if (text_log(t)) { /* r0.5 logging.cc Logger::LogContentionCounters; loadgen.cc POWER_BEGIN */
+        txt(t, "Log Contention Counters:");
+        for (int i = 0; i < 6; i++)
+            txt(t, "0 : %s", counters[i] + strlen("logger_"));
+        txt(t, "POWER_BEGIN: \"mode\" : %s, \"time\" : %s", s->accuracy ? "Accuracy" : "Performance", b);
+        txt(t, "POWER_END: \"mode\" : %s, \"time\" : %s", s->accuracy ? "Accuracy" : "Performance", e);
+    }
 }
 
 static int load_set(lg_test *t, const lg_lset *set)
 {
     log_index_list(t->L, "loaded_qsl_set", set->idx, set->len);
+    if (text_log(t)) { /* r0.5 loadgen.cc LoadSamplesToRam: detail("Loading QSL : ", "set", ...) */
+        ms_buf b = MS_BUF_INIT;
+        ms_buf_puts(&b, "Loading QSL : \"set\" : \"[");
+        for (size_t i = 0; i < set->len; i++)
+            ms_buf_printf(&b, i ? ",%zu" : "%zu", set->idx[i]);
+        ms_buf_puts(&b, "]\"");
+        if (b.data)
+            lg_detail_text(t->L, lg_logger_now(t->L), b.data, 0, LN);
+        ms_buf_free(&b);
+    }
     if (t->opts->dump_issued)
         dump_line(t->opts->dump_issued, 'L', set->idx, set->len);
     if (t->qsl->load_samples && t->qsl->load_samples(t->qsl->ctx, set->idx, set->len) != 0) {
@@ -921,8 +1137,14 @@ static void log_generated(lg_test *t, const lg_qgen *g)
 {
     int64_t now = lg_logger_now(t->L);
     lg_detail_u64(t->L, now, "generated_query_count", g->query_count, LN);
-    lg_detail_u64(t->L, now, "generated_samples_per_query", g->spq, LN);
+    /* the generated query's size from tag v5.0.1; before, the effective samples_per_query
+     * whatever the queries hold (loadgen.cc GenerateQueries of tag v4.1: settings.samples_per_query) */
+    lg_detail_u64(t->L, now, "generated_samples_per_query",
+                  t->vr->logs_query_spq ? g->spq : t->ef.samples_per_query, LN);
     lg_detail_i64(t->L, now, "generated_query_duration", g->total_duration_ns, LN);
+    txt(t, "GeneratedQueries: \"queries\" : %" PRIu64 ", \"samples per query\" : %" PRIu64
+           ", \"duration\" : %" PRId64,
+        g->query_count, t->vr->logs_query_spq ? g->spq : t->ef.samples_per_query, g->total_duration_ns);
 }
 
 /* ---- accuracy mode (reference loadgen.cc, RunAccuracyMode) ----------------------------------- */
@@ -930,7 +1152,7 @@ static void log_generated(lg_test *t, const lg_qgen *g)
 static int run_accuracy(lg_test *t)
 {
     ms_err e;
-    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", "Starting accuracy mode", LN);
+    generic(t, "Starting accuracy mode", "Starting accuracy mode:");
     lg_lset *sets;
     size_t nsets;
     if (lg_make_loadable_sets(&t->ef, t->qsl->total_sample_count, t->compat, 1, &sets, &nsets, &e)) {
@@ -1132,6 +1354,14 @@ static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
     }
     /* the trace gets per-sample events before the arrays are sorted */
     trace_series(t, s, n, pr->ef.samples_per_query);
+    double pct = pr->ef.target_latency_percentile;
+    if (pr->ef.scenario != LG_OFFLINE && !(pct >= 0 && pct <= 1)) {
+        /* the reference indexes its sorted latencies with it (results.cc / loadgen.cc
+         * PerformanceSummary::ProcessLatencies): undefined past 1; no result here */
+        errorf(t, "error_runtime", "target_latency_percentile %g is outside [0, 1]: no result can be computed",
+               pct);
+        return -2;
+    }
     if (lg_perf_compute(&pr->in, &pr->res) != 0) {
         errorf(t, "error_runtime", "out of memory computing results");
         return -2;
@@ -1208,7 +1438,7 @@ static int load_perf_set(lg_test *t, const lg_effective *ef, lg_lset **sets, siz
 
 static int run_performance(lg_test *t, lg_run_result *res)
 {
-    lg_detail_str(t->L, lg_logger_now(t->L), "generic_message", "Starting performance mode", LN);
+    generic(t, "Starting performance mode", "Starting performance mode:");
     lg_lset *sets;
     size_t nsets;
     if (load_perf_set(t, &t->ef, &sets, &nsets) != 0)
@@ -1252,7 +1482,7 @@ static int find_peak(lg_test *t, lg_run_result *res)
         errorf(t, "error_invalid_config", "Finding peak performance is only supported in Server scenarios.");
         return 0;
     }
-    lg_detail_str(L, lg_logger_now(L), "generic_message", "Starting FindPeakPerformance mode", LN);
+    generic(t, "Starting FindPeakPerformance mode", "Starting FindPeakPerformance mode:");
     snprintf(msg, sizeof msg, "FindPeakPerformance: Check validity of the base settings field: %f",
              t->ef.target_qps);
     lg_detail_str(L, lg_logger_now(L), "generic_message", msg, LN);
@@ -1420,7 +1650,7 @@ static int find_peak_streams(lg_test *t, lg_run_result *res)
     char msg[256];
     const uint64_t cap = 1u << 20;
     int runs = t->vr->stability_runs > 0 ? t->vr->stability_runs : 1;
-    lg_detail_str(L, lg_logger_now(L), "generic_message", "Starting FindPeakPerformance mode", LN);
+    generic(t, "Starting FindPeakPerformance mode", "Starting FindPeakPerformance mode:");
     perf_run best, trial;
     memset(&best, 0, sizeof best);
     int have_best = 0, rc;
@@ -1564,19 +1794,44 @@ static void log_version_block(lg_test *t)
     lg_detail_str(L, now, "loadgen_git_status_message", "NA", LN);
     lg_detail_raw(L, now, "loadgen_file_sha1", lg_loadgen_file_sha1_json,
                   strlen(lg_loadgen_file_sha1_json), LN);
+    if (!text_log(t))
+        return;
+    /* r0.5 version.cc LogLoadgenVersion; the SHA1 list as "<sha1> /<file>" lines */
+    txt(t, "LoadgenVersionInfo:");
+    txt(t, "version : %s", ver);
+    txt(t, "build_date_local : %s", bl);
+    txt(t, "build_date_utc   : %s", bu);
+    txt(t, "git_commit_date  : %s", "NA");
+    txt(t, "git_log :\n\n%s\n", msg);
+    txt(t, "git_status :\n\n%s\n", "NA");
+    ms_buf b = MS_BUF_INIT;
+    ms_buf_puts(&b, "SHA1 of files :\n\n");
+    const char *p = lg_loadgen_file_sha1_json;
+    for (;;) { /* {"/file":"sha1",...}: plain names and hex digits, no escapes */
+        const char *k = strchr(p, '"'), *ke = k ? strchr(k + 1, '"') : NULL;
+        const char *v = ke ? strchr(ke + 1, '"') : NULL, *ve = v ? strchr(v + 1, '"') : NULL;
+        if (!ve)
+            break;
+        ms_buf_printf(&b, "%.*s %.*s\n", (int)(ve - v - 1), v + 1, (int)(ke - k - 1), k + 1);
+        p = ve + 1;
+    }
+    if (b.data)
+        lg_detail_text(L, lg_logger_now(L), b.data, 0, LN);
+    ms_buf_free(&b);
 }
 
 /* The settings both the requested and the effective block of the detail log show, in the
  * reference's order (test_settings_internal.cc, LogRequestedTestSettings and LogEffectiveSettings):
  * the offset of the field in lg_test_settings and in lg_effective, NO_FIELD where a block does not
- * show it; acc_count: only for the releases that log the accuracy sample count. */
+ * show it; only: for the releases that log it (accuracy sample count, concatenation). */
 enum { DF_U64, DF_DOUBLE, DF_BOOL };
 #define NO_FIELD SIZE_MAX
 #define REQ(m) offsetof(lg_test_settings, m)
 #define EFF(m) offsetof(lg_effective, m)
 typedef struct shared_setting {
     int kind;
-    int acc_count;
+    int only; /* 1: only where logs_accuracy_sample_count, 2: only where logs_concatenation
+               * (test_settings_internal.cc of tag v4.1 first logs it) */
     const char *name;
     size_t req, eff;
 } shared_setting;
@@ -1601,7 +1856,7 @@ static const shared_setting shared_settings[] = {
     {DF_U64, 0, "performance_sample_count", NO_FIELD, EFF(performance_sample_count)},
     {DF_U64, 1, "accuracy_sample_count_override", REQ(accuracy_sample_count_override), NO_FIELD},
     {DF_U64, 1, "accuracy_sample_count", NO_FIELD, EFF(accuracy_sample_count)},
-    {DF_BOOL, 0, "sample_concatenate_permutation", REQ(sample_concatenate_permutation),
+    {DF_BOOL, 2, "sample_concatenate_permutation", REQ(sample_concatenate_permutation),
      EFF(sample_concatenate_permutation)},
 };
 
@@ -1611,7 +1866,8 @@ static void log_shared_settings(lg_test *t, int64_t now, const char *prefix, con
     for (size_t i = 0; i < sizeof shared_settings / sizeof *shared_settings; i++) {
         const shared_setting *f = &shared_settings[i];
         size_t off = effective ? f->eff : f->req;
-        if (off == NO_FIELD || (f->acc_count && !t->vr->logs_accuracy_sample_count))
+        if (off == NO_FIELD || (f->only == 1 && !t->vr->logs_accuracy_sample_count) ||
+            (f->only == 2 && !t->vr->logs_concatenation))
             continue;
         char key[96];
         snprintf(key, sizeof key, "%s%s", prefix, f->name);
@@ -1634,13 +1890,19 @@ static void log_requested(lg_test *t)
     lg_detail_str(L, now, "requested_test_mode", lg_mode_name(r->mode), LN);
     switch (r->scenario) {
     case LG_SINGLE_STREAM:
-        lg_detail_double(L, now, "requested_single_stream_expected_latency_ns", r->single_stream_expected_latency_ns, LN);
+        if (t->vr->integer_expected_latency)
+            lg_detail_u64(L, now, "requested_single_stream_expected_latency_ns",
+                          (uint64_t)r->single_stream_expected_latency_ns, LN);
+        else
+            lg_detail_double(L, now, "requested_single_stream_expected_latency_ns",
+                             r->single_stream_expected_latency_ns, LN);
         lg_detail_double(L, now, "requested_single_stream_target_latency_percentile", r->single_stream_target_latency_percentile, LN);
         break;
     case LG_MULTI_STREAM:
         if (t->vr->early_multistream) {
             /* reference r1.1 test_settings_internal.cc, LogRequestedTestSettings */
             lg_detail_double(L, now, "requested_multi_stream_target_qps", r->multi_stream_target_qps, LN);
+            lg_detail_u64(L, now, "requested_multi_stream_target_latency_ns", r->multi_stream_target_latency_ns, LN);
             lg_detail_double(L, now, "requested_multi_stream_target_latency_percentile", r->multi_stream_target_latency_percentile, LN);
             lg_detail_u64(L, now, "requested_multi_stream_samples_per_query", r->multi_stream_samples_per_query, LN);
             lg_detail_u64(L, now, "requested_multi_stream_max_async_queries", r->multi_stream_max_async_queries, LN);
@@ -1740,6 +2002,12 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     const char *nm = sut->name(sut->ctx);
     int64_t name_dur = mono_now() - t_name0;
     snprintf(t->sut_name, sizeof t->sut_name, "%s", nm ? nm : "");
+    /* config errors gathered before the test (user.conf parsing): TestSettings::FromConfig logs
+     * them before StartTest, so the reference's detail log opens with them; the text-log
+     * releases (r0.5 / v0.7.1 logging.cc) lose entries made before the logger starts */
+    if (opts_in->conf && !t->vr->text_detail_log)
+        for (size_t i = 0; i < lg_conf_session_nlog_errors(opts_in->conf); i++)
+            errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(opts_in->conf, i));
     log_version_block(t);
     int64_t now = lg_logger_now(L);
     lg_detail_str(L, now, "test_datetime", dt, LN);
@@ -1748,12 +2016,16 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
     lg_detail_str(L, now, "qsl_name", qsl->name ? qsl->name(qsl->ctx) : "QSL", LN);
     lg_detail_u64(L, now, "qsl_reported_total_count", qsl->total_sample_count, LN);
     lg_detail_u64(L, now, "qsl_reported_performance_count", qsl->performance_sample_count, LN);
+    /* r0.5 loadgen.cc StartTest */
+    txt(t, "Date + time of test: %s", dt);
+    txt(t, "System Under Test (SUT) name: %s", t->sut_name);
+    txt(t, "Query Sample Library (QSL) name: %s", qsl->name ? qsl->name(qsl->ctx) : "QSL");
+    txt(t, "QSL total size: %zu", qsl->total_sample_count);
+    txt(t, "QSL performance size*: %zu", qsl->performance_sample_count);
+    txt(t, "*TestSettings (performance_sample_count_override) can override");
+    txt(t, "*Refer to Effective Settings for actual value");
 
-    /* config errors gathered before the test (user.conf parsing) */
     lg_conf_session *own = NULL, *cs = opts_in->conf;
-    if (cs)
-        for (size_t i = 0; i < lg_conf_session_nlog_errors(cs); i++)
-            errorf(t, "error_invalid_config", "%s", lg_conf_session_log_error(cs, i));
     size_t logged_conf_errors = cs ? lg_conf_session_nlog_errors(cs) : 0;
 
     /* audit.config (reference loadgen.cc StartTest) */
@@ -1762,10 +2034,9 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         FILE *f = fopen(ac, "r");
         if (f) {
             fclose(f);
-            lg_detail_warning(L, lg_logger_now(L),
-                              "Found Audit Config file (audit.config). Overriding TestSettings from "
-                              "audit.config file.",
-                              LN);
+            /* a warning; a plain entry in the text log (loadgen.cc StartTest of r0.5 / v0.7.1) */
+            generic_warning(t, "Found Audit Config file (audit.config). Overriding TestSettings from "
+                               "audit.config file.");
             if (!cs) {
                 ms_err e2;
                 cs = own = lg_conf_session_new(t->compat, NULL, &e2);
@@ -1780,18 +2051,39 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
         }
     }
     if (t->req.test05) {
-        lg_detail_warning(L, lg_logger_now(L), "Test05 flag detected Overriding random seeds", LN);
+        generic_warning(t, "Test05 flag detected Overriding random seeds");
         t->req.mode = LG_PERFORMANCE_ONLY;
-        t->req.qsl_rng_seed = t->req.test05_qsl_rng_seed;
-        t->req.sample_index_rng_seed = t->req.test05_sample_index_rng_seed;
-        t->req.schedule_rng_seed = t->req.test05_schedule_rng_seed;
+        /* the seeds come from the caller's settings, not from audit.config (loadgen.cc
+         * StartTest, tags v3.0 to v5.1.1: requested_settings.test05_*_rng_seed); only the
+         * alternate-seed audit lets audit.config set them (audit_test05) */
+        const lg_test_settings *sd = opts_in->audit_test05 ? &t->req : settings;
+        t->req.qsl_rng_seed = sd->test05_qsl_rng_seed;
+        t->req.sample_index_rng_seed = sd->test05_sample_index_rng_seed;
+        t->req.schedule_rng_seed = sd->test05_schedule_rng_seed;
     }
+    if (t->vr->integer_expected_latency) /* the release's field is a uint64_t */
+        t->req.single_stream_expected_latency_ns = (double)(uint64_t)t->req.single_stream_expected_latency_ns;
     lg_effective_derive(&t->ef, &t->req, qsl->total_sample_count, qsl->performance_sample_count);
     lg_effective_apply_rules(&t->ef, &t->req, t->vr, t->req.multi_stream_target_qps,
                              t->req.multi_stream_max_async_queries);
     t->early_ms = t->vr->early_multistream && t->ef.scenario == LG_MULTI_STREAM;
-    for (int i = 0; i < t->ef.n_errors; i++)
-        errorf(t, "error_invalid_test_settings", "%s", t->ef.errors[i]);
+    if (text_log(t)) {
+        /* TestSettingsInternal of tags r0.5 / v0.7.1: detail.Error(message, "name", value, ...) */
+        if (t->req.performance_issue_same && t->req.performance_issue_same_index >= t->ef.performance_sample_count)
+            text_error(t, "Sample Idx to be repeated in performance_issue_same mode cannot be greater than "
+                          "loaded performance_sample_count.\"performance_issue_same_index\" : %" PRIu64
+                          ", \"performance_sample_count\" : %" PRIu64,
+                       t->req.performance_issue_same_index, t->ef.performance_sample_count);
+        if (t->req.performance_issue_unique && t->req.performance_issue_same)
+            text_error(t, "%s", "Performance_issue_unique and performance_issue_same, both cannot be true at "
+                                "the same time.\"performance_issue_unique\" : true, \"performance_issue_same\" : true");
+        for (int i = 0; i < t->ef.n_errors; i++)
+            if (!strstr(t->ef.errors[i], "performance_issue_same"))
+                errorf(t, "error_invalid_test_settings", "%s", t->ef.errors[i]);
+    } else {
+        for (int i = 0; i < t->ef.n_errors; i++)
+            errorf(t, "error_invalid_test_settings", "%s", t->ef.errors[i]);
+    }
     int bad_early = t->early_ms && (!(t->req.multi_stream_target_qps > 0) ||
                                     t->req.multi_stream_max_async_queries == 0 ||
                                     t->ef.samples_per_query == 0);
@@ -1802,6 +2094,7 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
                t->vr->name);
     log_requested(t);
     log_effective(t);
+    text_settings(t);
 
     if (t->ef.scenario == LG_SERVER && t->ef.server_num_issue_query_threads > 0) {
         /* mlsubmit's SUT API has no RegisterIssueQueryThread: the StartTest thread issues,
@@ -1812,7 +2105,11 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
                t->ef.server_num_issue_query_threads);
     }
     int run_rc = 0;
-    int bad_settings = bad_early || (t->ef.performance_issue_unique && t->ef.performance_issue_same);
+    /* performance_issue_unique with performance_issue_same is logged as an error and the test
+     * runs, unique winning (test_settings_internal.cc TestSettingsInternal and loadgen.cc
+     * GenerateQueries, every tag from r0.5 to v5.1.1). An out-of-range same index is refused
+     * here: the reference reads past its loaded set (undefined behaviour). */
+    int bad_settings = bad_early;
     if (t->ef.performance_issue_same &&
         t->ef.performance_issue_same_index >= t->ef.performance_sample_count)
         bad_settings = 1;
@@ -1834,7 +2131,12 @@ int lg_start_test(const lg_sut *sut, const lg_qsl *qsl, const lg_test_settings *
             break;
         }
     }
-    if (res->ran_performance || run_rc != 0 || bad_settings || t->ef.mode == LG_ACCURACY_ONLY)
+    /* num_errors: logged from tag v5.1.1 at the end of results.cc PerformanceSummary::LogDetail
+     * (num_errors_logged 1); the newest rules (2) also log it after an accuracy run or a test
+     * that could not run */
+    if ((t->vr->num_errors_logged == 1 && res->ran_performance) ||
+        (t->vr->num_errors_logged == 2 &&
+         (res->ran_performance || run_rc != 0 || bad_settings || t->ef.mode == LG_ACCURACY_ONLY)))
         lg_detail_u64(L, lg_logger_now(L), "num_errors", lg_logger_errors(L), LN);
     res->n_errors = lg_logger_errors(L);
     res->n_warnings = lg_logger_warnings(L);

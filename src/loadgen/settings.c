@@ -99,6 +99,17 @@ void lg_settings_default(lg_test_settings *s)
     /* reference r0.5 test_settings.h, TestSettings */
     s->multi_stream_target_qps = 10.0;
     s->multi_stream_max_async_queries = 1;
+    s->multi_stream_target_latency_ns = 100000000;
+}
+
+void lg_settings_release_defaults(lg_test_settings *s, const lg_version_rules *vr)
+{
+    if (!vr)
+        return;
+    if (vr->settings_defaults.multi_stream_samples_per_query)
+        s->multi_stream_samples_per_query = vr->settings_defaults.multi_stream_samples_per_query;
+    if (vr->settings_defaults.multi_stream_target_latency_percentile > 0)
+        s->multi_stream_target_latency_percentile = vr->settings_defaults.multi_stream_target_latency_percentile;
 }
 
 void lg_log_settings_default(lg_log_settings *l)
@@ -171,6 +182,7 @@ static const struct field fields[] = {
     FLD(token_latency_scaling_factor, F_U64),
     FLD(multi_stream_target_qps, F_DOUBLE),
     FLD(multi_stream_max_async_queries, F_U64),
+    FLD(multi_stream_target_latency_ns, F_U64),
 };
 #undef FLD
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -191,7 +203,7 @@ const char *const lg_settings_field_names[] = {
     "performance_sample_count_override", "accuracy_sample_count_override", "use_token_latencies",
     "server_ttft_latency", "server_tpot_latency", "infer_token_latencies",
     "token_latency_scaling_factor", "multi_stream_target_qps", "multi_stream_max_async_queries",
-    NULL};
+    "multi_stream_target_latency_ns", NULL};
 
 /* Edit distance for "did you mean" hints. */
 static size_t edit_distance(const char *a, const char *b)
@@ -741,15 +753,20 @@ static void apply_all(apply_ctx *a)
                         en->value);
         }
     }
-    if (type == 0) {
+    const lg_version_rules *vr = lg_version_rules_of_compat(a->cs->compat);
+    /* FromConfig's conf_type (tag v5.0.1 on): the seeds, accuracy_log_probability and the test05
+     * keys come from mlperf.conf only; up to tag v4.1 every file sets them */
+    int any_file = !vr->mlperf_conf_only_keys;
+    if (type == 0 || any_file) {
         apply_key(a, AP_U64, S, "qsl_rng_seed", OFF(qsl_rng_seed), 1);
         apply_key(a, AP_U64, S, "sample_index_rng_seed", OFF(sample_index_rng_seed), 1);
         apply_key(a, AP_U64, S, "schedule_rng_seed", OFF(schedule_rng_seed), 1);
         apply_key(a, AP_DOUBLE, S, "accuracy_log_probability", OFF(accuracy_log_probability), 0.01);
     }
-    if (type == 0 || (type == 2 && a->cs->audit_test05)) {
+    if ((type == 0 || any_file || (type == 2 && a->cs->audit_test05)) && vr->test05_flag) {
         /* from mlperf.conf; in the alternate-seed audit (TEST05, compliance/nvidia/TEST05 of
-         * v4.1) also from audit.config: LoadGen <= v4.1 read these from any file */
+         * v4.1) also from audit.config: LoadGen <= v4.1 read these from any file (the test05
+         * field exists from tag v3.0) */
         apply_key(a, AP_BOOL_EQ1, S, "test05", OFF(test05), 1);
         apply_key(a, AP_U64, S, "test05_qsl_rng_seed", OFF(test05_qsl_rng_seed), 1);
         apply_key(a, AP_U64, S, "test05_sample_index_rng_seed", OFF(test05_sample_index_rng_seed), 1);
@@ -795,7 +812,8 @@ static void apply_all(apply_ctx *a)
     apply_key(a, AP_DOUBLE, "Offline", "target_qps", OFF(offline_expected_qps), 1);
     apply_key(a, AP_BOOL_NZ, S, "print_timestamps", OFF(print_timestamps), 1);
     apply_key(a, AP_U64, S, "accuracy_log_rng_seed", OFF(accuracy_log_rng_seed), 1);
-    apply_key(a, AP_U64, S, "accuracy_log_sampling_target", OFF(accuracy_log_sampling_target), 1);
+    if (vr->logs_sampling_target) /* a field from tag v0.7.1 */
+        apply_key(a, AP_U64, S, "accuracy_log_sampling_target", OFF(accuracy_log_sampling_target), 1);
 }
 
 /* Names the LoadGen looks up, and from which files (for unknown/ignored diagnostics). */
@@ -884,7 +902,7 @@ static void report_unused(lg_conf_session *cs, conf_file *cf, const char *model,
                         hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
             continue;
         }
-        if (mlo) {
+        if (mlo && cf->type != 0 && lg_version_rules_of_compat(cs->compat)->mlperf_conf_only_keys) {
             add_finding(cs, LG_CONF_IGNORED, cf->name, en->line,
                         "'%s' is only read from mlperf.conf; the LoadGen ignores it in %s", name,
                         cf->type == 2 ? "audit.config" : "user.conf");
@@ -969,7 +987,7 @@ static void begin_user_conf(lg_conf_session *cs, lg_test_settings *s, const char
 {
     if (cs->user_conf_count == 0) {
         apply_text(cs, s, cs->mlperf_name, cs->mlperf_text, cs->mlperf_len, model, scenario, 0);
-    } else {
+    } else if (lg_version_rules_of_compat(cs->compat)->mlperf_conf_only_keys) {
         add_log_error(cs, "Multiple conf files are used. This is not valid for official submission.");
         add_finding(cs, LG_CONF_IGNORED, name, 0,
                     "a second user.conf is applied, which the LoadGen logs as an error "

@@ -54,6 +54,7 @@ int lg_run_settings_build(const lg_run_spec *sp, lg_run_setup *r, ms_err *e)
     memset(r, 0, sizeof *r);
     lg_test_settings *s = &r->settings;
     lg_settings_default(s);
+    lg_settings_release_defaults(s, lg_version_rules_of_compat(sp->compat));
     s->scenario = sp->scenario;
     const char *sname = lg_scenario_name(sp->scenario);
     if (!(r->conf = lg_conf_session_new(sp->compat, sp->mlperf_conf, e)))

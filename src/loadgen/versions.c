@@ -176,6 +176,16 @@ static int same_rules(const lg_version_rules *a, const lg_version_rules *b)
            a->logs_accuracy_sample_count == b->logs_accuracy_sample_count && a->test05_flag == b->test05_flag &&
            a->offline_percentile_unset == b->offline_percentile_unset && a->stability_runs == b->stability_runs &&
            a->early_stopping == b->early_stopping &&
+           a->logs_result_query_count == b->logs_result_query_count &&
+           a->issue_query_controller == b->issue_query_controller &&
+           a->logs_sampling_target == b->logs_sampling_target &&
+           a->sampling_expected_floor == b->sampling_expected_floor &&
+           a->mlperf_conf_only_keys == b->mlperf_conf_only_keys &&
+           a->num_errors_logged == b->num_errors_logged &&
+           a->integer_expected_latency == b->integer_expected_latency &&
+           a->settings_defaults.multi_stream_samples_per_query == b->settings_defaults.multi_stream_samples_per_query &&
+           a->settings_defaults.multi_stream_target_latency_percentile ==
+               b->settings_defaults.multi_stream_target_latency_percentile &&
            !strcmp(a->tpot_word ? a->tpot_word : "", b->tpot_word ? b->tpot_word : "");
 }
 

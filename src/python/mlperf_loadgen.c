@@ -220,6 +220,7 @@ static const field ts_fields[] = {
     /* the early MultiStream (SetLoadgenCompat of 0.5 to 1.1; reference r0.5 TestSettings) */
     F("multi_stream_target_qps", K_DBL, multi_stream_target_qps),
     F("multi_stream_max_async_queries", K_U64, multi_stream_max_async_queries),
+    F("multi_stream_target_latency_ns", K_U64, multi_stream_target_latency_ns),
     F("server_target_qps", K_DBL, server_target_qps),
     F("server_target_latency_ns", K_U64, server_target_latency_ns),
     F("server_target_latency_percentile", K_DBL, server_target_latency_percentile),

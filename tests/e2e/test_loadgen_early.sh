@@ -33,35 +33,37 @@ skipped=$(awk -F' : ' '/^Skipped intervals : / {print $2}' "$TMP/slow/mlperf_log
 overtime=$(awk -F' : ' '/^Overtime queries : / {print $2}' "$TMP/slow/mlperf_log_summary.txt")
 [ "${skipped:-0}" -ge 4 ] && ok || fail "12 streams: expected skipped intervals, got '$skipped'"
 [ "${overtime:-0}" -ge 4 ] && ok || fail "12 streams: expected overtime queries, got '$overtime'"
-expect_grep ' : result_skipped_intervals : [1-9][0-9]*$' "$TMP/slow/mlperf_log_detail.txt"
-expect_grep ' : result_perf_constraints_met : false$' "$TMP/slow/mlperf_log_detail.txt"
 
-# ---- the text detail log of 0.5/0.7 ('"pid": P, "tid": T, "ts": Nns : key : value') -----------
+# ---- the text detail log of 0.5/0.7: the reference r0.5 LoadGen's entries ('"pid": P, "tid": T,
+# "ts": Nns : message', the version block's values on the lines after their entry; no keys, no
+# results: those are in the summary)
 for d in keep slow; do
-  bad=$(grep -cvE '^"pid": [0-9]+, "tid": [0-9]+, "ts": [0-9]+ns : ((ERROR|WARNING) : )?[a-z_0-9.]+ : ' "$TMP/$d/mlperf_log_detail.txt")
-  [ "$bad" = 0 ] && ok || fail "$d: $bad detail-log lines are not in the text format"
+  n=$(grep -cE '^"pid": [0-9]+, "tid": [0-9]+, "ts": [0-9]+ns : ' "$TMP/$d/mlperf_log_detail.txt")
+  [ "$n" -ge 60 ] && ok || fail "$d: only $n text detail-log entries"
   expect_no_grep ':::MLLOG' "$TMP/$d/mlperf_log_detail.txt"
+  expect_no_grep ' : (requested|effective|result)_[a-z_]+ : ' "$TMP/$d/mlperf_log_detail.txt"
 done
 # round trip (a small reader here; the checker's reader of old text logs, common/textlog.c, reads
 # a 0.5 log of the LoadGen in tests/unit/test_api.c text_detail_log_round_trips_through_the_reader):
-# the values read back agree with the summary and the requested settings
-kv() { sed -nE "s/^\"pid\": [0-9]+, \"tid\": [0-9]+, \"ts\": [0-9]+ns : ((ERROR|WARNING) : )?$2 : (.*)\$/\\3/p" "$1" | tail -1; }
+# the values read back agree with the requested settings
+kv() { sed -nE "s/^\"pid\": [0-9]+, \"tid\": [0-9]+, \"ts\": [0-9]+ns : ((ERROR|WARNING) : )?$2 ?: (.*)\$/\\3/p" "$1" | tail -1; }
 D="$TMP/slow/mlperf_log_detail.txt"
-[ "$(kv "$D" loadgen_version)" = "0.5a0 @ NA" ] && ok || fail "text log: loadgen_version '$(kv "$D" loadgen_version)'"
-[ "$(kv "$D" requested_scenario)" = MultiStream ] && ok || fail "text log: requested_scenario"
-[ "$(kv "$D" requested_multi_stream_target_qps)" = "$QPS" ] && ok || fail "text log: requested_multi_stream_target_qps '$(kv "$D" requested_multi_stream_target_qps)'"
-[ "$(kv "$D" requested_multi_stream_samples_per_query)" = "$SLOWN" ] && ok || fail "text log: samples per query"
-[ "$(kv "$D" requested_multi_stream_max_async_queries)" = 1 ] && ok || fail "text log: max async queries"
-[ "$(kv "$D" effective_target_latency_ns)" = "$((1000000000 / QPS))" ] && ok || fail "text log: effective_target_latency_ns"
-[ "$(kv "$D" result_validity)" = INVALID ] && ok || fail "text log: result_validity"
-[ "$(kv "$D" result_skipped_intervals)" = "$skipped" ] && ok || fail "text log: skipped intervals differ from the summary"
-[ "$(kv "$D" result_query_count)" = "$(kv "$TMP/keep/mlperf_log_detail.txt" result_query_count)" ] && ok ||
-  fail "text log: both runs issue min_query_count queries"
+[ "$(kv "$D" version)" = "0.5a0 @ NA" ] && ok || fail "text log: version '$(kv "$D" version)'"
+[ "$(kv "$D" Scenario)" = "Multi Stream" ] && ok || fail "text log: Scenario '$(kv "$D" Scenario)'"
+[ "$(kv "$D" multi_stream_target_qps)" = "$QPS" ] && ok || fail "text log: multi_stream_target_qps '$(kv "$D" multi_stream_target_qps)'"
+[ "$(kv "$D" multi_stream_samples_per_query)" = "$SLOWN" ] && ok || fail "text log: samples per query"
+[ "$(kv "$D" multi_stream_max_async_queries)" = 1 ] && ok || fail "text log: max async queries"
+[ "$(kv "$D" "target_latency \\(ns\\)")" = "$((1000000000 / QPS))" ] && ok || fail "text log: target_latency (ns) '$(kv "$D" "target_latency \\(ns\\)")'"
+expect_grep ' : Starting performance mode:$' "$D"
+expect_grep ' : GeneratedQueries: "queries" : [0-9]+, "samples per query" : '"$SLOWN"', "duration" : [0-9]+$' "$D"
+q() { sed -nE 's/.* : GeneratedQueries: "queries" : ([0-9]+),.*/\1/p' "$1"; }
+[ "$(q "$D")" = "$(q "$TMP/keep/mlperf_log_detail.txt")" ] && ok ||
+  fail "text log: both runs generate the same queries"
 # a test whose SUT process dies: the text detail log ends with a text error line
 expect_exit 4 timeout 60 $M loadgen run --scenario Offline --mode accuracy --loadgen-compat 0.7 \
   --sut faulty:mode=crash,every=150 --total-samples 200 --performance-samples 200 --set min_duration_ms=0 -o "$TMP/crash"
 tail -1 "$TMP/crash/mlperf_log_detail.txt" > "$TMP/last"
-expect_grep '^"pid": [0-9]+, "tid": [0-9]+, "ts": [0-9]+ns : ERROR : error_runtime : Test incomplete: ' "$TMP/last"
+expect_grep '^"pid": [0-9]+, "tid": [0-9]+, "ts": [0-9]+ns : ERROR : Test incomplete: ' "$TMP/last"
 # LoadGen 1.0 and 1.1 keep the early MultiStream with the :::MLLOG detail log
 expect_exit 0 $M loadgen run $EARLY --loadgen-compat 1.1 --sut "$SUT" --set multi_stream_samples_per_query=2 -o "$TMP/v11"
 expect_grep '^:::MLLOG \{"key": "requested_multi_stream_target_qps", "value": ' "$TMP/v11/mlperf_log_detail.txt"
@@ -95,7 +97,7 @@ expect_grep ' boundary +[0-9]+  FAIL' "$TMP/peak.out" "findpeak report: the boun
 confirms=$(grep -cE "^  [0-9]+ +confirm +$peak  pass" "$TMP/peak.out")
 [ "$confirms" = 5 ] && ok || fail "findpeak: expected 5 passing stability runs at $peak streams, got $confirms"
 expect_grep "FindPeakPerformance: Found peak performance field: $peak\$" "$TMP/peak/mlperf_log_detail.txt"
-expect_grep '^Mode     : FindPeakPerformance$' "$TMP/peak/mlperf_log_summary.txt"
+expect_grep '^Mode     : Find Peak Performance$' "$TMP/peak/mlperf_log_summary.txt"
 expect_grep "^Samples per query : $peak\$" "$TMP/peak/mlperf_log_summary.txt"
 if have_python; then
   python3 - "$TMP/peak/mlperf_log_findpeak.json" "$peak" <<'EOF' && ok || fail "findpeak JSON report"
