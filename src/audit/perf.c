@@ -500,8 +500,8 @@ void au_strict_performance(au_rep *rep, const au_rules *r, au_test t, const char
     if (t != AU_TEST04)
         return;
     if (!unique_summary) {
-        au_rep_check(rep, AU_SKIP, "TEST04-U unique-index run (4.5): not performed (a full-capacity cache "
-                                   "passes the COMPAT comparison, A1b)");
+        au_rep_check(rep, AU_SKIP, "TEST04-U unique-index run: not performed (a full-capacity cache "
+                                   "passes the compat comparison)");
         return;
     }
     int su;

@@ -867,8 +867,10 @@ static void pick_stdlib(rctx *c, int forced)
             if (make_plan(c, &c->lg.s, &fresh, &e2) == MS_OK) {
                 lg_plan_free(&c->plan[0]);
                 c->plan[0] = fresh;
+                char rn[64];
                 if (c->vr != old_vr)
-                    line(c, "note", "loadgen_version names no release: the loaded set is that of the rules before 6.0.6");
+                    line(c, "note", "loadgen_version names no release: the loaded set is that of the rules %s",
+                         lg_loaded_set_rule_name(c->vr, rn, sizeof rn));
             } else {
                 c->stdlib = 0;
                 c->vr = old_vr;

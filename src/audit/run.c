@@ -21,7 +21,7 @@ void au_run_opts_default(au_run_opts *o)
     o->test = AU_TEST01;
     o->mode = AU_COMPAT;
     o->scenario = LG_OFFLINE;
-    o->compat = LG_COMPAT_6_0;
+    o->compat = LG_COMPAT_LATEST;
     o->data_dir = NULL; /* the default places (loadgen/digits.h digits_find_dir) */
     o->layout = AU_LAYOUT_V6;
     o->dtype = AU_DT_INT32;

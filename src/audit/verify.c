@@ -254,7 +254,7 @@ static int do_test01(vctx *c, ms_err *e)
         remove_in(acc_dir, "baseline_accuracy.txt");
         remove_in(acc_dir, "compliance_accuracy.txt");
     } else if (!t.pass && !t.input_error) {
-        au_note(&res->notes, "accuracy FAIL and no accuracy scorer: the fallback files (3.6) were not produced");
+        au_note(&res->notes, "accuracy FAIL and no accuracy scorer: the fallback files (baseline_accuracy.txt, compliance_accuracy.txt) were not produced");
     }
     if (rc == MS_OK && c->test_dir) {
         rc = copy_into(c->aud.accuracy, acc_dir, "mlperf_log_accuracy.json", 1, &res->notes, e);

@@ -599,7 +599,7 @@ static int cmd_verify(int argc, char **argv)
                      "verify_accuracy.py / verify_performance.py, TEST04 verify_performance.py,\n"
                      "TEST05 v4.1 verify_performance.py); where they crash (missing file, error\n"
                      "entries in a detail log) the file names the file and the reason instead;\n"
-                     "strict: also the audit.config was applied (1.7), every byte of every TEST01\n"
+                     "strict: also the audit.config was applied (its settings in the detail log), every byte of every TEST01\n"
                      "record, a plausible record count, TEST04 tolerance decided on the latency,\n"
                      "Server target latency, TEST04-U against --unique DIR; reported on stdout\n"
                      "(and --strict-report), never inside the verify files",

@@ -184,7 +184,7 @@ static int base_is(const char *path, const char *name)
 static int cmd_check_conf(int argc, char **argv)
 {
     const char *model = NULL, *scen_s = NULL, *mlperf = NULL;
-    int compat = LG_COMPAT_6_0, effective = 0;
+    int compat = LG_COMPAT_LATEST, effective = 0;
     const char *compat_s = NULL;
     const cli_opt opts[] = {
         CLI_STRING(0, "model", &model, "M", NULL),
@@ -340,7 +340,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
     const char *user = NULL, *audit = NULL, *outdir = ".", *dump = NULL, *data = NULL;
     uint64_t total = 0, perf = 0;
-    int compat = LG_COMPAT_6_0, trace = 0, quiet = 0;
+    int compat = LG_COMPAT_LATEST, trace = 0, quiet = 0;
     int64_t timeout = 0;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t nsets = 0;
