@@ -328,9 +328,9 @@ difftest: $(BIN)
 	  $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
 
 # ---- differential test of mlsubmit report against generate_final_report.py (tests/diff/README.md)
-# make reportdifftest N=200 [FIRST=1]   seeded system fields; make reportdifftest SEED=N (kept)
+# make reportdifftest N=200 [FIRST=1] [ROUND=v5.0]   seeded system fields; SEED=N: one case, kept
 reportdifftest: $(BIN)
-	@python3 tests/diff/reportdiff.py --mlsubmit $(abspath $(BIN)) \
+	@python3 tests/diff/reportdiff.py --mlsubmit $(abspath $(BIN)) $(if $(ROUND),--round $(ROUND)) \
 	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST))
 
 # ---- differential test of the LoadGen against the reference LoadGen builds (tests/diff/README.md)

@@ -14,7 +14,9 @@ byte for byte. Cases where mlsubmit check refuses a system (a field the checker 
 meaningful) still compare what is left; where the official script stops (a traceback: p# is
 int(host_processors_per_node)), mlsubmit must still write its report, and the case is counted apart.
 
-Usage: tests/diff/reportdiff.py --mlsubmit BIN [--n N] [--first SEED] [--seed N --keep]"""
+Usage: tests/diff/reportdiff.py --mlsubmit BIN [--round v5.1|v5.0] [--n N] [--first SEED] [--seed N --keep]
+(--round: the generated round, tests/e2e/lib/mkround.sh --version, and the tag of its official
+script from the upstream sources' COMMITS.txt: v5.1.1 for v5.1, v5.0.1 for v5.0)"""
 import argparse
 import json
 import os
@@ -45,11 +47,25 @@ def shared_dir():
     return os.environ.get("MLSUBMIT_SHARED", os.path.join(REPO, "..", "shared"))
 
 
-def gen_tree(base):
+def gen_tree(base, rnd):
     tpl = os.path.join(base, "tpl")
-    subprocess.run(["bash", os.path.join(REPO, "tests", "e2e", "lib", "mkround.sh"), tpl, "--version", "v5.1",
+    subprocess.run(["bash", os.path.join(REPO, "tests", "e2e", "lib", "mkround.sh"), tpl, "--version", rnd,
                     "--submitters", "2"], check=True, stdout=subprocess.DEVNULL)
     return tpl
+
+
+def script_of(rnd):
+    """generate_final_report.py of the tag that checked round rnd (upstream/COMMITS.txt)"""
+    up = os.path.join(shared_dir(), "upstream")
+    try:
+        lines = open(os.path.join(up, "COMMITS.txt")).read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        f = line.split()
+        if len(f) >= 3 and not line.startswith("#") and rnd in [w.strip(",()") for w in f[2:]]:
+            return os.path.join(up, "submission-checkers", f[0], "generate_final_report.py")
+    return None
 
 
 def mutate(tree, seed):
@@ -74,19 +90,19 @@ def mutate(tree, seed):
     return did
 
 
-def run_case(bin_, tpl, gfr, seed, work, keep):
+def run_case(bin_, tpl, gfr, rnd, seed, work, keep):
     case = os.path.join(work, "case%d" % seed)
     tree = os.path.join(case, "tree")
     shutil.copytree(tpl, tree, copy_function=os.link)
     did = mutate(tree, seed)
     off = os.path.join(case, "off")
     os.makedirs(off)
-    subprocess.run([bin_, "check", tree, "--version", "v5.1", "--csv", os.path.join(off, "s.csv")],
+    subprocess.run([bin_, "check", tree, "--version", rnd, "--csv", os.path.join(off, "s.csv")],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    p = subprocess.run([PY, gfr, "--input", "s.csv", "--repository", "inference_results_v5.1"], cwd=off,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p = subprocess.run([PY, gfr, "--input", "s.csv", "--version", rnd[1:], "--repository",
+                        "inference_results_" + rnd], cwd=off, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     ours = os.path.join(case, "ours.json")
-    q = subprocess.run([bin_, "report", tree, "--version", "v5.1", "--format", "json", "--force",
+    q = subprocess.run([bin_, "report", tree, "--version", rnd, "--format", "json", "--force",
                         "--ids", os.path.join(case, "ids.json"), "-o", ours],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     theirs = os.path.join(off, "s_results.json")
@@ -106,25 +122,27 @@ def run_case(bin_, tpl, gfr, seed, work, keep):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mlsubmit", required=True)
+    ap.add_argument("--round", default="v5.1")
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--first", type=int, default=1)
     ap.add_argument("--seed", type=int)
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
-    gfr = os.path.join(shared_dir(), "upstream", "submission-checkers", "v5.1.1", "generate_final_report.py")
-    if not os.path.exists(gfr):
+    gfr = script_of(a.round)
+    if not gfr or not os.path.exists(gfr):
         print("reportdiff: skipped, no %s" % gfr)
         return 0
     if subprocess.run([PY, "-c", "import pandas, xlsxwriter"], stderr=subprocess.DEVNULL).returncode:
         print("reportdiff: skipped, %s lacks pandas or xlsxwriter (make deps-oracle)" % PY)
         return 0
     work = tempfile.mkdtemp(prefix="mlsubmit-reportdiff-")
-    tpl = gen_tree(work)
+    tpl = gen_tree(work, a.round)
     seeds = [a.seed] if a.seed is not None else range(a.first, a.first + a.n)
     counts = {}
     bad = 0
     for s in seeds:
-        verdict, did, case = run_case(os.path.abspath(a.mlsubmit), tpl, gfr, s, work, a.keep or a.seed is not None)
+        verdict, did, case = run_case(os.path.abspath(a.mlsubmit), tpl, gfr, a.round, s, work,
+                                      a.keep or a.seed is not None)
         key = verdict.split(" (")[0]
         counts[key] = counts.get(key, 0) + 1
         if verdict.startswith("DIVERGENCE") or a.seed is not None:
