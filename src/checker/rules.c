@@ -55,13 +55,21 @@ const char *ck_remap(const ck_rules *r, const char *model)
     return model ? ru_map_model(r->j, model, NULL, 0) : NULL;
 }
 
+/* scenarios_any_model (v0.5): Config.get_required / get_optional of tag v0.7.1 with
+ * --version v0.5 return the same sets for every model folder, known to the round or not */
 const json_t *ck_required(const ck_rules *r, const char *category, const char *model)
 {
+    const json_t *any = ck_rget(r, "scenarios_any_model");
+    if (any)
+        return json_object_get(any, "required");
     return ck_rget3(r, "required_scenarios", category, ck_remap(r, model));
 }
 
 const json_t *ck_optional(const ck_rules *r, const char *category, const char *model)
 {
+    const json_t *any = ck_rget(r, "scenarios_any_model");
+    if (any)
+        return json_object_get(any, "optional");
     return ck_rget3(r, "optional_scenarios", category, ck_remap(r, model));
 }
 

@@ -540,6 +540,17 @@ if [ -d "$SHARED/rounds/v1.0/tree" ]; then
     echo "FAIL: v1.0 closed model my-resnet50 (rc=$rc):"; grep -E ' M[23] |^(No)?Results' "$TMP/myres.out"; fail=1
   fi
 fi
+if [ -d "$SHARED/rounds/v0.5/tree" ]; then
+  # seed 128784 (stray_entry): an empty __MACOSX folder beside an open system's models. Config.
+  # get_required of tag v0.7.1 returns set() for every model of v0.5 (scenarios_any_model): no
+  # invalid model (M3), no NoResults for it
+  old_case v0.5 macosx && mkdir "$TMP/macosx/open/Habana/results/Goya_fast_latency/__MACOSX" && old_check v0.5 macosx
+  if [ "$rc" = 1 ] && grep -q '^Results=3, NoResults=4$' "$TMP/macosx.out" && ! grep -q ' M3 ' "$TMP/macosx.out"; then
+    echo "ok: v0.5 a stray __MACOSX model folder: no invalid model, NoResults=4 (the official verdict)"
+  else
+    echo "FAIL: v0.5 a stray __MACOSX model folder (rc=$rc):"; grep -E ' M3 |^(No)?Results' "$TMP/macosx.out"; fail=1
+  fi
+fi
 if [ -d "$SHARED/rounds/v0.7/tree" ]; then
   # seed 120953 (measurements_variant): weight_transformations dropped from an implementation
   # JSON. check_measurement_dir of v0.7.1 sets is_valid False for a missing field: the
