@@ -36,6 +36,7 @@ typedef struct ck_switches {
     int csv_weight_data_types;      /* "csv_weight_data_types_column" (1): last summary.csv column */
     int emptiness_checks;           /* "emptiness_checks" (1): E2/E3 empty files, E4 empty values */
     int csv_accuracy_value_only;    /* "csv_accuracy_value_only" (0): Accuracy column = value */
+    int accuracy_last_value;        /* "accuracy_last_value" (0): only each metric's last value counts */
     int summary_power_counts;       /* "summary_power_counts" (1): power/division/system counts */
     int measurements_failure_stops; /* "measurements_failure_stops" (1): legacy E failure ends the
                                      * scenario; 0: only a missing dir nulls its key, checks go on */
@@ -108,6 +109,7 @@ const json_t *ck_rget2(const ck_rules *r, const char *key, const char *a);
 const json_t *ck_rget3(const ck_rules *r, const char *key, const char *a, const char *b);
 const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric);
 /* required / optional scenario lists for (category, model); NULL when the model is absent */
+const char *ck_remap(const ck_rules *r, const char *model);
 const json_t *ck_required(const ck_rules *r, const char *category, const char *model);
 const json_t *ck_optional(const ck_rules *r, const char *category, const char *model);
 /* accuracy target or upper-limit list for a model (scenario-specific tables resolved as the

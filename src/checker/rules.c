@@ -46,14 +46,31 @@ const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric)
     return NULL;
 }
 
+/* Config.get_required, get_optional, get_performance_sample_count and get_min_query_count of
+ * every tag map the model name again (get_mlperf_model without the submitter's mapping: the
+ * round's model_mapping, then the name guesses), so a model_mapping.json entry that names no
+ * benchmark ("my-mobilenet" -> "mobilenet-v2") still finds resnet's tables there */
+const char *ck_remap(const ck_rules *r, const char *model)
+{
+    return model ? ru_map_model(r->j, model, NULL, 0) : NULL;
+}
+
+/* scenarios_any_model (v0.5): Config.get_required / get_optional of tag v0.7.1 with
+ * --version v0.5 return the same sets for every model folder, known to the round or not */
 const json_t *ck_required(const ck_rules *r, const char *category, const char *model)
 {
-    return ck_rget3(r, "required_scenarios", category, model);
+    const json_t *any = ck_rget(r, "scenarios_any_model");
+    if (any)
+        return json_object_get(any, "required");
+    return ck_rget3(r, "required_scenarios", category, ck_remap(r, model));
 }
 
 const json_t *ck_optional(const ck_rules *r, const char *category, const char *model)
 {
-    return ck_rget3(r, "optional_scenarios", category, model);
+    const json_t *any = ck_rget(r, "scenarios_any_model");
+    if (any)
+        return json_object_get(any, "optional");
+    return ck_rget3(r, "optional_scenarios", category, ck_remap(r, model));
 }
 
 const json_t *ck_targets(const ck_rules *r, const char *key, const char *model,
@@ -135,6 +152,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("csv_weight_data_types_column", csv_weight_data_types, 1),
         SW("emptiness_checks", emptiness_checks, 1),
         SW("csv_accuracy_value_only", csv_accuracy_value_only, 0),
+        SW("accuracy_last_value", accuracy_last_value, 0),
         SW("summary_power_counts", summary_power_counts, 1),
         SW("compliance_failure_rejects_result", compliance_rejects, 1),
         SW("compliance_runs_perf_checked", compliance_perf_checked, 1),

@@ -193,7 +193,7 @@ static void perf_sample_count(pctx *p, const ck_dlog *d)
     const ck_rules *r = p->c->r;
     const char *model = p->c->s->mlperf_model;
     char e1[64], e2[64];
-    const json_t *psc = ck_rget2(r, "performance_sample_count", model);
+    const json_t *psc = ck_rget2(r, "performance_sample_count", ck_remap(r, model));
     double pscv;
     if (!psc) {
         pf(p, CK_ID(P6), CK_SEV_ERROR, 0, "a known model", model,
@@ -295,7 +295,7 @@ static void perf_min_queries(pctx *p, const ck_dlog *d, const char *S)
     const char *model = p->c->s->mlperf_model;
     const json_t *smoke = r->smoke;
     char e1[64], e2[64];
-    const json_t *mq = ck_rget2(r, "min_queries", model);
+    const json_t *mq = ck_rget2(r, "min_queries", ck_remap(r, model));
     double mqc;
     if (!mq) {
         pf(p, CK_ID(P12), CK_SEV_ERROR, 0, "a known model", model,
@@ -709,7 +709,7 @@ static int summary_constraints(sctx *c, const sumkv *kv, size_t nkv, const char 
                 {"samples_per_query", "samples per query"},
                 {"min_duration (ms)", "minimum duration"}};
     const json_t *lat = json_object_get(ck_rget2(r, "latency_constraint_ns", s->mlperf_model), scen);
-    const json_t *mq = ck_rget2(r, "min_queries", s->mlperf_model);
+    const json_t *mq = ck_rget2(r, "min_queries", ck_remap(r, s->mlperf_model));
     if (!mq) {
         FIND(c, CK_ID(P12), CK_SEV_ERROR, sum_rel, 0, "a known model", s->mlperf_model,
              "model %s has no min_queries entry in %s rules (the checker raises)",
@@ -818,7 +818,7 @@ static int summary_run(sctx *c, const char *run_rel, ck_value *val)
     }
     /* performance_sample_count (int(), a KeyError or ValueError is the checker's exception) */
     unsigned long long psc;
-    const json_t *need = ck_rget2(r, "performance_sample_count", s->mlperf_model);
+    const json_t *need = ck_rget2(r, "performance_sample_count", ck_remap(r, s->mlperf_model));
     if (!need || sum_int(sum_get(kv, nkv, "performance_sample_count"), &psc)) {
         FIND(c, CK_ID(P8), CK_SEV_ERROR, sum_rel, 0, "performance_sample_count", "None",
              "%s: no performance_sample_count (or no rule for %s): the checker's exception",

@@ -291,11 +291,17 @@ static void eval_scenario(ck_state *run, ck_scen *s, ck_kept *kept)
                 return;
             }
             /* v0.7.1: the result is still checked; the measurement key is nulled only for a
-             * missing directory or required file (E1/E2), as check_measurement_dir's is_valid */
+             * missing directory or required file (E1/E2) or a required field missing from the
+             * implementation JSON (E4 "field ... is missing"), as check_measurement_dir's
+             * is_valid */
             s->errors++;
             int null_key = 0;
-            for (size_t i = mstart; i < s->f.n; i++)
-                null_key |= !strcmp(s->f.v[i].id, CK_ID(E1)) || !strcmp(s->f.v[i].id, CK_ID(E2));
+            for (size_t i = mstart; i < s->f.n; i++) {
+                const ck_finding *f = &s->f.v[i];
+                null_key |= !strcmp(f->id, CK_ID(E1)) || !strcmp(f->id, CK_ID(E2)) ||
+                            (!strcmp(f->id, CK_ID(E4)) && f->expected &&
+                             !strcmp(f->expected, "present") && f->sev == CK_SEV_ERROR);
+            }
             if (!null_key) {
                 free(s->meas_key);
                 s->meas_key = NULL;

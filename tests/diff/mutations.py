@@ -32,9 +32,23 @@ EXTRA_KINDS = [
     "system_field_added",   # a system-JSON field the description did not have, any JSON type
 ]
 EXTENDED_FROM = 100000
+# The second extension (seeds from EXTENDED2_FROM draw from KINDS + EXTRA_KINDS + EXTRA_KINDS2):
+# what complete published rounds hold and the excerpts may not.
+EXTRA_KINDS2 = [
+    "accuracy_text",          # accuracy.txt variants: duplicate metric lines, number formats, hash line
+    "compliance_text",        # verify_performance.txt / verify_accuracy.txt text variants
+    "compliance_extra_test",  # a compliance TEST folder the round does not require, or from elsewhere
+    "stray_entry",            # a stray file or folder (.DS_Store, run_2, a backup log) anywhere
+    "measurements_variant",   # a measurements folder variant (JSON renamed or changed, extra scenario)
+    "summary_edit",           # mlperf_log_summary.txt edits (Result is line, scenario, result values)
+    "model_rename",           # a model folder renamed: an alias of the round, a custom name
+]
+EXTENDED2_FROM = 120000
 
 
 def kinds_for(seed):
+    if seed >= EXTENDED2_FROM:
+        return KINDS + EXTRA_KINDS + EXTRA_KINDS2
     return KINDS + EXTRA_KINDS if seed >= EXTENDED_FROM else KINDS
 
 SCENARIOS = ["SingleStream", "MultiStream", "Offline", "Server", "Interactive"]
@@ -453,11 +467,478 @@ def m_non_utf8(tree, rng):
     return Mut("%s: bytes %r at line %d col %d" % (rel, junk, i + 1, pos), [rel])
 
 
+# ----------------------------------------------------------------------------- kinds of the second extension ----
+# (seeds from EXTENDED2_FROM: what complete published rounds hold and the excerpts may not)
+
+# metric lines of the models of every round, as their accuracy scripts print them
+OTHER_METRIC_LINES = [
+    "accuracy=76.456%, good=38228, total=50000",
+    "mAP=37.552%",
+    "mAP=22.912",
+    '{"exact_match": 83.71, "f1": 90.874}',
+    "{'rouge1': 44.4312, 'rouge2': 22.0352, 'rougeL': 28.6162, 'rougeLsum': 41.5}",
+    "{'rouge1': 44.43, 'rouge2': 22.03, 'rougeL': 28.61, 'rougeLsum': 41.5, 'gen_len': 4016878, 'gen_num': 13368, 'tokens_per_sample': 294.5}",
+    "Word Error Rate: 7.452253714852645%, accuracy=92.547746285147355%",
+    "AUC=80.251",
+    "Accuracy: mean = 0.86170, kidney = 0.9347, tumor = 0.8287",
+    "{'FID_SCORE': 23.01, 'CLIP_SCORE': 31.75}",
+    "{'exact_match': 90.1, 'TOKENS_PER_SAMPLE': 650.0}",
+]
+
+
+def split_keep(text):
+    """lines without their ends, and whether the text ended with a newline"""
+    return text.split("\n")
+
+
+def m_accuracy_text(tree, rng):
+    rel = choose(rng, files(tree, lambda r: r.endswith(os.path.join("accuracy", "accuracy.txt"))
+                            and area(r) in ("results", "compliance")))
+    text = read(tree, rel).decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    metric = [i for i, l in enumerate(lines) if re.search(
+        r"^(accuracy=|mAP=|AUC=|Accuracy:|Word Error Rate)|exact_match|rouge|FID_SCORE|gen_len|mean =", l)]
+    if not metric or rng.random() < 0.1:  # any line with a number (the evaluation script's log)
+        metric = [i for i, l in enumerate(lines) if re.search(r"\d", l) and not l.startswith("hash")]
+    hashes = [i for i, l in enumerate(lines) if l.startswith("hash")]
+    op = rng.randrange(7)
+    num_re = re.compile(r"(?<![\w.])(\d+\.\d+|\d+)(?![\w.])")
+    if op == 0 and metric:  # a metric line twice, the copy's numbers scaled, before or after
+        i = choose(rng, metric)
+        f = choose(rng, [0.5, 0.98, 1.0, 1.02, 1.5])
+        def scale(m):
+            old = m.group(1)
+            return ("%.*f" % (len(old.split(".")[1]), float(old) * f)) if "." in old else str(int(int(old) * f))
+        dup = num_re.sub(scale, lines[i])
+        at = i if rng.random() < 0.5 else i + 1
+        lines.insert(at, dup)
+        desc = "metric line %d repeated %s as %r" % (i + 1, "before" if at == i else "after", dup[:80])
+    elif op == 1 and metric:  # one number of a metric line in another format
+        i = choose(rng, metric)
+        ms = list(num_re.finditer(lines[i]))
+        m = choose(rng, ms)
+        old = m.group(1)
+        v = float(old)
+        new = choose(rng, [old + "0", "%.4e" % v, "%g" % v, old + ",", " " + old, "+" + old,
+                           str(int(v)), old.replace(".", ","), "%.1f" % v, old + "." if "." not in old else old + "1",
+                           "0" + old, "%.10f" % v])
+        lines[i] = lines[i][:m.start()] + new + lines[i][m.end():]
+        desc = "line %d: %s -> %r" % (i + 1, old, new)
+    elif op == 2 and metric:  # white space around a metric line
+        i = choose(rng, metric)
+        new = choose(rng, ["  " + lines[i], lines[i] + "  ", "\t" + lines[i], lines[i] + "\r", "\ufeff" + lines[i]])
+        lines[i] = new
+        desc = "line %d: %r" % (i + 1, new[:60])
+    elif op == 3:  # the hash line
+        sub = rng.randrange(5)
+        if hashes and sub == 0:
+            desc = "hash line removed"
+            del lines[hashes[0]]
+        elif hashes and sub == 1:
+            lines.insert(0, lines.pop(hashes[0]))
+            desc = "hash line moved first"
+        elif hashes and sub == 2:
+            lines.insert(hashes[0] + 1, lines[hashes[0]])
+            desc = "hash line repeated"
+        elif hashes and sub == 3:
+            new = choose(rng, ["hash = " + lines[hashes[0]][5:], "hash=", "HASH=" + lines[hashes[0]][5:],
+                               lines[hashes[0]] + " ", "hash=" + lines[hashes[0]][5:][:10] + "-x"])
+            lines[hashes[0]] = new
+            desc = "hash line -> %r" % new[:40]
+        else:
+            lines.insert(len(lines) - 1 if lines and lines[-1] == "" else len(lines), "hash=" + "0" * 64)
+            desc = "a hash line added"
+    elif op == 4:  # the metric line of another model, first or last
+        line = choose(rng, OTHER_METRIC_LINES)
+        at = 0 if rng.random() < 0.5 else len(lines)
+        lines.insert(at, line)
+        desc = "%s metric line %r" % ("first" if at == 0 else "last", line[:60])
+    elif op == 5:  # CRLF line ends, or no final newline, or blank lines first
+        sub = rng.randrange(3)
+        if sub == 0:
+            lines = [l + "\r" if l else l for l in lines]
+            desc = "CRLF line ends"
+        elif sub == 1:
+            while lines and lines[-1] == "":
+                lines.pop()
+            desc = "no final newline"
+        else:
+            lines = ["", ""] + lines
+            desc = "two blank lines first"
+    else:  # only the metric lines, or only the hash line (a log printed twice, half kept)
+        if metric and rng.random() < 0.5:
+            lines = [lines[i] for i in metric] + [""]
+            desc = "only the metric lines kept"
+        elif metric:
+            lines = lines + lines
+            desc = "the whole text twice"
+        else:
+            raise NotApplicable()
+    write(tree, rel, "\n".join(lines).encode("utf-8", "surrogateescape"))
+    return Mut("%s: %s" % (rel, desc), [rel])
+
+
+def m_compliance_text(tree, rng):
+    rel = choose(rng, files(tree, lambda r: area(r) == "compliance" and os.path.basename(r) in
+                            ("verify_performance.txt", "verify_accuracy.txt")))
+    text = read(tree, rel).decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    test = [i for i, l in enumerate(lines) if l.startswith("TEST ")]
+    other = [i for i, l in enumerate(lines) if l.strip() and i not in test]
+    op = rng.randrange(6)
+    if op == 0 and test:
+        i = test[0]
+        new = choose(rng, ["TEST FAIL", "Test PASS", "TEST  PASS", "TEST PASS ", " TEST PASS", "TEST PASSED",
+                           "TEST: PASS", "test pass", "TEST PASS\r", "TEST PASS.", "TEST FAILED", "TEST"])
+        desc = "%r -> %r" % (lines[i], new)
+        lines[i] = new
+    elif op == 1 and test:
+        desc = "removed %r" % lines[test[0]]
+        del lines[test[0]]
+    elif op == 2 and other:
+        i = choose(rng, other)
+        desc = "removed %r" % lines[i]
+        del lines[i]
+    elif op == 3:
+        new = choose(rng, ["TEST FAIL", "TEST PASS", "WARNING: something", "reference score = 0",
+                           "Accuracy check pass: False", "Performance check pass: False", ""])
+        at = choose(rng, [0, len(lines), (test[0] + 1) if test else len(lines), test[0] if test else 0])
+        lines.insert(at, new)
+        desc = "%r inserted at line %d" % (new, at + 1)
+    elif op == 4 and other:  # a number of the report changed (scores, counts)
+        i = choose(rng, other)
+        ms = list(re.finditer(r"(?<![\w.])(\d+\.\d+|\d+)(?![\w.])", lines[i]))
+        if not ms:
+            raise NotApplicable()
+        m = choose(rng, ms)
+        old = m.group(1)
+        new = choose(rng, ["0", "1", str(float(old) * 2), str(float(old) * 0.5), old + "0", "-" + old, "nan"])
+        lines[i] = lines[i][:m.start()] + new + lines[i][m.end():]
+        desc = "line %d: %s -> %s" % (i + 1, old, new)
+    else:
+        sub = rng.randrange(3)
+        if sub == 0:
+            lines = [l + "\r" if l else l for l in lines]
+            desc = "CRLF line ends"
+        elif sub == 1:
+            lines = lines + lines
+            desc = "the whole text twice"
+        else:
+            lines = [l for l in lines if l.startswith("TEST ")] or [""]
+            desc = "only the TEST line kept"
+    write(tree, rel, "\n".join(lines).encode("utf-8", "surrogateescape"))
+    return Mut("%s: %s" % (rel, desc), [rel])
+
+
+TEST_NAMES = ["TEST01", "TEST04", "TEST05", "TEST06", "TEST07", "TEST08", "TEST09", "TEST04-A",
+              "TEST04-B", "TEST4", "test01", "TEST01_old"]
+
+
+def m_compliance_extra_test(tree, rng):
+    tests = dirs(tree, lambda r: len(parts(r)) == 7 and area(r) == "compliance")
+    src = choose(rng, tests)
+    scen = os.path.dirname(src)
+    if rng.random() < 0.7:  # another test name in the same scenario
+        names = [n for n in TEST_NAMES if not os.path.exists(os.path.join(tree, scen, n))]
+        n = choose(rng, names)
+        dst = os.path.join(scen, n)
+        desc = "copied %s to %s" % (src, n)
+    else:  # a test of another scenario or model copied here, replacing this scenario's one
+        others = [t for t in tests if os.path.dirname(t) != scen]
+        o = choose(rng, others)
+        dst = os.path.join(scen, os.path.basename(o))
+        if os.path.exists(os.path.join(tree, dst)):
+            import shutil
+            shutil.rmtree(os.path.join(tree, dst))
+        src = o
+        desc = "%s replaced by a copy of %s" % (dst, o)
+    copytree_new(os.path.join(tree, src), os.path.join(tree, dst))
+    res = scen.replace(os.sep + "compliance" + os.sep, os.sep + "results" + os.sep, 1)
+    return Mut(desc, [dst, scen, res])
+
+
+STRAY_FILES = [(".DS_Store", b"\x00\x00\x00\x01Bud1\x00\x00"), ("README.md", b"# notes\n"),
+               ("notes.txt", b"rerun on Tuesday\n"), ("Thumbs.db", b"\xd0\xcf\x11\xe0"),
+               (".gitkeep", b""), ("mlperf_log_trace.json", b"[]\n"), ("log.txt", b"ok\n"),
+               ("mlperf_log_detail.txt.bak", None), ("x.json", b"{}\n")]
+STRAY_DIRS = ["run_2", "tmp", ".ipynb_checkpoints", "__MACOSX", "old", "run_1_bak"]
+
+
+def m_stray_entry(tree, rng):
+    def where(r):
+        p = parts(r)
+        if len(p) < 2:
+            return False
+        if len(p) == 2:
+            return True  # <div>/<submitter>
+        return area(r) in ("results", "measurements", "compliance", "systems", "code") or len(p) == 3
+    pool = dirs(tree, where)
+    if rng.random() < 0.6:  # mostly where the checkers list folders: results/<sys>/<model>/<scen>/...
+        deep = [d for d in pool if area(d) in ("results", "compliance") and len(parts(d)) >= 6]
+        pool = deep or pool
+    d = choose(rng, pool)
+    if rng.random() < 0.6:
+        name, data = choose(rng, STRAY_FILES)
+        if data is None:  # a backup of a sibling file, or of any log
+            sib = [f for f in os.listdir(os.path.join(tree, d)) if os.path.isfile(os.path.join(tree, d, f))]
+            if sib:
+                f = choose(rng, sorted(sib))
+                name, data = f + ".bak", read(tree, os.path.join(d, f))
+            else:
+                data = b""
+        rel = os.path.join(d, name)
+        if os.path.lexists(os.path.join(tree, rel)):
+            raise NotApplicable()
+        write(tree, rel, data)
+        return Mut("stray file %s (%d bytes)" % (rel, len(data)), [rel, d])
+    name = choose(rng, STRAY_DIRS)
+    rel = os.path.join(d, name)
+    if os.path.lexists(os.path.join(tree, rel)):
+        raise NotApplicable()
+    os.makedirs(os.path.join(tree, rel))
+    what = "empty"
+    if rng.random() < 0.5:
+        sib = [f for f in os.listdir(os.path.join(tree, d)) if os.path.isfile(os.path.join(tree, d, f))]
+        if sib:
+            f = choose(rng, sorted(sib))
+            write(tree, os.path.join(rel, f), read(tree, os.path.join(d, f)))
+            what = "holding a copy of " + f
+    return Mut("stray folder %s (%s)" % (rel, what), [rel, d])
+
+
+def m_measurements_variant(tree, rng):
+    scens = dirs(tree, lambda r: len(parts(r)) == 6 and area(r) == "measurements")
+    d = choose(rng, scens)
+    fs = sorted(f for f in os.listdir(os.path.join(tree, d)) if os.path.isfile(os.path.join(tree, d, f)))
+    jsons = [f for f in fs if f.endswith(".json")]
+    op = rng.randrange(6)
+    sysname, model, scen = parts(d)[3], parts(d)[4], parts(d)[5]
+    if op == 0 and jsons:  # the implementation JSON under another name
+        j = choose(rng, jsons)
+        new = choose(rng, [sysname + ".json", "%s_%s.json" % (sysname, scen.lower()), "system_desc.json",
+                           "measurements.json", "%s_%s.json" % (sysname, scen), "%s_%s.JSON" % (sysname, scen),
+                           j[:-5] + "_old.json", "%s-%s.json" % (sysname, scen)])
+        if new == j or os.path.exists(os.path.join(tree, d, new)):
+            raise NotApplicable()
+        os.rename(os.path.join(tree, d, j), os.path.join(tree, d, new))
+        return Mut("renamed %s -> %s" % (os.path.join(d, j), new), [os.path.join(d, j), os.path.join(d, new), d])
+    if op == 1 and jsons:  # a second JSON beside it
+        j = choose(rng, jsons)
+        new = choose(rng, ["%s_%s_copy.json" % (sysname, scen), "extra.json", "system_desc_id.json"])
+        if os.path.exists(os.path.join(tree, d, new)):
+            raise NotApplicable()
+        write(tree, os.path.join(d, new), read(tree, os.path.join(d, j)))
+        return Mut("%s copied to %s" % (os.path.join(d, j), new), [os.path.join(d, new), d])
+    if op == 2 and jsons:  # a field of the implementation JSON dropped, emptied or retyped
+        j = os.path.join(d, choose(rng, jsons))
+        try:
+            obj = load_json(tree, j)
+        except (ValueError, UnicodeDecodeError):
+            raise NotApplicable()
+        if not isinstance(obj, dict) or not obj:
+            raise NotApplicable()
+        key = choose(rng, sorted(obj))
+        sub = rng.randrange(3)
+        if sub == 0:
+            del obj[key]
+            what = "dropped"
+        else:
+            obj[key] = choose(rng, ["", None, [], 0, "x"]) if sub == 1 else [obj[key]]
+            what = "-> %s" % json.dumps(obj[key])[:40]
+        dump_json(tree, j, obj)
+        return Mut("%s: %s %s" % (j, key, what), [j])
+    if op == 3:  # README.md, user.conf or mlperf.conf removed or emptied
+        cands = [f for f in fs if f in ("README.md", "user.conf", "mlperf.conf") or f.endswith(".md")]
+        f = choose(rng, cands)
+        rel = os.path.join(d, f)
+        if rng.random() < 0.5:
+            os.unlink(os.path.join(tree, rel))
+            return Mut("deleted %s" % rel, [rel, d])
+        write(tree, rel, b"")
+        return Mut("emptied %s" % rel, [rel, d])
+    if op == 4:  # the scenario folder copied to a scenario the results do not have
+        new = choose(rng, [s for s in SCENARIOS if s != scen])
+        dst = os.path.join(os.path.dirname(d), new)
+        if os.path.exists(os.path.join(tree, dst)):
+            raise NotApplicable()
+        copytree_new(os.path.join(tree, d), os.path.join(tree, dst))
+        return Mut("copied %s to %s" % (d, new), [dst, d])
+    # the model folder of measurements copied under another model name, or the system's folder
+    # copied under another system name
+    if rng.random() < 0.5:
+        src = os.path.dirname(d)
+        dst = os.path.join(os.path.dirname(src), model + choose(rng, ["-99", "_old", "2"]))
+    else:
+        src = os.path.dirname(os.path.dirname(d))
+        dst = src + choose(rng, ["_old", "-2", "_copy"])
+    if os.path.exists(os.path.join(tree, dst)):
+        raise NotApplicable()
+    copytree_new(os.path.join(tree, src), os.path.join(tree, dst))
+    return Mut("copied %s to %s" % (src, dst), [dst, src])
+
+
+# summary lines with a result value and the detail-log key that holds the same value
+SUMMARY_RESULT_KEYS = [
+    (r"Samples per second", "result_samples_per_second"),
+    (r"Scheduled samples per second", "result_scheduled_samples_per_second"),
+    (r"Completed samples per second", "result_completed_samples_per_second"),
+    (r"Tokens per second", "result_tokens_per_second"),
+    (r"Completed tokens per second", "result_completed_tokens_per_second"),
+    (r"90th percentile latency \(ns\)", "result_90.00_percentile_latency_ns"),
+    (r"99th percentile latency \(ns\)", "result_99.00_percentile_latency_ns"),
+    (r"97th percentile latency \(ns\)", "result_97.00_percentile_latency_ns"),
+    (r"99\.9th percentile latency \(ns\)", "result_99.90_percentile_latency_ns"),
+    (r"Mean latency \(ns\)", "result_mean_latency_ns"),
+    (r"Max latency \(ns\)", "result_max_latency_ns"),
+    (r"Min latency \(ns\)", "result_min_latency_ns"),
+    (r"99th percentile time to first token \(ns\)", "result_first_token_99.00_percentile_latency_ns"),
+    (r"99th percentile time per output token \(ns\)", "result_time_per_output_token_99.00_percentile_ns"),
+    (r"Per-query latency:\s*99th", None),
+]
+
+
+def m_summary_edit(tree, rng):
+    rel = choose(rng, files(tree, lambda r: os.path.basename(r) == "mlperf_log_summary.txt"
+                            and area(r) in ("results", "compliance")))
+    text = read(tree, rel).decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    op = rng.randrange(6)
+    res = [i for i, l in enumerate(lines) if l.startswith("Result is")]
+    if op == 0 and res:
+        i = res[0]
+        val = lines[i].split(":", 1)[1].strip() if ":" in lines[i] else "VALID"
+        new = choose(rng, ["Result is: %s" % val, "Result is : %s" % val.capitalize(), "Result  is : %s" % val,
+                           "Result is : %s " % val, "Result is : %s\r" % val, "result is : %s" % val,
+                           "Result is : ", "Result : %s" % val, "Result is : %s (early stopping)" % val])
+        desc = "%r -> %r" % (lines[i], new)
+        lines[i] = new
+    elif op == 1 and res:
+        desc = "removed %r" % lines[res[0]]
+        del lines[res[0]]
+    elif op == 2:
+        sc = [i for i, l in enumerate(lines) if l.startswith("Scenario") or l.startswith("Mode")]
+        i = choose(rng, sc)
+        k, v = lines[i].split(":", 1)
+        v = v.strip()
+        alts = [s for s in SCENARIOS if s != v] if k.startswith("Scenario") else \
+            ["AccuracyOnly", "PerformanceOnly", "SubmissionRun", "FindPeakPerformance"]
+        new = "%s: %s" % (k, choose(rng, [a for a in alts if a != v] + [v.lower()]))
+        desc = "%r -> %r" % (lines[i], new)
+        lines[i] = new
+    elif op in (3, 4):  # a result value: in the summary only (3) or in the detail log too (4)
+        cands = []
+        for i, l in enumerate(lines):
+            for pat, key in SUMMARY_RESULT_KEYS:
+                m = re.match(r"^(%s\s*:\s*)(\S+)\s*$" % pat, l)
+                if m:
+                    cands.append((i, m, key))
+        i, m, key = choose(rng, cands)
+        old = m.group(2)
+        try:
+            v = float(old)
+        except ValueError:
+            raise NotApplicable()
+        f = choose(rng, [0.5, 0.9, 1.1, 2.0, 0.0])
+        new = ("%d" % int(v * f)) if re.match(r"^-?\d+$", old) else ("%.*f" % (len(old.split(".")[1]) if "." in old else 2, v * f))
+        lines[i] = m.group(1) + new
+        desc = "%s: %s -> %s" % (m.group(1).split(":")[0].strip(), old, new)
+        damaged = [rel]
+        det = os.path.join(os.path.dirname(rel), "mlperf_log_detail.txt")
+        if op == 4 and key and os.path.exists(os.path.join(tree, det)):
+            data = read(tree, det)
+            recs = [(j, r) for j, r in mllog_records(data) if r.get("key") == key]
+            if recs:
+                j, rec = recs[0]
+                rec["value"] = int(new) if isinstance(rec["value"], int) and not isinstance(rec["value"], bool) \
+                    and re.match(r"^-?\d+$", new) else float(new)
+                write(tree, det, set_record(data, j, rec))
+                desc += " (and %s in the detail log)" % key
+                damaged.append(det)
+        write(tree, rel, "\n".join(lines).encode("utf-8", "surrogateescape"))
+        return Mut("%s: %s" % (rel, desc), damaged)
+    else:
+        sub = rng.randrange(3)
+        if sub == 0:
+            lines = [l + "\r" if l else l for l in lines]
+            desc = "CRLF line ends"
+        elif sub == 1:
+            sut = [i for i, l in enumerate(lines) if l.startswith("SUT name") or l.startswith("====")]
+            i = choose(rng, sut)
+            desc = "removed %r" % lines[i]
+            del lines[i]
+        else:
+            warn = [i for i, l in enumerate(lines) if l.strip()]
+            i = choose(rng, warn)
+            lines.insert(i, lines[i])
+            desc = "line %d repeated: %r" % (i + 1, lines[i][:60])
+    write(tree, rel, "\n".join(lines).encode("utf-8", "surrogateescape"))
+    return Mut("%s: %s" % (rel, desc), [rel])
+
+
+# model names of the rounds' model_mapping tables (official checkers) and their classes
+MODEL_ALIASES = {
+    "resnet": ["resnet50", "mobilenet"], "resnet50": ["resnet", "mobilenet"],
+    "mobilenet": ["resnet", "resnet50"],
+    "ssd-small": ["ssd-mobilenet"], "ssd-mobilenet": ["ssd-small"],
+    "ssd-large": ["ssd-resnet34"], "ssd-resnet34": ["ssd-large", "retinanet"],
+    "retinanet": ["ssd-resnet34"],
+    "llama3.1-8b": ["llama3_1-8b"], "llama3_1-8b": ["llama3.1-8b"],
+    "llama3.1-405b": ["llama3_1-405b"], "llama3.1-8b-edge": ["llama3_1-8b-edge"],
+    "bert-99": ["bert-99.9", "bert"], "bert-99.9": ["bert-99", "bert"],
+    "3d-unet-99": ["3d-unet-99.9", "3d-unet"], "3d-unet-99.9": ["3d-unet-99", "3d-unet"],
+    "dlrm-99": ["dlrm-99.9", "dlrm-v2-99"], "dlrm-99.9": ["dlrm-99"],
+    "rnnt": ["rnn-t", "RNNT"], "gptj-99": ["gptj-99.9", "gpt-j"], "gptj-99.9": ["gptj-99"],
+}
+
+
+def m_model_rename(tree, rng):
+    models = dirs(tree, lambda r: len(parts(r)) == 5 and area(r) == "results")
+    rel = choose(rng, models)
+    p = parts(rel)
+    old = p[4]
+    cands = MODEL_ALIASES.get(old, []) + [old + "-custom", old + "_int8", "my-" + old]
+    new = choose(rng, cands)
+    moved = []
+    targets = ["results"]
+    if rng.random() < 0.7:  # with its measurements and compliance folders (and code)
+        targets += ["measurements", "compliance"] + (["code"] if rng.random() < 0.3 else [])
+    for a in targets:
+        if a == "code":
+            src = os.path.join(p[0], p[1], "code", old)
+            dst = os.path.join(p[0], p[1], "code", new)
+        else:
+            src = os.path.join(p[0], p[1], a, p[3], old)
+            dst = os.path.join(p[0], p[1], a, p[3], new)
+        if not os.path.isdir(os.path.join(tree, src)):
+            continue
+        if os.path.exists(os.path.join(tree, dst)):
+            if a == "results":
+                raise NotApplicable()
+            continue
+        os.rename(os.path.join(tree, src), os.path.join(tree, dst))
+        moved.append(a)
+    desc = "renamed model %s -> %s in %s" % (rel, new, ", ".join(moved))
+    damaged = [rel, os.path.join(os.path.dirname(rel), new), os.path.dirname(rel)]
+    if p[0] == "open" and rng.random() < 0.5:  # the submitter maps the new name to the benchmark
+        mp = os.path.join(p[0], p[1], "model_mapping.json")
+        obj = {}
+        if os.path.exists(os.path.join(tree, mp)):
+            try:
+                obj = load_json(tree, mp)
+            except (ValueError, UnicodeDecodeError):
+                obj = {}
+        obj[new] = choose(rng, [old, MODEL_ALIASES.get(old, [old])[0]])
+        dump_json(tree, mp, obj)
+        desc += ", %s maps it to %s" % (mp, obj[new])
+        damaged.append(mp)
+    return Mut(desc, damaged)
+
+
 class DoesNotApply(RuntimeError):
     """The tree has nothing this kind can damage (drop_compliance on v0.5: no compliance/)."""
 
 
-KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS + EXTRA_KINDS}
+KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS + EXTRA_KINDS + EXTRA_KINDS2}
 
 
 def apply(kind, tree, rng):

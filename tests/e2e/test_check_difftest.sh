@@ -512,6 +512,78 @@ if [ -d "$SHARED/rounds/v0.5/tree" ]; then
   fi
 fi
 
+# ---- the second mutation extension (seeds from 120,000: accuracy_text, model_rename,
+# measurements_variant), verdicts of the v0.7.1, v1.0.1 and v5.1.1 checkers ----
+if [ -d "$SHARED/rounds/v1.0/tree" ]; then
+  # seed 120509 (accuracy_text): a metric line below the target before the real one.
+  # check_accuracy_dir up to tag v3.0 keeps the last value read before the hash line and compares
+  # it once (accuracy_last_value): the result counts, its Accuracy is the second line's
+  CA="closed/Centaur Technology/results/Centaur-AIC-2.5GHz/resnet/Offline"
+  old_case v1.0 acclast && sed -i '1i accuracy=38.059%, good=19029, total=25000' "$TMP/acclast/$CA/accuracy/accuracy.txt" &&
+    old_check v1.0 acclast
+  if [ "$rc" = 0 ] && grep -q '^Results=12, NoResults=0$' "$TMP/acclast.out" &&
+     grep 'Centaur-AIC-2.5GHz,resnet,resnet,Offline,' "$TMP/acclast.csv" | grep -q ',1281.14,76.118,'; then
+    echo "ok: v1.0 a lower metric line before the real one: the last value counts (the official verdict)"
+  else
+    echo "FAIL: v1.0 a lower metric line before the real one (rc=$rc):"; grep -E ' A3 |^Results=' "$TMP/acclast.out"; fail=1
+  fi
+  # seed 120977 (model_rename): a closed resnet50 renamed my-resnet50. v1.0.1's get_mlperf_model
+  # guesses no "resnet50" (v2.0 on do): an invalid closed model (M2), not a resnet result
+  EC=closed/Edgecortix
+  old_case v1.0 myres && for a in results measurements compliance; do
+    mv "$TMP/myres/$EC/$a/edgecortix-DNA_F_SERIES/resnet50" "$TMP/myres/$EC/$a/edgecortix-DNA_F_SERIES/my-resnet50"; done &&
+    old_check v1.0 myres
+  if [ "$rc" = 1 ] && grep -q '^Results=10, NoResults=1$' "$TMP/myres.out" &&
+     grep -q "^NoResults $EC/results/edgecortix-DNA_F_SERIES/my-resnet50\$" "$TMP/myres.out"; then
+    echo "ok: v1.0 closed model my-resnet50: invalid model, Results=10, NoResults=1 (the official verdict)"
+  else
+    echo "FAIL: v1.0 closed model my-resnet50 (rc=$rc):"; grep -E ' M[23] |^(No)?Results' "$TMP/myres.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v0.5/tree" ]; then
+  # seed 128784 (stray_entry): an empty __MACOSX folder beside an open system's models. Config.
+  # get_required of tag v0.7.1 returns set() for every model of v0.5 (scenarios_any_model): no
+  # invalid model (M3), no NoResults for it
+  old_case v0.5 macosx && mkdir "$TMP/macosx/open/Habana/results/Goya_fast_latency/__MACOSX" && old_check v0.5 macosx
+  if [ "$rc" = 1 ] && grep -q '^Results=3, NoResults=4$' "$TMP/macosx.out" && ! grep -q ' M3 ' "$TMP/macosx.out"; then
+    echo "ok: v0.5 a stray __MACOSX model folder: no invalid model, NoResults=4 (the official verdict)"
+  else
+    echo "FAIL: v0.5 a stray __MACOSX model folder (rc=$rc):"; grep -E ' M3 |^(No)?Results' "$TMP/macosx.out"; fail=1
+  fi
+fi
+if [ -d "$SHARED/rounds/v0.7/tree" ]; then
+  # seed 120953 (measurements_variant): weight_transformations dropped from an implementation
+  # JSON. check_measurement_dir of v0.7.1 sets is_valid False for a missing field: the
+  # measurement key is nulled (one more NoResults), the result still counts
+  AM=closed/Altos/measurements/T4x4_TRT/rnnt/Server
+  old_case v0.7 wtr && sed -i -e '/"weight_transformations"/d' -e 's/"weight_data_types": "int8,fp16",/"weight_data_types": "int8,fp16"/' \
+    "$TMP/wtr/$AM/T4x4_TRT_Server.json" && old_check v0.7 wtr
+  if [ "$rc" = 1 ] && grep -q '^Results=9, NoResults=7$' "$TMP/wtr.out" && grep -q "^NoResults $AM\$" "$TMP/wtr.out"; then
+    echo "ok: v0.7 implementation JSON without weight_transformations: its measurement key nulled (the official verdict)"
+  else
+    echo "FAIL: v0.7 implementation JSON without weight_transformations (rc=$rc):"; grep -E ' E4 |^(No)?Results' "$TMP/wtr.out"; fail=1
+  fi
+fi
+# seed 120581 (model_rename) on the generated v5.1 round: the open mobilenet-v2 renamed
+# my-mobilenet-v2 (results, measurements) and model_mapping.json maps it to "mobilenet-v2", no
+# benchmark. Config.get_required maps that name again (the guesses: resnet), so the model is
+# valid; only the measurement and code dirs fail (v5.1.1: NoResults=2, not M3's 1)
+if bash "$HERE/lib/mkround.sh" "$TMP/g51" --version v5.1 >/dev/null 2>&1; then
+  for a in results measurements; do mv "$TMP/g51/open/Org1/$a/opn1/mobilenet-v2" "$TMP/g51/open/Org1/$a/opn1/my-mobilenet-v2"; done
+  printf '{\n  "my-mobilenet-v2": "mobilenet-v2"\n}\n' >"$TMP/g51/open/Org1/model_mapping.json"
+  $TEST_WRAP "$MLSUBMIT" check "$TMP/g51" --version v5.1 --csv "$TMP/g51.csv" --color never >"$TMP/g51.out" 2>&1
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q '^Results=5, NoResults=2, Power Results=1$' "$TMP/g51.out" &&
+     grep -q '^NoResults open/Org1/measurements/opn1/my-mobilenet-v2/SingleStream$' "$TMP/g51.out" &&
+     ! grep -q ' M3 ' "$TMP/g51.out"; then
+    echo "ok: v5.1 model_mapping.json naming no benchmark: mapped again, NoResults=2 (the official verdict)"
+  else
+    echo "FAIL: v5.1 model_mapping.json naming no benchmark (rc=$rc):"; grep -E ' M[37] |^(No)?Results' "$TMP/g51.out"; fail=1
+  fi
+else
+  echo "FAIL: mkround.sh v5.1"; fail=1
+fi
+
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 # The smoke runs the rounds whose campaign ended with no unexplained divergence: each mutation
 # kind once per round. Add a round here once its campaign is clean.
