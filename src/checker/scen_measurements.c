@@ -299,17 +299,21 @@ static void meas_equal_issue_conf(sctx *c, const char *mdir_rel)
             continue;
         }
         long lineno = 0;
-        for (char *p = t.text; p < t.text + t.len;) {
-            char *nl = memchr(p, '\n', (size_t)(t.text + t.len - p));
-            size_t n = nl ? (size_t)(nl - p) : (size_t)(t.text + t.len - p);
+        for (char *p = t.text, *end = t.text + t.len; p < end;) {
+            /* readlines() in text mode: \n, \r\n and a lone \r end a line */
+            size_t n = 0;
+            while (p + n < end && p[n] != '\r' && p[n] != '\n')
+                n++;
             lineno++;
             char buf[1024];
             size_t k = 0;
             for (size_t i = 0; i < n && k + 1 < sizeof buf; i++)
-                if (p[i] != ' ' && p[i] != '\r') /* universal newlines made \r a line end */
-                    buf[k++] = p[i];
+                if (p[i] != ' ') /* a NUL is an ordinary character there: kept unequal to all */
+                    buf[k++] = p[i] ? p[i] : '\x01';
             buf[k] = 0;
-            p += n + (nl ? 1 : 0);
+            p += n;
+            if (p < end)
+                p += (p[0] == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
             if (!k || buf[0] == '#')
                 continue;
             char *eq = strchr(buf, '=');

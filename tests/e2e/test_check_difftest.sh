@@ -565,6 +565,11 @@ gen_expect v4.1 eq_mlperf_conf_01 0 'Results=7, NoResults=0, Power Results=1' 'S
 # (no verdict, so any counts), mlsubmit exits 1 naming the file
 gen_expect v4.1 eq_malformed_line 1 'Results=.*' \
   "ERROR *E7 .*$MX/Offline/mlperf.conf:6: line 6 does not split" "echo '*.Offline.target_qps' >>$MX/Offline/mlperf.conf"
+# readlines() ends a line at a lone \r too ("junk" raises), and a NUL is an ordinary character
+gen_expect v4.1 eq_lone_cr 1 'Results=.*' "ERROR *E7 .*$MX/Offline/mlperf.conf:7: line 7 does not split" \
+  "printf 'mixtral-8x7b.Offline.x = 1\\rjunk\\n' >>$MX/Offline/mlperf.conf"
+gen_expect v4.1 eq_nul_in_key 0 'Results=7, NoResults=0, Power Results=1' 'SUMMARY: submission looks OK' \
+  "printf 'mixtral-8x7b.Offline.sample_concatenate_permutation\\0 = 0\\n' >>$MX/Offline/user.conf"
 # an open datacenter system with the LLM's results, equal-issue mode off in its logs (found reading
 # Config.requires_equal_issue for the v4.1 cases): v4.1 and v5.0 require it in the closed and
 # network divisions only (equal_issue_closed_only), v5.1 in every division (official v5.0: looks
