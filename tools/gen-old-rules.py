@@ -13,6 +13,7 @@ behaviour switches and the hand-read facts (compliance tests, CSV columns) are i
 import ast
 import json
 import operator
+import os
 import sys
 
 OPS = {ast.Mult: operator.mul, ast.Sub: operator.sub, ast.Add: operator.add,
@@ -136,9 +137,13 @@ RESULT_FIELD_NEW_V1 = {"Offline": "result_samples_per_second",
                        "MultiStream": "effective_samples_per_query",
                        "Server": "result_scheduled_samples_per_sec"}
 V3_HEAD = ROUNDS["v3.0"]["csv_header"]
+# tags v4.0 and v4.1 (v3.1-v4.1) run the Power WG check unless --skip-power-check (v3.0 and
+# before: only with --more-power-check)
 OLD_SWITCHES = {"calibration_doc_required": False, "csv_weight_data_types_column": False,
-                "csv_accuracy_value_only": True, "power_wg_check_by_default": False,
-                "systems_results_check": False}
+                "csv_accuracy_value_only": True, "power_wg_check_by_default": True,
+                # check_performance_dir of tags v4.0, v4.1: extra_check_llm's verdict replaces
+                # is_valid (result_validity)
+                "llm_check_decides_validity": True, "systems_results_check": False}
 LLM2 = ["llama2-70b-99", "llama2-70b-99.9"]
 GPTJ = ["gptj-99", "gptj-99.9"]
 NO_TEST04_V4 = ["rnnt", "bert-99", "bert-99.9", "dlrm-v2-99", "dlrm-v2-99.9", "3d-unet-99",
@@ -158,8 +163,10 @@ for _v in ("v3.1", "v4.0"):
         "sysdesc_power": "SYSTEM_DESC_REQUIRED_FIELDS_POWER",
         "meaningful": "SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS",
         # check_results_dir of tag v4.0: a missing accuracy.txt or a file list mismatch of
-        # accuracy/ does not end the scenario (tag v4.1 added `continue`)
-        "switches": dict(OLD_SWITCHES, accuracy_failure_stops=False),
+        # accuracy/ does not end the scenario (tag v4.1 added `continue`); its
+        # check_performance_dir only logs too short a run (P14)
+        "switches": dict(OLD_SWITCHES, accuracy_failure_stops=False,
+                         performance_findings_logged_only=["P14"]),
         "guesses": ROUNDS["v3.0"]["guesses"],
     }
 ROUNDS["v4.1"] = dict(ROUNDS["v4.0"])
@@ -174,7 +181,9 @@ ROUNDS["v4.1"].update({
     # Config.requires_equal_issue of tag v4.1, as Python reads its list: missing commas join
     # "3d-unet-99.9" "gptj-99" and "gptj-99.9" "llama2-70b-99" into names no model has
     "equal_issue": ["3d-unet-99", "llama2-70b-99.9", "mixtral-8x7b"],
-    "switches": OLD_SWITCHES,
+    # ... read from mlperf.conf / user.conf (check_measurement_dir); the log's boolean compared
+    # with the string "true" never matches
+    "switches": dict(OLD_SWITCHES, equal_issue_from_conf=True, equal_issue_closed_only=True),
 })
 
 # v1.0 to v2.1: the checkers of tags v1.0.1, r1.1, v2.0 and v2.1 (check_compliance_dir, the CSV
@@ -498,6 +507,14 @@ def main():
     # S10 (systems and measurements without results) exists from the v5.1.1 checker on
     out["systems_results_check"] = False
     out["detect"] = DETECT[version]
+    # the Power WG checker's table of PTD source checksums ships beside the checker
+    # (power/sources_checksums.json); BASE's table is another release's
+    sums = os.path.join(os.path.dirname(checker), "power", "sources_checksums.json")
+    if os.path.isfile(sums) and "power_checker" in out:
+        out["power_checker"] = dict(out["power_checker"], sources_checksums=json.load(open(sums)))
+        pconsts, _ = load(os.path.join(os.path.dirname(sums), "power_checker.py"))
+        if "SUPPORTED_VERSION" in pconsts:
+            out["power_checker"]["ptd_versions"] = pconsts["SUPPORTED_VERSION"]
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

@@ -83,6 +83,13 @@ typedef struct ck_switches {
                                      * optional) also in the open division */
     int submitter_without_results;  /* "submitter_without_results_counts" (0): a submitter folder
                                      * without results/ is S14 and a NoResults key */
+    int llm_check_decides_validity; /* "llm_check_decides_validity" (0): for an LLM model, the
+                                     * token-latency check (P3) replaces result_validity (P2) */
+    int equal_issue_closed_only;    /* "equal_issue_closed_only" (0): P4 (and E7) only in the
+                                     * closed and network divisions */
+    int equal_issue_from_conf;      /* "equal_issue_from_conf" (0): P4 passes when mlperf.conf or
+                                     * user.conf set sample_concatenate_permutation (E7) or the log
+                                     * holds the string "true" */
 } ck_switches;
 
 typedef struct ck_rules {
@@ -350,6 +357,8 @@ typedef struct ck_scen {
     int comp_ok;
     int comp_ran;
     int meas_ok;
+    int conf_equal_issue;      /* equal_issue_from_conf: mlperf.conf / user.conf set
+                                * sample_concatenate_permutation to 1 for this scenario (E7) */
     int sys_ok;                /* unified: system group */
     json_t *weight_data_types; /* from the implementation JSON (owned), or NULL */
     int wdt_present;

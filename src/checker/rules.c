@@ -183,6 +183,9 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("extra_model_map_inline", extra_model_map_inline, 0),
         SW("scenario_check_open", scenario_check_open, 0),
         SW("submitter_without_results_counts", submitter_without_results, 0),
+        SW("llm_check_decides_validity", llm_check_decides_validity, 0),
+        SW("equal_issue_from_conf", equal_issue_from_conf, 0),
+        SW("equal_issue_closed_only", equal_issue_closed_only, 0),
 #undef SW
     };
     for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++) {

@@ -254,6 +254,100 @@ static void meas_src_dir(sctx *c, const char *sub_rel)
     free(abs);
 }
 
+/* Python's s.replace(sub, "") in place */
+static void remove_all(char *s, const char *sub)
+{
+    size_t n = strlen(sub);
+    char *w = s;
+    for (const char *r = s; *r;) {
+        if (!strncmp(r, sub, n)) {
+            r += n;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+}
+
+/* E7: check_measurement_dir of tag v4.1 (equal_issue_from_conf) reads mlperf.conf, then
+ * user.conf, of an equal-issue model for a `<model>.<scenario>.sample_concatenate_permutation =
+ * <digits>` line (model without -99/-99.9, or *; scenario the folder's, or *): the first such
+ * line of a file decides, user.conf after mlperf.conf. Every line but comments and empty ones
+ * must split into one "=" and three "."-separated key parts, else Python raises (no verdict);
+ * so does a file that is not UTF-8. Spaces are removed before all this, as the checker does. */
+static void meas_equal_issue_conf(sctx *c, const char *mdir_rel)
+{
+    ck_scen *s = c->s;
+    char ref[256];
+    snprintf(ref, sizeof ref, "%s", s->model_dir);
+    remove_all(ref, "-99.9"); /* model.replace("-99.9", "").replace("-99", "") */
+    remove_all(ref, "-99");
+    static const char *const names[] = {"mlperf.conf", "user.conf"};
+    for (int f = 0; f < 2; f++) {
+        char *rel = ck_join(mdir_rel, names[f]);
+        if (!rel) {
+            c->run->oom = 1;
+            return;
+        }
+        textfile t;
+        read_textfile(c, rel, CK_ID(E7), 1, &t);
+        if (!t.ok) {
+            if (!t.missing) /* not UTF-8 or unreadable: readlines() raises */
+                c->raises = 1;
+            free(t.text);
+            free(rel);
+            continue;
+        }
+        long lineno = 0;
+        for (char *p = t.text, *end = t.text + t.len; p < end;) {
+            /* readlines() in text mode: \n, \r\n and a lone \r end a line */
+            size_t n = 0;
+            while (p + n < end && p[n] != '\r' && p[n] != '\n')
+                n++;
+            lineno++;
+            char buf[1024];
+            size_t k = 0;
+            for (size_t i = 0; i < n && k + 1 < sizeof buf; i++)
+                if (p[i] != ' ') /* a NUL is an ordinary character there: kept unequal to all */
+                    buf[k++] = p[i] ? p[i] : '\x01';
+            buf[k] = 0;
+            p += n;
+            if (p < end)
+                p += (p[0] == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
+            if (!k || buf[0] == '#')
+                continue;
+            char *eq = strchr(buf, '=');
+            char *d1 = eq ? memchr(buf, '.', (size_t)(eq - buf)) : NULL;
+            char *d2 = d1 ? memchr(d1 + 1, '.', (size_t)(eq - d1 - 1)) : NULL;
+            if (!eq || strchr(eq + 1, '=') || !d2 || memchr(d2 + 1, '.', (size_t)(eq - d2 - 1))) {
+                FIND(c, CK_ID(E7), CK_SEV_ERROR, rel, lineno, "model.scenario.key = value", buf,
+                     "line %ld does not split into one '=' and a three-part key (the MLCommons "
+                     "checker raises ValueError reading it for sample_concatenate_permutation)",
+                     lineno);
+                c->raises = 1;
+                break;
+            }
+            *eq = *d1 = *d2 = 0;
+            const char *val = eq + 1;
+            if (strcmp(d2 + 1, "sample_concatenate_permutation") ||
+                (strcmp(buf, ref) && strcmp(buf, "*")) ||
+                (strcmp(d1 + 1, s->scen_dir) && strcmp(d1 + 1, "*")))
+                continue;
+            int digits = *val != 0;
+            for (const char *q = val; *q; q++)
+                digits &= *q >= '0' && *q <= '9';
+            if (!digits) /* val.isnumeric() false: the line is passed over */
+                continue;
+            while (val[0] == '0' && val[1])
+                val++;
+            s->conf_equal_issue = !strcmp(val, "1");
+            break;
+        }
+        free(t.text);
+        free(rel);
+    }
+}
+
 int group_measurements(sctx *c, const char *scen_rel)
 {
     ck_scen *s = c->s;
@@ -291,6 +385,11 @@ int group_measurements(sctx *c, const char *scen_rel)
     /* E5: code directory */
     if (!c->unified && impl_name)
         meas_code_dir(c, sub_rel, impl_name, end_len);
+    /* E7: the equal-issue lines of the confs (Config.requires_equal_issue) */
+    if (!c->unified && impl_name && c->r->sw.equal_issue_from_conf &&
+        (s->closed || !c->r->sw.equal_issue_closed_only) &&
+        ck_rlist_has(c->r, "equal_issue_required_models", s->model_dir))
+        meas_equal_issue_conf(c, mdir_rel);
     else if (c->unified)
         meas_src_dir(c, sub_rel);
     free(impl_name);

@@ -89,7 +89,16 @@ static void perf_validity(pctx *p, const ck_dlog *d)
     if (!valid_ok && smoke && json_is_true(json_object_get(smoke, "accept_invalid_if_perf_constraints_met")) &&
         ck_dlog_truthy(d, "result_perf_constraints_met"))
         valid_ok = 1;
-    if (!valid_ok)
+    if (!valid_ok && p->c->r->sw.llm_check_decides_validity &&
+        ck_rlist_has(p->c->r, "llm_models", p->c->s->mlperf_model))
+        /* check_performance_dir of tags v4.0 and v4.1: `llama_constraint, is_valid =
+         * extra_check_llm(...)` overwrites the validity read from the log, so the token-latency
+         * check (P3) alone decides */
+        pf(p, CK_ID(P2), CK_SEV_WARNING, kline(d, "result_validity"), "VALID",
+           validity ? validity : "None", "result_validity is %s (not an error in %s: the LLM "
+           "token-latency check decides the run's validity)", validity ? validity : "missing",
+           p->c->r->version);
+    else if (!valid_ok)
         pf(p, CK_ID(P2), p->c->pp->p2_invalid, kline(d, "result_validity"), "VALID",
            validity ? validity : "None", "result_validity is %s%s", validity ? validity : "missing",
            p->c->pp->p2_note);
@@ -169,6 +178,24 @@ static void perf_token_latencies(pctx *p, const ck_dlog *d, const char *S)
 static void perf_equal_issue(pctx *p, const ck_dlog *d)
 {
     const char *model = p->c->s->mlperf_model;
+    /* Config.requires_equal_issue(model, division) of tags v4.1 and v5.0.1: closed and network
+     * only (equal_issue_closed_only); tag v5.1.1 drops the division */
+    if (p->c->r->sw.equal_issue_closed_only && !p->c->s->closed)
+        return;
+    if (p->c->r->sw.equal_issue_from_conf) {
+        /* check_results_dir of tag v4.1: `if not (conf_equal_issue_check or
+         * performance_equal_issue_check)`, the latter `mlperf_log[...] == "true"`, true only for
+         * a string value (LoadGen logs a boolean); the main performance run only */
+        char *v = ck_dlog_str(d, "effective_sample_concatenate_permutation");
+        int log_true = v && !strcmp(v, "true");
+        free(v);
+        if (!p->tag && ck_rlist_has(p->c->r, "equal_issue_required_models", model) &&
+            !p->c->s->conf_equal_issue && !log_true)
+            pf(p, CK_ID(P4), CK_SEV_ERROR, kline(d, "effective_sample_concatenate_permutation"),
+               "true", "false", "%s requires equal issue mode (sample_concatenate_permutation), "
+               "set neither in mlperf.conf / user.conf nor as the string \"true\" in the log", model);
+        return;
+    }
     if (ck_rlist_has(p->c->r, "equal_issue_required_models", model) &&
         !ck_dlog_truthy(d, "effective_sample_concatenate_permutation"))
         pf(p, CK_ID(P4), CK_SEV_ERROR, kline(d, "effective_sample_concatenate_permutation"), "true",

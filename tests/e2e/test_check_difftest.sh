@@ -583,6 +583,90 @@ if bash "$HERE/lib/mkround.sh" "$TMP/g51" --version v5.1 >/dev/null 2>&1; then
 else
   echo "FAIL: mkround.sh v5.1"; fail=1
 fi
+# ---- the generated rounds v3.1-v4.1 (lib/mkround.sh): campaign divergences, replayed ---------
+# (verdicts taken once from the official checkers of tags v4.0 and v4.1 on the same damaged trees)
+# gen_expect ROUND NAME RC COUNTS FINDING EDIT: a generated tree of ROUND in $TMP/NAME, EDIT run
+# (eval) inside it, then mlsubmit check: exit RC, the counts line COUNTS (Results=..., NoResults=...,
+# Power Results=...) and a line matching the regex FINDING in the output
+gen_expect() {
+  local v=$1 n=$2 want_rc=$3 want=$4 finding=$5 rc
+  rm -rf "$TMP/$n"
+  bash "$HERE/lib/mkround.sh" "$TMP/$n" --version "$v" >/dev/null && (cd "$TMP/$n" && eval "$6") &&
+    $TEST_WRAP "$MLSUBMIT" check "$TMP/$n" --version "$v" --csv "$TMP/$n.csv" --color never \
+      >"$TMP/$n.out" 2>&1
+  rc=$?
+  if [ "$rc" = "$want_rc" ] && grep -q "^$want\$" "$TMP/$n.out" && grep -qE "$finding" "$TMP/$n.out"; then
+    echo "ok: $v $n: $want (the official verdict)"
+  else
+    echo "FAIL: $v $n (rc=$rc, expected $want_rc, $want, /$finding/):"; grep -E '^(Results=|  *(ERROR|WARNING))' "$TMP/$n.out" | head -5; fail=1
+  fi
+}
+# gen seed 130175 (v3.1, v4.0, v4.1): the ranging run's summary changed. Tags v4.0 and v4.1 run
+# the Power WG check unless --skip-power-check (power_wg_check_by_default), whose results
+# checksum fails: the power result and its required Offline are NoResults (official 6 / 2)
+RG=closed/Org1/results/edge1/resnet50/Offline/performance/ranging
+for v in v3.1 v4.0 v4.1; do
+  gen_expect $v ranging_summary_changed 1 'Results=6, NoResults=2, Power Results=0' \
+    "ERROR *W4 .*$RG/mlperf_log_summary.txt: Power WG check 'results checksum'" \
+    "printf 'extra\n' >>$RG/mlperf_log_summary.txt"
+done
+# gen seeds 130265, 130490 (v4.0, v4.1): an LLM run's result_validity INVALID. check_performance_dir
+# of tags v4.0 and v4.1 overwrites is_valid with the token-latency check's verdict
+# (llm_check_decides_validity): the run counts (official: looks OK, Results=7)
+for vm in v4.0:llama2-70b-99:Server v4.1:mixtral-8x7b:Offline; do
+  IFS=: read -r v m sc <<<"$vm"
+  LL=closed/Org1/results/dc1/$m/$sc/performance/run_1/mlperf_log_detail.txt
+  gen_expect $v llm_run_invalid 0 'Results=7, NoResults=0, Power Results=1' \
+    "WARNING *P2 .*$LL.*the LLM token-latency check decides" \
+    "sed -i 's/\"result_validity\", \"value\": \"VALID\"/\"result_validity\", \"value\": \"INVALID\"/' $LL"
+done
+# gen seeds 130597, 130417 (v4.1): equal-issue mode is read from mlperf.conf and user.conf
+# (equal_issue_from_conf; the log's boolean never equals the string "true" there)
+MX=closed/Org1/measurements/dc1/mixtral-8x7b
+EQ="ERROR *P4 .*mixtral-8x7b/Offline/.*requires equal issue mode"
+gen_expect v4.1 eq_line_removed 1 'Results=6, NoResults=2, Power Results=1' "$EQ" \
+  "sed -i '/sample_concatenate_permutation/d' $MX/Offline/user.conf"
+gen_expect v4.1 eq_not_a_digit 1 'Results=6, NoResults=2, Power Results=1' "${EQ/Offline/Server}" \
+  "sed -i 's/permutation = 1/permutation = abc/' $MX/Server/user.conf"
+gen_expect v4.1 eq_user_conf_0 1 'Results=6, NoResults=2, Power Results=1' "$EQ" \
+  "echo 'mixtral-8x7b.*.sample_concatenate_permutation = 1' >>$MX/Offline/mlperf.conf; sed -i 's/permutation = 1/permutation = 0/' $MX/Offline/user.conf"
+gen_expect v4.1 eq_mlperf_conf_01 0 'Results=7, NoResults=0, Power Results=1' 'SUMMARY: submission looks OK' \
+  "sed -i '/sample_concatenate_permutation/d' $MX/Offline/user.conf; echo 'mixtral-8x7b.*.sample_concatenate_permutation = 01' >>$MX/Offline/mlperf.conf"
+# gen seed 130444: a conf line that is not model.scenario.key = value; check_measurement_dir raises
+# (no verdict, so any counts), mlsubmit exits 1 naming the file
+gen_expect v4.1 eq_malformed_line 1 'Results=.*' \
+  "ERROR *E7 .*$MX/Offline/mlperf.conf:6: line 6 does not split" "echo '*.Offline.target_qps' >>$MX/Offline/mlperf.conf"
+# readlines() ends a line at a lone \r too ("junk" raises), and a NUL is an ordinary character
+gen_expect v4.1 eq_lone_cr 1 'Results=.*' "ERROR *E7 .*$MX/Offline/mlperf.conf:7: line 7 does not split" \
+  "printf 'mixtral-8x7b.Offline.x = 1\\rjunk\\n' >>$MX/Offline/mlperf.conf"
+gen_expect v4.1 eq_nul_in_key 0 'Results=7, NoResults=0, Power Results=1' 'SUMMARY: submission looks OK' \
+  "printf 'mixtral-8x7b.Offline.sample_concatenate_permutation\\0 = 0\\n' >>$MX/Offline/user.conf"
+# an open datacenter system with the LLM's results, equal-issue mode off in its logs (found reading
+# Config.requires_equal_issue for the v4.1 cases): v4.1 and v5.0 require it in the closed and
+# network divisions only (equal_issue_closed_only), v5.1 in every division (official v5.0: looks
+# OK with 9 results; v5.1: Results=6, NoResults=2)
+open_llm() { # open_llm MODEL: run inside a generated tree
+  local m=$1 s
+  mkdir -p open/Org1/results/odc1 open/Org1/measurements/odc1
+  cp -r closed/Org1/results/dc1/"$m" open/Org1/results/odc1/ && cp -r closed/Org1/code/"$m" open/Org1/code/ &&
+    cp -r closed/Org1/measurements/dc1/"$m" open/Org1/measurements/odc1/ || return 1
+  for s in Offline Server; do mv open/Org1/measurements/odc1/"$m"/$s/dc1_$s.json open/Org1/measurements/odc1/"$m"/$s/odc1_$s.json; done
+  sed 's/"system_type": "edge"/"system_type": "datacenter"/' open/Org1/systems/opn1.json >open/Org1/systems/odc1.json
+  find open/Org1/results/odc1 -name mlperf_log_detail.txt -exec sed -i \
+    's/"effective_sample_concatenate_permutation", "value": true/"effective_sample_concatenate_permutation", "value": false/' {} +
+}
+gen_expect v5.0 open_llm_no_equal_issue 0 'Results=9, NoResults=0, Power Results=1' 'SUMMARY: submission looks OK' \
+  'open_llm llama2-70b-99'
+gen_expect v5.1 open_llm_no_equal_issue 1 'Results=6, NoResults=2, Power Results=1' \
+  'ERROR *P4 .*open/Org1/results/odc1/llama3.1-8b/Server/.*requires equal issue mode' 'open_llm llama3.1-8b'
+# gen seed 130501 (v4.0): a run shorter than 600 s. check_performance_dir of tag v4.0 only logs it
+# (performance_findings_logged_only: P14); tag v4.1 fails the run
+SSD=closed/Org1/results/edge1/resnet50/SingleStream/performance/run_1/mlperf_log_detail.txt
+for vw in 'v3.1:0:Results=7, NoResults=0:WARNING' 'v4.0:0:Results=7, NoResults=0:WARNING' 'v4.1:1:Results=6, NoResults=2:ERROR'; do
+  IFS=: read -r v want_rc want sev <<<"$vw"
+  gen_expect $v short_run "$want_rc" "$want, Power Results=1" "$sev *P14 .*$SSD" \
+    "sed -i 's/\"effective_min_duration_ms\", \"value\": 600000/\"effective_min_duration_ms\", \"value\": 300000/' $SSD"
+done
 
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 # The smoke runs the rounds whose campaign ended with no unexplained divergence: each mutation
@@ -590,6 +674,11 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
   --rounds "${DIFFTEST_SMOKE_ROUNDS:-v5.1-mini,gen-v5.1,rounds/v3.0}" \
   --n "${DIFFTEST_SMOKE_N:-42}" --first 1 --work "$TMP/work" --table || fail=1
+# the generated rounds v5.0, v4.1, v4.0 and v3.1 (opt-in rounds of difftest.py), seeds
+# 130001-130060: each kind once on each round (about 30 s)
+python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
+  --rounds "${DIFFTEST_SMOKE_GEN_ROUNDS:-gen-v5.0,gen-v4.1,gen-v4.0,gen-v3.1}" \
+  --n "${DIFFTEST_SMOKE_GEN_N:-60}" --first 130001 --work "$TMP/work-gen" || fail=1
 # the older excerpts: each kind once, seeds 7-13 on v0.7 (text logs, the v0.7.1 checker) and
 # 14-20 on v2.0 (the v2.0 checker), about 20 s
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \

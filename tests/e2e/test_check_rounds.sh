@@ -12,17 +12,6 @@ if [ ! -d "$SHARED/rounds" ]; then
   exit 0
 fi
 
-# rows without the `errors` column (CSV-aware: fields are quoted and may hold commas), sorted
-rows_sans_errors() {
-  python3 - "$1" <<'PY'
-import csv, sys
-r = list(csv.reader(open(sys.argv[1], newline="")))
-i = r[0].index("errors") if "errors" in r[0] else None
-for row in sorted(tuple(x for j, x in enumerate(row) if j != i) for row in r[1:]):
-    print(repr(row))
-PY
-}
-
 ran=0
 for v in v0.5 v0.7 v1.0 v2.0 v3.0; do
   T=$SHARED/rounds/$v

@@ -2,13 +2,23 @@
 # Generates a synthetic, valid MLPerf Inference submission tree for the checker's tests and
 # benchmark (nothing is committed: trees are made at test time).
 #
-#   mkround.sh OUT [--version v5.1|v6.0|v6.1] [--submitters N] [--systems N] [--big] [--interactive]
+#   mkround.sh OUT [--version v3.1|v4.0|v4.1|v5.0|v5.1|v6.0|v6.1] [--submitters N] [--systems N]
+#              [--big] [--interactive]
 #
-# v5.1 gives the split layout (legacy profile), v6.0 and v6.1 the unified layout. Each submitter gets:
+# v3.1 to v5.1 give the split layout (legacy profile), v6.0 and v6.1 the unified layout. Each
+# submitter gets:
 #   closed: an edge system "edge<i>" with resnet50 SingleStream/MultiStream/Offline (TEST01,
-#           TEST04; Offline with power measurements) and a datacenter system "dc<i>" with
-#           llama3.1-8b Offline/Server (TEST06);
-#   open:   an edge system "opn<i>" with "mobilenet-v2" (mapped to resnet) SingleStream.
+#           TEST04, and TEST05 where the round's check_compliance_dir asks for it: v3.1-v4.1;
+#           Offline with power measurements) and a datacenter system "dc<i>" with the round's LLM
+#           Offline/Server: llama3.1-8b (v5.1 on, TEST06), llama2-70b-99 (v5.0, v4.0; TEST06),
+#           mixtral-8x7b (v4.1, TEST06, equal-issue mode in user.conf), gptj-99 (v3.1, no test);
+#   open:   an edge system "opn<i>" with "mobilenet-v2" (mapped to resnet) SingleStream; before
+#           v5.1 also "synthnet-v1" SingleStream, mapped to resnet by the submitter's
+#           model_mapping.json.
+# The detail logs carry only keys the round's LoadGen release writes (no num_errors before v5.1,
+# no effective_sample_concatenate_permutation before v4.1, no token latencies before v4.0), and
+# the power session the PTD version and client/server source checksums of that round's
+# power_checker.py.
 # --interactive adds llama3.1-8b Interactive to "dc<i>" (a Server-scenario log within the
 # Interactive latency limits: first token 400 ms, 25 ms per output token).
 # --big writes realistic-size detail logs (loaded_qsl_set, loadgen_file_sha1: ~100 KB each) and
@@ -32,7 +42,38 @@ case $VERSION in
   v5.1) SEEDS=(1780908523862526354 14771362308971278857 18209322760996052031); LAYOUT=split; PTD_VERSION=1.11.1 ;;
   v6.0) SEEDS=(2465351861681999779 14276810075590677512 3936089224930324775); LAYOUT=unified; PTD_VERSION=1.11.1 ;;
   v6.1) SEEDS=(2085463073848966840 2747215439041700203 16159082839903944936); LAYOUT=unified; PTD_VERSION=1.11.1 ;;
-  *) echo "mkround.sh: version must be v5.1, v6.0 or v6.1" >&2; exit 2 ;;
+  v5.0|v4.1|v4.0|v3.1) LAYOUT=split ;;
+  *) echo "mkround.sh: version must be v3.1, v4.0, v4.1, v5.0, v5.1, v6.0 or v6.1" >&2; exit 2 ;;
+esac
+# What differs before v5.1 (the seeds from each round's submission_checker.py MODEL_CONFIG, the
+# keys from the LoadGen release's sources, the power tooling from its power/power_checker.py):
+#   LLM          the datacenter system's model       TEST05   resnet's TEST05 run (test05 seeds)
+#   TOKEN_LAT    use_token_latencies and the TTFT/TPOT results (LoadGen v4.0 on)
+#   CONCAT       effective_sample_concatenate_permutation (v4.1 on)
+#   NUM_ERRORS   num_errors (v5.1 on)                 COMPLETED_TOKENS  Server tokens/s (v4.1 on)
+#   OLD_LOGS     0: the v5.1 generator's logs, unchanged (token results in every Offline/Server log)
+#   PTD_LIST     server.json's ptd_config a list of analysers (power_checker.py of v5.1.1 on)
+#   PTD_OLD_SRC  the power-dev sources of v3.1-v4.1 (lib/server.py and lib/summary.py differ)
+#   MAPPING      an open model mapped by model_mapping.json
+#   LLM_OFFLINE_SPQ  the LLM's Offline samples per query (default: its dataset; v3.1 asks every
+#                model for 24576, OFFLINE_MIN_SPQ)
+#   MLPERF_CONF  an mlperf.conf beside user.conf (check_measurement_dir asks for it before v5.0)
+MLPERF_CONF=0 LLM_OFFLINE_SPQ= LLM=llama3.1-8b TEST05=0 TOKEN_LAT=1 CONCAT=1 NUM_ERRORS=1 COMPLETED_TOKENS=1 OLD_LOGS=0
+PTD_LIST=1 PTD_OLD_SRC=0 MAPPING=0 LGVER="5.1.0 @ 0123abcd" T05_SEEDS=()
+case $VERSION in
+  v5.0) SEEDS=(6023615788873153749 15036839855038426416 9933818062894767841); PTD_VERSION=1.11.1
+        LLM=llama2-70b-99 NUM_ERRORS=0 OLD_LOGS=1 PTD_LIST=0 MAPPING=1 LGVER="5.0.1 @ e618c314" ;;
+  v4.1) SEEDS=(3066443479025735752 10688027786191513374 14962580496156340209); PTD_VERSION=1.10.0
+        T05_SEEDS=(16799458546791641818 5453809927556429288 5435552105434836064)
+        LLM=mixtral-8x7b TEST05=1 MLPERF_CONF=1 NUM_ERRORS=0 OLD_LOGS=1 PTD_LIST=0 PTD_OLD_SRC=1 MAPPING=1 LGVER="4.1 @ 379ee534" ;;
+  v4.0) SEEDS=(13281865557512327830 198141574272810017 7575108116881280410); PTD_VERSION=1.10.0
+        T05_SEEDS=(2376919268182438552 11176391829184272374 3911940905271271337)
+        LLM=llama2-70b-99 TEST05=1 MLPERF_CONF=1 CONCAT=0 COMPLETED_TOKENS=0 NUM_ERRORS=0 OLD_LOGS=1 PTD_LIST=0
+        PTD_OLD_SRC=1 MAPPING=1 LGVER="4.0 @ e39003a9" ;;
+  v3.1) SEEDS=(148687905518835231 520418551913322573 811580660758947900); PTD_VERSION=1.10.0
+        T05_SEEDS=(793197339507417767 255610748586851044 352213341366340113)
+        LLM=gptj-99 LLM_OFFLINE_SPQ=24576 TEST05=1 MLPERF_CONF=1 TOKEN_LAT=0 CONCAT=0 COMPLETED_TOKENS=0 NUM_ERRORS=0 OLD_LOGS=1 PTD_LIST=0
+        PTD_OLD_SRC=1 MAPPING=1 LGVER="3.1 @ 5a3f1e2b" ;;
 esac
 mkdir -p "$OUT"
 TPL=$(mktemp -d)
@@ -58,23 +99,30 @@ else
   printf '[0,1,2,3]' > "$TPL/qsl.json"
 fi
 
-# detail_log FILE SCENARIO MODEL MODE [power]
+# detail_log FILE SCENARIO MODEL MODE [power] [test05]
 detail_log() {
   local i
   local f=$1 scen=$2 model=$3 mode=$4 power=${5:-0}
   local psc=1024 total=50000 spq=1 mq=100 llm=0 ttft=1911170364 tpot=25128964
+  local seeds=("${SEEDS[@]}")
+  [ "${6:-0}" = 1 ] && seeds=("${T05_SEEDS[@]}")
   # an Interactive result is a Server-scenario run under tighter latency limits
   [ "$scen" = Interactive ] && { scen=Server; ttft=400123456; tpot=25000000; }
   case $model in
     resnet) psc=1024; total=50000 ;;
-    llama3.1-8b) psc=13368; total=13368; llm=1 ;;
+    llama3.1-8b|gptj-99) psc=13368; total=13368; llm=1 ;;
+    llama2-70b-99) psc=24576; total=24576; llm=1 ;;
+    mixtral-8x7b) psc=15000; total=15000; llm=1 ;;
   esac
+  # token results: in every Offline/Server log of the v5.1 generator, in the LLM's logs before
+  local tok=$TOKEN_LAT
+  [ "$OLD_LOGS" = 1 ] && [ $llm = 0 ] && tok=0
   case $scen in
-    Offline) if [ "$model" = resnet ]; then spq=24576; else spq=13368; fi; mq=1 ;;
+    Offline) if [ "$model" = resnet ]; then spq=24576; else spq=${LLM_OFFLINE_SPQ:-$total}; fi; mq=1 ;;
     MultiStream) spq=8 ;;
   esac
   {
-    rec loadgen_version '"5.1.0 @ 0123abcd"'
+    rec loadgen_version "\"$LGVER\""
     rec loadgen_git_status_message '""'
     rec loadgen_file_sha1 "$(cat "$TPL/sha1.json")"
     rec test_datetime '"2025-08-01T13:04:17Z"'
@@ -83,18 +131,18 @@ detail_log() {
     rec qsl_reported_performance_count "$psc"
     rec requested_scenario "\"$scen\""
     rec requested_test_mode "\"$mode\""
-    rec requested_use_token_latencies "$([ $llm = 1 ] && echo true || echo false)"
+    [ "$TOKEN_LAT" = 1 ] && rec requested_use_token_latencies "$([ $llm = 1 ] && echo true || echo false)"
     rec effective_scenario "\"$scen\""
     rec effective_test_mode "\"$mode\""
     rec effective_samples_per_query "$spq"
     rec effective_target_latency_ns 0
     rec effective_min_duration_ms 600000
     rec effective_min_query_count "$mq"
-    rec effective_qsl_rng_seed "${SEEDS[0]}"
-    rec effective_sample_index_rng_seed "${SEEDS[1]}"
-    rec effective_schedule_rng_seed "${SEEDS[2]}"
+    rec effective_qsl_rng_seed "${seeds[0]}"
+    rec effective_sample_index_rng_seed "${seeds[1]}"
+    rec effective_schedule_rng_seed "${seeds[2]}"
     rec effective_performance_sample_count "$psc"
-    rec effective_sample_concatenate_permutation "$([ $llm = 1 ] && echo true || echo false)"
+    [ "$CONCAT" = 1 ] && rec effective_sample_concatenate_permutation "$([ $llm = 1 ] && echo true || echo false)"
     rec loaded_qsl_set "$(cat "$TPL/qsl.json")"
     if [ "$power" = 1 ]; then      # testing run (run_1)
       rec power_begin '"08-01-2025 17:04:17.291"'
@@ -123,18 +171,22 @@ detail_log() {
         rec result_mean_latency_ns 10854321 ;;
       Offline)
         rec result_samples_per_second 757.865
-        rec result_tokens_per_second 5777.08
+        [ "$tok" = 1 ] && rec result_tokens_per_second 5777.08
         rec result_99.00_percentile_latency_ns 90000000
         rec result_mean_latency_ns 50000000 ;;
       Server)
         rec result_completed_samples_per_sec 39.5
-        rec result_completed_tokens_per_second 5103.99
-        rec result_first_token_99.00_percentile_latency_ns "$ttft"
-        rec result_time_per_output_token_99.00_percentile_ns "$tpot"
+        # the Server result field of the v3.1 and v4.0 checkers (RESULT_FIELD_NEW)
+        [ "$OLD_LOGS" = 1 ] && rec result_scheduled_samples_per_sec 39.6
+        [ "$tok" = 1 ] && [ "$COMPLETED_TOKENS" = 1 ] && rec result_completed_tokens_per_second 5103.99
+        if [ "$tok" = 1 ]; then
+          rec result_first_token_99.00_percentile_latency_ns "$ttft"
+          rec result_time_per_output_token_99.00_percentile_ns "$tpot"
+        fi
         rec result_99.00_percentile_latency_ns "$ttft"
         rec result_mean_latency_ns 1000000 ;;
     esac
-    rec num_errors 0
+    if [ "$NUM_ERRORS" = 1 ]; then rec num_errors 0; fi
   } > "$f"
 }
 
@@ -144,6 +196,9 @@ acc_txt() { # acc_txt FILE MODEL
   case $2 in
     resnet) printf 'accuracy=76.064%%, good=38032, total=50000\n' > "$1" ;;
     llama3.1-8b) printf "{'rouge1': 38.9, 'rouge2': 16.0, 'rougeL': 24.6, 'rougeLsum': 35.9, 'gen_len': 8167644, 'gen_num': 13368}\n" > "$1" ;;
+    gptj-99) printf "{'rouge1': 43.0, 'rouge2': 20.1, 'rougeL': 30.0, 'rougeLsum': 40.1, 'gen_len': 4016878, 'gen_num': 13368}\n" > "$1" ;;
+    llama2-70b-99) printf "{'rouge1': 44.4, 'rouge2': 22.0, 'rougeL': 28.6, 'rougeLsum': 42.0, 'gen_len': 28124112, 'gen_num': 24576, 'gen_tok_len': 7236158, 'tokens_per_sample': 294.4}\n" > "$1" ;;
+    mixtral-8x7b) printf "{'rouge1': 45.5, 'rouge2': 23.6, 'rougeL': 30.5, 'rougeLsum': 42.7, 'gsm8k': 73.7, 'mbxp': 60.2, 'gen_len': 2124552, 'gen_num': 15000, 'gen_tok_len': 2176770, 'tokens_per_sample': 145.1}\n" > "$1" ;;
   esac
   printf 'hash=%064x\n' 12345 >> "$1"
 }
@@ -222,6 +277,10 @@ POWER_SOURCES='{
         "tests/unit/test_server.py": "948c1995d4008bc2aa6c4046a34ffa3858d6d671",
         "tests/unit/test_source_hashes.py": "00468a2907583c593e6574a1f6b404e4651c221a"
     }'
+if [ "$PTD_OLD_SRC" = 1 ]; then
+  POWER_SOURCES=${POWER_SOURCES/9bc9a3b6b9b716520658ac175913bcbbdb354336/99303c836c683aa9017ec565104e636161d02acb}
+  POWER_SOURCES=${POWER_SOURCES/602a9fedfa503e5544d27ab3b0067f235047efc3/aa92f0a3f975eecd44d3c0cd0236342ccc9f941d}
+fi
 . "$(dirname "${BASH_SOURCE[0]}")/power.sh"   # POWER_RESULT_FILES, power_rehash
 SID=2025-08-01_16-49-50_synth
 T0=$(date -u -d '2025-08-01 00:00:00' +%s)   # the power session's day, UTC
@@ -274,7 +333,7 @@ power_session_json() { # power_session_json PERF_DIR client|server OFFSET
     sep=""
     for m in "${ptd[@]}"; do printf '%s        {"cmd": "%s", "reply": "%s"}' "$sep" "${m%%|*}" "${m#*|}"; sep=$',\n'; done
     local cfg='{"command": ["ptd-linux-x86", "-l", "ptd_logs.txt", "-p", "8888", "49", "/dev/usbtmc0"], "device_type": 49, "channel": null, "port": 8888}'
-    cfg="[$cfg]"  # a list of analysers (check_ptd_config of power_checker.py, v5.1.1 on)
+    [ "$PTD_LIST" = 1 ] && cfg="[$cfg]"  # a list of analysers (check_ptd_config of power_checker.py, v5.1.1 on)
     printf '\n    ],\n    "ptd_config": %s' "$cfg"
   fi
   printf '\n}\n'
@@ -329,7 +388,12 @@ scenario() {
     impl_json "$meas/measurements.json"
   fi
   printf '*.%s.target_qps = 100\n' "$scen" > "$meas/user.conf"
+  # equal-issue mode, which the v4.1 checker reads from user.conf (check_measurement_dir)
+  [ "$model" = mixtral-8x7b ] && printf '%s.%s.sample_concatenate_permutation = 1\n' "$model" "$scen" >> "$meas/user.conf"
   printf '# %s %s\nSteps to reproduce.\n' "$mdir" "$scen" > "$meas/README.md"
+  if [ "$MLPERF_CONF" = 1 ]; then # a short synthetic one: model.scenario.key = value lines
+    printf '# synthetic\n*.SingleStream.target_latency_percentile = 90\n*.MultiStream.target_latency_percentile = 99\n*.Server.target_latency_percentile = 99\n*.Offline.min_query_count = 1\n' > "$meas/mlperf.conf"
+  fi
   if [ "$power" = 1 ]; then
     power_files "$res/performance" "$scen" "$model"
     printf 'analyzer: Yokogawa WT310\n' > "$meas/analyzer_table.md"
@@ -338,9 +402,12 @@ scenario() {
   [ "$div" = open ] && return 0
   case $model in
     resnet)
-      for t in TEST01 TEST04; do
+      local tests="TEST01 TEST04"
+      [ "$TEST05" = 1 ] && tests="TEST01 TEST04 TEST05"
+      for t in $tests; do
         mkdir -p "$comp/$t/performance/run_1"
-        detail_log "$comp/$t/performance/run_1/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly
+        detail_log "$comp/$t/performance/run_1/mlperf_log_detail.txt" "$scen" "$model" PerformanceOnly 0 \
+          "$([ $t = TEST05 ] && echo 1 || echo 0)"
         summary_log "$comp/$t/performance/run_1/mlperf_log_summary.txt" "$scen"
         printf 'Verifying performance.\nreference score = 745.7\ntest score = 751.6\nTEST PASS\n' > "$comp/$t/verify_performance.txt"
       done
@@ -348,7 +415,7 @@ scenario() {
       mkdir -p "$comp/TEST01/accuracy"
       acc_json "$comp/TEST01/accuracy/mlperf_log_accuracy.json"
       printf 'hash=%064x\n' 999 > "$comp/TEST01/accuracy/accuracy.txt" ;;
-    llama3.1-8b)
+    llama3.1-8b|llama2-70b-99|mixtral-8x7b)
       mkdir -p "$comp/TEST06"
       printf 'First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n' > "$comp/TEST06/verify_accuracy.txt" ;;
   esac
@@ -362,8 +429,13 @@ submitter() { # submitter INDEX
   printf '# calibration\nNo calibration.\n' > "$o/documentation/calibration.md"
   local code=code
   [ "$LAYOUT" = unified ] && code=src
-  mkdir -p "$c/$code/resnet50" "$c/$code/llama3.1-8b" "$o/$code/mobilenet-v2"
-  printf '# code\n' | tee "$c/$code/resnet50/README.md" "$c/$code/llama3.1-8b/README.md" "$o/$code/mobilenet-v2/README.md" >/dev/null
+  mkdir -p "$c/$code/resnet50" "$c/$code/$LLM" "$o/$code/mobilenet-v2"
+  printf '# code\n' | tee "$c/$code/resnet50/README.md" "$c/$code/$LLM/README.md" "$o/$code/mobilenet-v2/README.md" >/dev/null
+  if [ "$MAPPING" = 1 ]; then
+    mkdir -p "$o/$code/synthnet-v1"
+    printf '# code\n' > "$o/$code/synthnet-v1/README.md"
+    printf '{\n    "synthnet-v1": "resnet"\n}\n' > "$o/model_mapping.json"
+  fi
   local k
   for k in $(seq 1 "$NSYS"); do
     local e="edge$k" d="dc$k" p="opn$k"
@@ -373,10 +445,11 @@ submitter() { # submitter INDEX
     scenario "$c" "$e" resnet50 resnet SingleStream closed
     scenario "$c" "$e" resnet50 resnet MultiStream closed
     scenario "$c" "$e" resnet50 resnet Offline closed 1
-    scenario "$c" "$d" llama3.1-8b llama3.1-8b Offline closed
-    scenario "$c" "$d" llama3.1-8b llama3.1-8b Server closed
-    [ "$INTERACTIVE" = 1 ] && scenario "$c" "$d" llama3.1-8b llama3.1-8b Interactive closed
+    scenario "$c" "$d" "$LLM" "$LLM" Offline closed
+    scenario "$c" "$d" "$LLM" "$LLM" Server closed
+    [ "$INTERACTIVE" = 1 ] && scenario "$c" "$d" "$LLM" "$LLM" Interactive closed
     scenario "$o" "$p" mobilenet-v2 resnet SingleStream open
+    if [ "$MAPPING" = 1 ]; then scenario "$o" "$p" synthnet-v1 resnet SingleStream open; fi
   done
 }
 
