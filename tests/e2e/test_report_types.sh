@@ -63,6 +63,9 @@ if [ -f "$GFR" ] && /usr/bin/python3 -c 'import pandas, xlsxwriter' 2>/dev/null;
   if [ -z "$SLOW_TOOL" ]; then
     python3 tests/diff/reportdiff.py --mlsubmit "$MLSUBMIT" --n 8 --first 1 >"$TMP/rd.out" 2>&1 && ok ||
       { fail "tests/diff/reportdiff.py"; tail -20 "$TMP/rd.out" >&2; }
+    # and a generated v5.0 round against the v5.0.1 script
+    python3 tests/diff/reportdiff.py --mlsubmit "$MLSUBMIT" --round v5.0 --n 4 --first 1 >"$TMP/rd50.out" 2>&1 && ok ||
+      { fail "tests/diff/reportdiff.py --round v5.0"; tail -20 "$TMP/rd50.out" >&2; }
   fi
 else
   echo "SKIP (part) $(basename "$0"): no official generate_final_report.py, or /usr/bin/python3 lacks pandas/xlsxwriter"
