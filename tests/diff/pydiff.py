@@ -16,6 +16,7 @@ deterministic detail-log entries, the summary's parameter lines and the accuracy
   pydiff.py --build-only [--tags ...]                 build the reference modules only
   pydiff.py --export DIR --seed N --tags TAG          store the reference's side of one case
   pydiff.py --check-data DIR                          replay stored cases on ours only
+  pydiff.py --refresh-data DIR                        run the reference again on stored cases
 Exit status: 0 no divergence, 1 divergences, 2 setup error (3: skipped, no sources/g++/pybind11).
 """
 import argparse, hashlib, json, os, random, re, shutil, subprocess, sys, sysconfig, tempfile, time
@@ -257,7 +258,12 @@ def draw(seed, tag):
         fc = ["user.conf", conf["model"], scen]
         if api["conf_type"] and r.random() < 0.3:
             fc.append(1)
+        if api["conf_type"] and r.random() < 0.15:
+            # mlperf.conf alone first (the path is not read), then the user.conf
+            case["fromconfig"].append(["", conf["model"], scen, 0])
         case["fromconfig"].append(fc)
+        if r.random() < 0.1:
+            case["fromconfig"].append(fc)   # a second user.conf ("Multiple conf files" from v5.0)
         # the seeds may go before FromConfig (which then keeps or overrides them)
         if r.random() < 0.5:
             case["pre_attrs"] = [a for a in attrs if a[0].endswith("rng_seed")]
@@ -368,8 +374,10 @@ def run_side(case, d, side, moddir, env_extra=None):
     env.update(env_extra or {})
     try:
         p = subprocess.run(["nice", "-n", "19", PY, HARNESS, "case.json", "trace.json"], cwd=sd, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=180)
-        rc, out = p.returncode, p.stdout.decode(errors="replace")
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180)
+        rc, out = p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+        with open(os.path.join(sd, "stdout.txt"), "wb") as f:
+            f.write(p.stdout)
     except subprocess.TimeoutExpired:
         rc, out = -999, "timed out"
     with open(os.path.join(sd, "rc"), "w") as f:
@@ -403,6 +411,9 @@ def side_entries(case, d, side):
     except (OSError, ValueError):
         trace = None
     lp = log_paths(case, sd)
+    if trace is not None and (case.get("log") or {}).get("copy_summary_to_stdout"):
+        # the summary copied to the harness's standard output: its lines as the summary's
+        trace["stdout_summary"] = lgdiff.summary_entries(os.path.join(sd, "stdout.txt"))
     return {"trace": trace, "detail": detail_entries(lp["detail"]),
             "summary": lgdiff.summary_entries(lp["summary"]), "accuracy": accuracy_entries(lp["accuracy"])}
 
@@ -422,7 +433,8 @@ def compare_entries(a, b, case=None):
             if x != y:
                 diffs.append("probe %s: reference %s, ours %s" % (json.dumps(p)[:200], x[:400], y[:400]))
         ta, tb = dict(ta, probes=None), dict(tb, probes=None)
-    for k in ("probes", "fromconfig", "start", "flushes", "reports", "loads", "unloads"):
+    for k in ("probes", "fromconfig", "start", "flushes", "reports", "response_cbs", "stdout_summary", "loads",
+              "unloads"):
         if ta.get(k) != tb.get(k):
             diffs.append("%s: reference %s, ours %s" % (k, json.dumps(ta.get(k))[:300], json.dumps(tb.get(k))[:300]))
     ia, ib = ta.get("issues") or [], tb.get("issues") or []
@@ -484,15 +496,28 @@ def describe(case):
 
 
 # ---- stored cases (the e2e test's data) ---------------------------------------------------------
-def export_case(case, d, out_dir):
+def export_case(case, d, out_dir, why=None):
     e = side_entries(case, d, "ref")
     name = "%s-seed%d" % (case["tag"], case["seed"])
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         rc = int(open(os.path.join(d, "ref", "rc")).read())
-        json.dump({"case": case, "rc": rc, "ref": e}, f, separators=(",", ":"))
+        json.dump(dict({"why": why} if why else {}, case=case, rc=rc, ref=e), f, separators=(",", ":"))
         f.write("\n")
     return name
+
+
+def refresh_data(data_dir):
+    """Runs the reference again on every stored case of data_dir and rewrites its side (after a
+    change of the harness or of what is compared); the cases and their 'why' are kept."""
+    for name, doc in lgdiff.stored_cases(data_dir):
+        d = tempfile.mkdtemp(prefix="pydiff.")
+        try:
+            run_side(doc["case"], d, "ref", ref_module(doc["case"]["tag"]))
+            print("refreshed %s" % export_case(doc["case"], d, data_dir, doc.get("why")))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    return 0
 
 
 def check_data(data_dir, ours=OURS, only=None):
@@ -536,6 +561,7 @@ def main():
     ap.add_argument("--ours", default=OURS, help="the directory of mlsubmit's module (build/python)")
     ap.add_argument("--export", metavar="DIR", help="write the reference's side of each case as test data")
     ap.add_argument("--check-data", metavar="DIR", help="run ours on the stored cases of DIR (no reference needed)")
+    ap.add_argument("--refresh-data", metavar="DIR", help="run the reference again on the stored cases of DIR")
     a = ap.parse_args()
     if not any(f.startswith("mlperf_loadgen") for f in os.listdir(a.ours)) if os.path.isdir(a.ours) else True:
         if not a.build_only:
@@ -545,6 +571,8 @@ def main():
     tags = lgdiff.parse_tags(a.tags, "pydiff")
     if tags is None:
         return 2
+    if a.refresh_data:
+        return refresh_data(a.refresh_data)
     if a.cached:
         try:
             return 0 if pybind11_include() and all(ref_module(t, build=False) for t in tags) else 1

@@ -107,7 +107,7 @@ def payload(index, seq):
 
 def main():
     case = json.load(open(sys.argv[1]))
-    out = {"probes": [], "issues": [], "loads": [], "unloads": [], "flushes": 0, "reports": [],
+    out = {"probes": [], "issues": [], "loads": [], "unloads": [], "flushes": 0, "reports": [], "response_cbs": 0,
            "fromconfig": []}
     for p in case.get("probes", []):
         out["probes"].append(probe(p))
@@ -154,9 +154,13 @@ def main():
         groups = [resps] if batch else [[r] for r in resps]
         for g in groups:
             if use_cb:
-                lg.QuerySamplesComplete(g, lambda r: None)
+                lg.QuerySamplesComplete(g, response_cb)
             else:
                 lg.QuerySamplesComplete(g)
+
+    def response_cb(resp):
+        with lock:
+            out["response_cbs"] += 1
 
     def worker():
         while True:
