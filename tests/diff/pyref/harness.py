@@ -179,9 +179,13 @@ def main():
             respond(pairs)
 
     def issue_query(samples):
+        if "arg_types" not in out:   # what the callback is handed
+            out["arg_types"] = [type(samples).__name__, type(samples[0]).__name__ if samples else None]
         record([s.id for s in samples], [s.index for s in samples])
 
     def fast_issue(ids, idxs):
+        if "arg_types" not in out:
+            out["arg_types"] = [type(ids).__name__, type(idxs).__name__]
         record(list(ids), list(idxs))
 
     def flush():
@@ -208,8 +212,10 @@ def main():
     th.start()
     log = case.get("log")
     try:
+        audit = [case["audit_arg"]] if case.get("audit_arg") else []   # v2.0 on
+        kw = {"audit_config_filename": audit.pop()} if audit and case.get("audit_kw") else {}
         if log is None:
-            lg.StartTest(sut, qsl, ts)
+            lg.StartTest(sut, qsl, ts, *audit, **kw)
         else:
             ls = lg.LogSettings()
             if case.get("log_mode"):
@@ -222,7 +228,7 @@ def main():
             else:                       # the fields of ls.log_output set in place
                 for k, v in log.items():
                     setattr(ls.log_output, k, v)
-            lg.StartTestWithLogSettings(sut, qsl, ts, ls)
+            lg.StartTestWithLogSettings(sut, qsl, ts, ls, *audit, **kw)
         out["start"] = "ok"
     except Exception as e:
         out["start"] = "raises " + type(e).__name__
