@@ -441,6 +441,9 @@ typedef struct lg_version_rules {
      * test05_schedule_rng_seed attributes set (and read) qsl_rng_seed, sample_index_rng_seed and
      * schedule_rng_seed (bindings/python_api.cc of tag v3.0 binds them to those fields) */
     int python_test05_seeds_alias;
+    /* the Python bindings' TestScenario has MultiStreamFree = 2, Server = 3, Offline = 4
+     * (test_settings.h up to tag r1.1); mlsubmit's LoadGen does not run MultiStreamFree */
+    int python_multistreamfree;
 } lg_version_rules;
 
 /* The rules of a loadgen_version text ("5.1.0 @ 091d51f041", "2.0 @ ...", ".5a1 @ ..." as the

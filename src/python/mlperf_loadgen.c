@@ -42,6 +42,8 @@
 
 static PyObject *g_TestScenario, *g_TestMode, *g_LoggingMode; /* enum classes */
 static PyObject *g_scen_members[4], *g_mode_members[4], *g_logmode_members[3];
+static int g_msf;                      /* TestScenario has MultiStreamFree = 2 (the release at
+                                          import has python_multistreamfree) */
 static PyObject *g_registry;           /* handle (int) -> capsule of a pysut / pyqsl */
 static lg_conf_session *g_conf;        /* FromConfig's process-wide state (the reference's) */
 static lg_compat g_compat = LG_COMPAT_5_1;
@@ -90,6 +92,13 @@ static const char enum_src[] =
     "    _c.__module__ = 'mlperf_loadgen'\n"
     "class VectorQuerySample(list):\n    __module__ = 'mlperf_loadgen'\n"
     "class VectorQuerySampleResponse(list):\n    __module__ = 'mlperf_loadgen'\n";
+
+/* The scenario enum of the releases up to tag r1.1 (their test_settings.h TestScenario):
+ * MultiStreamFree between MultiStream and Server, which shifts Server and Offline. */
+static const char enum_msf_src[] =
+    "class TestScenario(_LGEnum):\n"
+    "    SingleStream = 0\n    MultiStream = 1\n    MultiStreamFree = 2\n    Server = 3\n    Offline = 4\n"
+    "TestScenario.__module__ = 'mlperf_loadgen'\n";
 
 /* Value of an enum member of cls, or -1 with TypeError naming what. */
 static int enum_value(PyObject *cls, PyObject *v, const char *what)
@@ -383,6 +392,12 @@ static int ts_set(TestSettingsObject *self, PyObject *v, void *closure)
         int x = enum_value(g_TestScenario, v, what);
         if (x < 0)
             return -1;
+        if (g_msf && x == 2) {
+            PyErr_Format(PyExc_ValueError, "%s: MultiStreamFree is not run by mlsubmit's LoadGen", what);
+            return -1;
+        }
+        if (g_msf && x > 2)
+            x--;
         *(lg_scenario *)p = (lg_scenario)x;
         return 0;
     }
@@ -1809,10 +1824,11 @@ static int add_type(PyObject *m, PyTypeObject *t, const char *name)
     return 0;
 }
 
-static int cache_members(PyObject *cls, PyObject **out, int n)
+/* out[i] = cls(i), or with skip2 cls(i < 2 ? i : i + 1) (the MultiStreamFree scenario enum). */
+static int cache_members(PyObject *cls, PyObject **out, int n, int skip2)
 {
     for (int i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLong(i);
+        PyObject *v = PyLong_FromLong(skip2 && i >= 2 ? i + 1 : i);
         out[i] = v ? PyObject_CallOneArg(cls, v) : NULL;
         Py_XDECREF(v);
         if (!out[i])
@@ -1833,11 +1849,20 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
+    const char *c = getenv("MLSUBMIT_LOADGEN_COMPAT");
+    if (c && lg_compat_parse(c) >= 0)
+        g_compat = (lg_compat)lg_compat_parse(c);
+    g_msf = lg_version_rules_of_compat(g_compat)->python_multistreamfree;
     PyObject *d = PyModule_GetDict(m);
     PyObject *r = PyRun_String(enum_src, Py_file_input, d, d);
     if (!r)
         goto fail;
     Py_DECREF(r);
+    if (g_msf) {
+        if (!(r = PyRun_String(enum_msf_src, Py_file_input, d, d)))
+            goto fail;
+        Py_DECREF(r);
+    }
     g_TestScenario = PyDict_GetItemString(d, "TestScenario");
     g_TestMode = PyDict_GetItemString(d, "TestMode");
     g_LoggingMode = PyDict_GetItemString(d, "LoggingMode");
@@ -1846,8 +1871,8 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     Py_INCREF(g_TestScenario);
     Py_INCREF(g_TestMode);
     Py_INCREF(g_LoggingMode);
-    if (cache_members(g_TestScenario, g_scen_members, 4) || cache_members(g_TestMode, g_mode_members, 4) ||
-        cache_members(g_LoggingMode, g_logmode_members, 3))
+    if (cache_members(g_TestScenario, g_scen_members, 4, g_msf) || cache_members(g_TestMode, g_mode_members, 4, 0) ||
+        cache_members(g_LoggingMode, g_logmode_members, 3, 0))
         goto fail;
     PyDict_DelItemString(d, "_enum");
     PyDict_DelItemString(d, "_c");
@@ -1858,9 +1883,6 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     g_registry = PyDict_New();
     if (!g_registry)
         goto fail;
-    const char *c = getenv("MLSUBMIT_LOADGEN_COMPAT");
-    if (c && lg_compat_parse(c) >= 0)
-        g_compat = (lg_compat)lg_compat_parse(c);
     PyModule_AddStringConstant(m, "__mlsubmit_version__", MLSUBMIT_VERSION);
     return m;
 fail:

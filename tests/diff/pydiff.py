@@ -224,6 +224,8 @@ PROBES = [
     ["eval", "lg.LoggingMode.Synchronous.value"],
     ["eval", "sorted(lg.TestScenario.__members__)"],
     ["eval", "sorted(lg.TestMode.__members__)"],
+    ["eval", "[int(lg.TestScenario.Server), int(lg.TestScenario.Offline)]"],
+    ["eval", "(lambda s: (setattr(s, 'scenario', lg.TestScenario(3)), s.scenario)[1])(lg.TestSettings())"],
     ["eval", "lg.TestSettings().scenario"],
     ["eval", "lg.TestSettings().mode"],
     ["eval", "lg.LogSettings().log_mode"],
@@ -352,19 +354,15 @@ def draw(seed, tag):
 
 
 def probe_compared(p, api):
-    """Whether a probe is compared on the tag (the deliberate differences and the one known gap
-    are left out; tests/diff/README.md): mlsubmit takes keyword arguments under the newest names
-    in every release (the reference: where its bindings name them); it pickles QuerySample and QuerySampleResponse in
-    every release (the reference: from r1.1, and from v4.0 its QuerySampleResponse.__setstate__
-    always raises); the scenario enum's MultiStreamFree (up to r1.1) is not emulated, which
-    shifts the integer values of Server and Offline."""
+    """Whether a probe is compared on the tag (the deliberate differences are left out;
+    tests/diff/README.md): mlsubmit takes keyword arguments under the newest names
+    in every release (the reference: where its bindings name them); it pickles QuerySample and
+    QuerySampleResponse in every release (the reference: from r1.1, and from v4.0 its
+    QuerySampleResponse.__setstate__ always raises)."""
     text = json.dumps(p)
     if p[0] == "eval" and len(p) > 2 and not set(p[2]) <= api["arg_names"]:
         return False   # keywords: mlsubmit takes the newest names in every release
     if "pickle" in text and (not api["pickle"] or ("QuerySampleResponse" in text and api["qsr4"])):
-        return False
-    if api["multistreamfree"] and p[0] == "eval" and ("int(lg.TestScenario" in text or "lg.TestScenario(" in text
-                                                     or "TestScenario.__members__" in text):
         return False
     return True
 

@@ -629,6 +629,17 @@ def release_bindings(d):
         # single_stream_expected_latency_ns is a uint64_t up to r1.1
         assert s.single_stream_expected_latency_ns == 1000000 and isinstance(s.single_stream_expected_latency_ns, int)
         refuses(setattr, s, "single_stream_expected_latency_ns", 1.5)
+        # TestScenario has MultiStreamFree = 2 up to r1.1 (not run by mlsubmit's LoadGen)
+        assert [int(lg.TestScenario.MultiStreamFree), int(lg.TestScenario.Server), int(lg.TestScenario.Offline)] == [2, 3, 4]
+        s.scenario = lg.TestScenario(3)
+        assert s.scenario is lg.TestScenario.Server, s.scenario
+        s.scenario = lg.TestScenario.Offline
+        assert s.scenario is lg.TestScenario.Offline, s.scenario
+        try:
+            s.scenario = lg.TestScenario.MultiStreamFree
+            raise AssertionError("MultiStreamFree taken")
+        except ValueError:
+            pass
         print("ok")
     """, d, env_extra={"MLSUBMIT_LOADGEN_COMPAT": "1.1"})
     # 3.0's bindings bind the test05 seed attributes to the main seeds
