@@ -70,7 +70,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: difftest lgdifftest pydifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest lgdifftest pydifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -104,13 +104,14 @@ deps-browser:
 # NumPy for the upstream TEST06/TEST08 verification scripts that tests/e2e/test_audit_llm.sh runs
 # as an oracle: best effort (the test then skips those comparisons and says so)
 deps-oracle:
-	@if python3 -c 'import numpy' >/dev/null 2>&1 || /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1; then \
-	  echo "deps-oracle: python3-numpy present"; \
+	@if /usr/bin/python3 -c 'import numpy, pandas, xlsxwriter' >/dev/null 2>&1; then \
+	  echo "deps-oracle: python3-numpy, python3-pandas, python3-xlsxwriter present"; \
 	else \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  if { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
-	       --no-install-recommends python3-numpy >/dev/null; } 2>/dev/null; then echo "deps-oracle: python3-numpy installed"; \
-	  else echo "deps-oracle: could not install python3-numpy; the TEST06/TEST08 oracle comparisons will be skipped"; fi; \
+	       --no-install-recommends python3-numpy python3-pandas python3-xlsxwriter >/dev/null; } 2>/dev/null; then \
+	    echo "deps-oracle: python3-numpy, python3-pandas, python3-xlsxwriter installed"; \
+	  else echo "deps-oracle: could not install them; the TEST06/TEST08 and generate_final_report.py oracle comparisons will be skipped"; fi; \
 	fi
 
 # ---- build ----------------------------------------------------------------------------------
@@ -325,6 +326,12 @@ difftest: $(BIN)
 	@python3 tests/diff/difftest.py --mlsubmit $(abspath $(BIN)) --table --jobs $(J) \
 	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
 	  $(if $(DIFFTEST_OUT),--out $(DIFFTEST_OUT))
+
+# ---- differential test of mlsubmit report against generate_final_report.py (tests/diff/README.md)
+# make reportdifftest N=200 [FIRST=1]   seeded system fields; make reportdifftest SEED=N (kept)
+reportdifftest: $(BIN)
+	@python3 tests/diff/reportdiff.py --mlsubmit $(abspath $(BIN)) \
+	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST))
 
 # ---- differential test of the LoadGen against the reference LoadGen builds (tests/diff/README.md)
 # make lgdifftest N=100 [FIRST=1] [TAGS=v5.1.1,r0.5]   N seeds, each on every tag (or TAGS)

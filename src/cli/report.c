@@ -12,14 +12,19 @@ static const char usage_text[] =
     "                       [--round vX.Y[,vX.Y...]]\n"
     "                       [--ids ids.json] [--report-version 5.1] [--repository NAME]\n"
     "                       [--repository-owner OWNER] [--repository-branch BRANCH] [--title TEXT]\n"
-    "                       [--force] [checker options]\n"
+    "                       [--published-types] [--force] [checker options]\n"
     "\n"
     "Results tables from an index (--db) or from a tree (checked and indexed in memory):\n"
     "  json  the published summary_results.json record format of generate_final_report.py:\n"
     "        renamed columns (Submitter, Category, Suite, System, ...), Details/Code URLs,\n"
     "        Unique ID, ColorKey, ID <report-version>-NNNN (numbers kept in --ids, read and\n"
     "        written back), the per-suite model/scenario filter (rules/report.json), duplicate\n"
-    "        removal, performance and power merged (Performance_*/Power_*);\n"
+    "        removal, performance and power merged (Performance_*/Power_*); each column typed\n"
+    "        as pandas reads it from the checker's summary.csv (an integer column with a missing\n"
+    "        value is float: 32.0; a column with a text is text), so the records are the script's\n"
+    "        for the same rows. --published-types: the types of the round's published file\n"
+    "        instead (rules/report.json; v4.1, v5.1), so that a part of a published round gives\n"
+    "        its published records byte for byte;\n"
     "  csv   the same records as CSV;  md  a table per division and suite;\n"
     "  html  one self-contained page (no network): sortable tables, filters by division,\n"
     "        category, availability, model and scenario, inline SVG charts (results per model\n"
@@ -74,6 +79,7 @@ int cmd_report(int argc, char **argv)
         CLI_STRING(0, "title", &o.title, "TEXT", NULL),
         CLI_STRING(0, "round", &o.rounds, "vX.Y[,vX.Y...]", NULL),
         CLI_FLAG(0, "force", &o.force, NULL),
+        CLI_FLAG(0, "published-types", &o.published_types, NULL),
         CLI_TABLE(ck.opts),
         CLI_END,
     };

@@ -5,10 +5,11 @@
  *       per-suite (Model, Scenario) filter of rules/report.json, the record order, duplicate
  *       removal and performance/power merging, Python json.dumps(indent=2) text; floats as
  *       pandas' to_json (10 decimals) read back by Python (repr).
- *       Types: the published files' (Nodes, host_processors_per_node, p#, a#, compliance,
- *       errors, inferred: integers; has_power: boolean; Result: float; every other field,
- *       host_processor_core_count included, text). pandas infers them per column over the whole
- *       round; fixing them keeps a subset's records equal to the round's.
+ *       Types: each column's dtype as pandas.read_csv infers it over the report's rows (the
+ *       script reads the checker's summary.csv), then the script's clean-ups on the typed values
+ *       (infer_columns, transform); or, with --published-types, the dtypes of the round's
+ *       published summary_results.json (rules/report.json), which pandas inferred over the
+ *       whole round.
  * csv:  those records as RFC 4180 CSV.  md: a table per division and suite.
  * html: one self-contained page: sortable tables, filters, inline SVG charts. */
 #include "report/report.h"
@@ -28,10 +29,11 @@
 
 /* ------------------------------------------------------------ values ---- */
 
-typedef enum vt { V_NONE, V_STR, V_INT, V_FLOAT, V_BOOL } vt;
+/* V_BIGINT: a Python int beyond 64 bits (int() of a long text of digits), its decimal text in s */
+typedef enum vt { V_NONE, V_STR, V_INT, V_FLOAT, V_BOOL, V_BIGINT } vt;
 typedef struct val {
     vt t;
-    char *s;       /* V_STR */
+    char *s;       /* V_STR, V_BIGINT */
     long long i;   /* V_INT, V_BOOL */
     double d;      /* V_FLOAT */
 } val;
@@ -50,7 +52,7 @@ typedef struct rec {
 
 static void val_free(val *v)
 {
-    if (v->t == V_STR)
+    if (v->t == V_STR || v->t == V_BIGINT)
         free(v->s);
     memset(v, 0, sizeof *v);
 }
@@ -128,41 +130,214 @@ static int is_na(const char *s)
     return 0;
 }
 
-static int parse_int(const char *s, long long *out)
+/* ---- pandas' reading of summary.csv --------------------------------------------------------
+ * generate_final_report.py reads the checker's summary.csv with pandas.read_csv, then fillna(""):
+ * each column gets one dtype from all of its values (the C parser's inference), and the records
+ * of summary_results.json carry the values as that dtype gives them. An integer column with a
+ * missing value becomes float64 (32 is written 32.0), a column with a text becomes object (its
+ * numbers stay text), True/False alone make a bool column. Inferred here over the rows of the
+ * report (one round), as the script does over its input. */
+
+typedef enum pcls { PC_NA, PC_INT, PC_FLOAT, PC_BOOL, PC_OTHER } pcls;
+
+static int pd_space(char ch)
 {
-    const char *p = s;
-    if (*p == '-' || *p == '+')
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
+}
+
+static const char *pd_skip_space(const char *p)
+{
+    while (pd_space(*p))
         p++;
-    if (!*p)
-        return -1;
-    for (const char *q = p; *q; q++)
-        if (!isdigit((unsigned char)*q))
-            return -1;
-    errno = 0;
-    *out = strtoll(s, NULL, 10);
-    return errno ? -1 : 0;
+    return p;
 }
 
-static int parse_float(const char *s, double *out)
+/* skips a sign */
+static const char *pd_skip_sign(const char *p)
 {
-    if (!*s)
-        return -1;
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    return *end || errno ? -1 : 0;
+    return *p == '-' || *p == '+' ? p + 1 : p;
 }
 
-/* numeric-typed field: int, else float, else the text */
-static val vnum(const char *s)
+/* skips decimal digits, returns how many */
+static size_t pd_digits(const char **p)
+{
+    size_t n = 0;
+    while (isdigit((unsigned char)**p)) {
+        (*p)++;
+        n++;
+    }
+    return n;
+}
+
+/* the C parser's integer (str_to_int64): blanks around, a sign, decimal digits; out of the
+ * int64 (and uint64) range: no integer, and no float either (the column stays text) */
+static int pd_int(const char *s, long long *out, int *overflow)
+{
+    *overflow = 0;
+    const char *num = pd_skip_space(s), *p = pd_skip_sign(num);
+    if (!pd_digits(&p))
+        return -1;
+    const char *end = p;
+    if (*pd_skip_space(p))
+        return -1;
+    char buf[64];
+    size_t n = (size_t)(end - num);
+    if (n >= sizeof buf) {
+        *overflow = 1;
+        return -1;
+    }
+    memcpy(buf, num, n);
+    buf[n] = '\0';
+    errno = 0;
+    *out = strtoll(buf, NULL, 10);
+    if (errno) {
+        *overflow = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* the C parser's float (precise_xstrtod, then _try_double's infinities): blanks around, a sign,
+ * digits with an optional point, an optional exponent; inf/infinity in any case; an overflow
+ * is no float */
+static int pd_float(const char *s, double *out)
+{
+    const char *num = pd_skip_space(s), *p = pd_skip_sign(num);
+    if (!strcasecmp(p, "inf") || !strcasecmp(p, "infinity")) {
+        *out = *num == '-' ? -INFINITY : INFINITY;
+        return 0;
+    }
+    size_t digits = pd_digits(&p);
+    if (*p == '.') {
+        p++;
+        digits += pd_digits(&p);
+    }
+    if (!digits)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p = pd_skip_sign(p + 1);
+        if (!pd_digits(&p))
+            return -1;
+    }
+    const char *end = p;
+    if (*pd_skip_space(p))
+        return -1;
+    char *stop;
+    errno = 0;
+    *out = strtod(num, &stop);
+    if (stop != end || errno == ERANGE)
+        return -1;
+    return 0;
+}
+
+static int pd_bool(const char *s, int *b)
+{
+    if (!strcmp(s, "True") || !strcmp(s, "TRUE") || !strcmp(s, "true"))
+        *b = 1;
+    else if (!strcmp(s, "False") || !strcmp(s, "FALSE") || !strcmp(s, "false"))
+        *b = 0;
+    else
+        return -1;
+    return 0;
+}
+
+static pcls pd_class(const char *s)
 {
     long long i;
     double d;
-    if (!parse_int(s, &i))
-        return (val){.t = V_INT, .i = i};
-    if (!parse_float(s, &d))
-        return (val){.t = V_FLOAT, .d = d};
+    int b, over;
+    if (!*s)
+        return PC_NA; /* NA strings were made "" when the rows were loaded */
+    if (!pd_int(s, &i, &over))
+        return PC_INT;
+    if (over)
+        return PC_OTHER;
+    if (!pd_float(s, &d))
+        return PC_FLOAT;
+    if (!pd_bool(s, &b))
+        return PC_BOOL;
+    return PC_OTHER;
+}
+
+/* PD_BOOL_NA: booleans with a missing value, an object column whose booleans stay booleans */
+typedef enum pdtype { PD_INT, PD_FLOAT, PD_BOOL, PD_BOOL_NA, PD_OBJECT } pdtype;
+
+/* The dtype of a column from the classes of its values. */
+static pdtype pd_infer(int has_na, int has_int, int has_float, int has_bool, int has_other)
+{
+    if (has_other || (has_bool && (has_int || has_float)))
+        return PD_OBJECT;
+    if (has_bool)
+        return has_na ? PD_BOOL_NA : PD_BOOL;
+    if (has_int && !has_float)
+        return has_na ? PD_FLOAT : PD_INT;
+    if (has_int || has_float)
+        return PD_FLOAT;
+    return PD_FLOAT; /* every value missing: float64 of NaN, "" after fillna */
+}
+
+/* A value as a column of dtype t holds it (after fillna: a missing value is ""). */
+static val pd_value(const char *s, pdtype t)
+{
+    long long i;
+    double d;
+    int b, over;
+    if (!*s)
+        return vstr("");
+    switch (t) {
+    case PD_INT:
+        if (!pd_int(s, &i, &over))
+            return (val){.t = V_INT, .i = i};
+        break;
+    case PD_FLOAT:
+        if (!pd_int(s, &i, &over))
+            return (val){.t = V_FLOAT, .d = (double)i};
+        if (!pd_float(s, &d))
+            return (val){.t = V_FLOAT, .d = d};
+        break;
+    case PD_BOOL:
+    case PD_BOOL_NA:
+        if (!pd_bool(s, &b))
+            return (val){.t = V_BOOL, .i = b};
+        break;
+    case PD_OBJECT:
+        break;
+    }
     return vstr(s);
+}
+
+/* Python's int(text): surrounding blanks, a sign, decimal digits with single underscores
+ * between them. 0 with the value in *out (V_INT, or V_BIGINT beyond 64 bits), -1 where Python
+ * raises or without memory. */
+static int py_int(const char *s, val *out)
+{
+    const char *p = pd_skip_space(s);
+    ms_buf d = MS_BUF_INIT;
+    if (*p == '-')
+        ms_buf_putc(&d, '-');
+    p = pd_skip_sign(p);
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    while (*p == '0' && (isdigit((unsigned char)p[1]) || (p[1] == '_' && isdigit((unsigned char)p[2]))))
+        p += p[1] == '_' ? 2 : 1; /* leading zeros */
+    for (; isdigit((unsigned char)*p) || (*p == '_' && isdigit((unsigned char)p[1])); p++)
+        if (*p != '_')
+            ms_buf_putc(&d, *p);
+    if (*pd_skip_space(p) || !d.data) {
+        ms_buf_free(&d);
+        return -1;
+    }
+    if (!strcmp(d.data, "-0"))
+        d.data[0] = '0', d.data[1] = '\0';
+    long long i;
+    int over;
+    if (!pd_int(d.data, &i, &over)) {
+        ms_buf_free(&d);
+        *out = (val){.t = V_INT, .i = i};
+        return 0;
+    }
+    *out = (val){.t = V_BIGINT, .s = d.data};
+    return 0;
 }
 
 /* pandas to_json (double_precision 10, ultrajson's algorithm) then Python float(): the value
@@ -335,6 +510,43 @@ static int scenario_allowed(rctx *c, const char *suite, const char *model, const
     return json_has(req, scen) || json_has(opt, scen);
 }
 
+/* The dtype of every column over the rows of the round (pandas.read_csv's inference), or, with
+ * --published-types, the dtype the round's published summary_results.json shows
+ * (rules/report.json "published_types", where listed; pandas inferred it over the whole round),
+ * then each value as its column holds it. -1 out of memory. */
+static int infer_columns(rctx *c, const json_t *published)
+{
+    rec *r0 = &c->recs[0];
+    for (size_t k = 0; k < r0->n; k++) {
+        const char *key = r0->f[k].key;
+        int seen[5] = {0}; /* PC_NA, PC_INT, PC_FLOAT, PC_BOOL, PC_OTHER */
+        for (size_t i = 0; i < c->n; i++) {
+            field *f = rec_get(&c->recs[i], key);
+            if (f && f->v.t == V_STR)
+                seen[pd_class(f->v.s)] = 1;
+        }
+        pdtype t = pd_infer(seen[PC_NA], seen[PC_INT], seen[PC_FLOAT], seen[PC_BOOL], seen[PC_OTHER]);
+        const char *pt = json_string_value(json_object_get(published, key));
+        if (pt) {
+            static const char *const names[] = {"int", "float", "bool", "bool_na", "object"};
+            for (size_t n = 0; n < sizeof names / sizeof *names; n++)
+                if (!strcmp(pt, names[n]))
+                    t = (pdtype)n;
+        }
+        for (size_t i = 0; i < c->n; i++) {
+            field *f = rec_get(&c->recs[i], key);
+            if (!f || f->v.t != V_STR)
+                continue;
+            val nv = pd_value(f->v.s, t);
+            if (nv.t == V_NONE)
+                return -1;
+            val_free(&f->v);
+            f->v = nv;
+        }
+    }
+    return 0;
+}
+
 static int transform(rctx *c, ms_err *e)
 {
     const rp_report_opts *o = c->o;
@@ -365,33 +577,25 @@ static int transform(rctx *c, ms_err *e)
             if (can && strcmp(can, sc->v.s))
                 rec_set(r, "Scenario", vstr(can));
         }
-        /* 2. types and clean-ups */
-        static const char *const ints[] = {"Nodes", "host_processors_per_node", "compliance", "errors", "inferred",
-                                           "Total Accelerators"};
-        for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) {
-            field *f = rec_get(r, ints[k]);
-            if (f && f->v.t == V_STR && f->v.s[0]) {
-                val nv = vnum(f->v.s);
-                val_free(&f->v);
-                f->v = nv;
-            }
+    }
+    /* 2. types: pandas' dtypes of the columns, then the script's clean-ups (main() of
+     * generate_final_report.py: "fix issues with raw data", "cleanup counts") on the typed values */
+    const json_t *published = NULL;
+    if (o->published_types) {
+        published = json_object_get(json_object_get(c->report, "published_types"), c->round);
+        if (!json_is_object(published)) {
+            free(repo);
+            return ms_err_set(e, MS_EUSAGE, "--published-types: rules/report.json records no published "
+                              "types of round %s", c->round);
         }
-        static const char *const floats[] = {"Result", "design_power_watts"};
-        for (size_t k = 0; k < sizeof floats / sizeof *floats; k++) {
-            field *f = rec_get(r, floats[k]);
-            double d;
-            if (f && f->v.t == V_STR && f->v.s[0] && !parse_float(f->v.s, &d)) {
-                val_free(&f->v);
-                f->v = (val){.t = V_FLOAT, .d = d};
-            }
-        }
-        field *f = rec_get(r, "has_power");
-        if (f && f->v.t == V_STR && (!strcmp(f->v.s, "True") || !strcmp(f->v.s, "False"))) {
-            int b = !strcmp(f->v.s, "True");
-            val_free(&f->v);
-            f->v = (val){.t = V_BOOL, .i = b};
-        }
-        f = rec_get(r, "host_processor_core_count");
+    }
+    if (c->n && infer_columns(c, published)) {
+        free(repo);
+        return ms_err_oom(e);
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        rec *r = &c->recs[i];
+        field *f = rec_get(r, "host_processor_core_count");
         if (f && f->v.t == V_STR && !strcmp(f->v.s, "2 (big); 4 (LITTLE)")) {
             val_free(&f->v);
             f->v = (val){.t = V_INT, .i = 2};
@@ -402,23 +606,31 @@ static int transform(rctx *c, ms_err *e)
         f = rec_get(r, "Accelerator");
         if (f && f->v.t == V_STR && !strcmp(f->v.s, "-"))
             rec_set(r, "Accelerator", vstr(""));
+        /* a#: int(x) if str(x).isnumeric() (a text of digits; an int column's numbers >= 0),
+         * then "" for a value equal to 0 (0, 0.0, False) */
         f = rec_get(r, "a#");
         if (f && f->v.t == V_STR && f->v.s[0]) {
             int digits = 1;
             for (const char *p = f->v.s; *p; p++)
                 digits &= isdigit((unsigned char)*p) != 0;
-            if (digits) {
-                long long a = strtoll(f->v.s, NULL, 10);
+            val a;
+            if (digits && !py_int(f->v.s, &a)) {
                 val_free(&f->v);
-                f->v = a ? (val){.t = V_INT, .i = a} : vstr("");
+                f->v = a;
             }
         }
+        if (f && ((f->v.t == V_INT || f->v.t == V_BOOL) ? f->v.i == 0 : f->v.t == V_FLOAT && f->v.d == 0.0))
+            rec_set(r, "a#", vstr(""));
+        /* p#: int(host_processors_per_node) (a text Python's int() refuses stops the script:
+         * kept as it is here) */
         field *pp = rec_get(r, "host_processors_per_node");
         val pv = {.t = V_NONE};
-        if (pp && pp->v.t == V_INT)
+        if (pp && (pp->v.t == V_INT || pp->v.t == V_BOOL))
             pv = (val){.t = V_INT, .i = pp->v.i};
-        else if (pp && pp->v.t == V_FLOAT)
+        else if (pp && pp->v.t == V_FLOAT && isfinite(pp->v.d))
             pv = (val){.t = V_INT, .i = (long long)pp->v.d};
+        else if (pp && pp->v.t == V_STR && !py_int(pp->v.s, &pv))
+            ;
         else
             pv = vstr(pp && pp->v.t == V_STR ? pp->v.s : "");
         /* 3. URLs */
@@ -547,7 +759,7 @@ static int rec_clone(rec *dst, rec *src)
     dst->order = src->order;
     for (size_t i = 0; i < src->n; i++) {
         val v = src->f[i].v;
-        if (v.t == V_STR && !(v = vstr(src->f[i].v.s)).s)
+        if ((v.t == V_STR || v.t == V_BIGINT) && !(v.s = strdup(src->f[i].v.s)))
             return -1;
         if (rec_set(dst, src->f[i].key, v))
             return -1;
@@ -574,6 +786,7 @@ static int truthy_val(const val *v)
 {
     switch (v->t) {
     case V_STR: return v->s[0] != 0;
+    case V_BIGINT: return 1;
     case V_INT:
     case V_BOOL: return v->i != 0;
     case V_FLOAT: return v->d != 0.0;
@@ -587,8 +800,8 @@ static void move_field(rec *dst, const char *dk, rec *src, const char *sk)
     val v = {.t = V_NONE};
     if (f) {
         v = f->v;
-        if (v.t == V_STR)
-            v = vstr(f->v.s);
+        if ((v.t == V_STR || v.t == V_BIGINT) && !(v.s = strdup(f->v.s)))
+            v.t = V_NONE;
     }
     rec_set(dst, dk, v);
 }
@@ -708,14 +921,13 @@ static void put_val(ms_buf *b, const val *v)
     char num[MS_PY_FLOAT_MAX];
     switch (v->t) {
     case V_STR: rp_json_str(b, v->s); break;
+    case V_BIGINT: ms_buf_puts(b, v->s); break;
     case V_INT: ms_buf_printf(b, "%lld", v->i); break;
     case V_BOOL: ms_buf_puts(b, v->i ? "true" : "false"); break;
     case V_FLOAT: {
         double d = pandas_roundtrip(v->d);
-        if (isnan(d))
-            ms_buf_puts(b, "NaN");
-        else if (isinf(d))
-            ms_buf_puts(b, d > 0 ? "Infinity" : "-Infinity");
+        if (!isfinite(d))
+            ms_buf_puts(b, "null"); /* pandas' to_json writes NaN and infinities as null */
         else {
             ms_py_float_repr(d, num);
             ms_buf_puts(b, num);
@@ -730,7 +942,8 @@ static void text_val(ms_buf *b, const val *v)
 {
     char num[MS_PY_FLOAT_MAX];
     switch (v->t) {
-    case V_STR: ms_buf_puts(b, v->s); break;
+    case V_STR:
+    case V_BIGINT: ms_buf_puts(b, v->s); break;
     case V_INT: ms_buf_printf(b, "%lld", v->i); break;
     case V_BOOL: ms_buf_puts(b, v->i ? "True" : "False"); break;
     case V_FLOAT:

@@ -173,6 +173,9 @@ typedef struct rp_report_opts {
     const char *repository_branch;
     const char *title;
     int force;                  /* write even when the check failed (the stats say so) */
+    int published_types;        /* json/csv: the column types of the round's published
+                                   summary_results.json (rules/report.json) instead of the
+                                   types pandas infers over the report's rows */
     const ck_options *check;
     rp_note_fn note;
     void *ctx;

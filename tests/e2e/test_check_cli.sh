@@ -168,6 +168,20 @@ if [ -z "$TEST_WRAP" ] && command -v strace >/dev/null; then
   [ -s "$TMP/reopened.txt" ] && { echo "FAIL: the check opens files more than twice:"; cat "$TMP/reopened.txt"; fail=1; }
 fi
 
+# --- not a submission root: a missing folder names the system's reason; a folder without a
+# division folder checks clean (as the official checker finds it) but says nothing was checked ---
+"$MLSUBMIT" check "$TMP/no-such-root" >"$TMP/o.txt" 2>&1 && { echo "FAIL: a missing root checked"; fail=1; }
+grep -q 'no-such-root: cannot list the submission root: No such file or directory' "$TMP/o.txt" ||
+  { echo "FAIL: a missing root: no reason given"; cat "$TMP/o.txt"; fail=1; }
+mkdir -p "$TMP/not-a-root/results"
+"$MLSUBMIT" check "$TMP/not-a-root" --version v5.1 --no-csv >"$TMP/o.txt" 2>"$TMP/e.txt" ||
+  { echo "FAIL: an empty tree's verdict changed"; fail=1; }
+grep -q 'not-a-root holds no division folder (closed/, open/ or network/): nothing was checked' "$TMP/e.txt" ||
+  { echo "FAIL: a folder without divisions: no warning"; cat "$TMP/e.txt"; fail=1; }
+mkdir -p "$TMP/not-a-root/open"
+"$MLSUBMIT" check "$TMP/not-a-root" --version v5.1 --no-csv >"$TMP/o.txt" 2>"$TMP/e.txt"
+grep -q 'holds no division folder' "$TMP/e.txt" && { echo "FAIL: warned with a division folder"; fail=1; }
+
 # --- an installed binary finds rules/ and schemas/ in <prefix>/share/mlsubmit ---
 if command -v make >/dev/null && make -s install PREFIX="$TMP/prefix" >/dev/null 2>&1; then
   (unset MLSUBMIT_DATA_DIR; cd "$TMP" && "$TMP/prefix/bin/mlsubmit" rules list) >"$TMP/o.txt" 2>&1

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 M=$MLSUBMIT
 
-# accuracy-log sampling vector (LOADGEN.md 4.7): Server, 200 samples, TEST01 offset seed, p = 0.1
+# accuracy-log sampling vector (the reference LoadGen's accuracy_log_probability draw with accuracy_log_rng_seed): Server, 200 samples, TEST01 offset seed, p = 0.1
 # (200 queries are too few for early stopping: INVALID, exit 1)
 expect_exit 1 $M loadgen run --scenario Server --sut null --total-samples 1000 --set min_duration_ms=0 \
    --set min_query_count=200 --set server_target_qps=100000 --set accuracy_log_rng_seed=720381539243781796 \

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # mlsubmit report: summary_results.json of the v5.1 mini tree byte-identical to the published
-# records (field names, values, types, order, text), IDs kept in ids.json, csv and md, a
-# self-contained html page, errors.
+# records (field names, values, types with --published-types, order, text), IDs kept in
+# ids.json, csv and md, a self-contained html page, errors. (Types inferred from the rows, as
+# generate_final_report.py does: test_report_types.sh.)
 source tests/e2e/lib.sh
 M() { "$MLSUBMIT" "$@"; }
 D=tests/e2e/data
 if [ -n "$SHARED" ] && [ -d "$SHARED/testdata/v5.1-mini/tree" ]; then
   T="$SHARED/testdata/v5.1-mini/tree"
   cp "$D/v5.1-mini-ids.json" "$TMP/ids.json"
-  expect_exit 0 M report "$T" --version v5.1 --format json --ids "$TMP/ids.json" -o "$TMP/sr.json"
+  expect_exit 0 M report "$T" --version v5.1 --format json --published-types --ids "$TMP/ids.json" -o "$TMP/sr.json"
   expect_grep "7 records from 7 summary rows" "$TMP/out"
   cmp -s "$TMP/sr.json" "$D/v5.1-mini-summary_results.json" && ok ||
     { fail "summary_results.json differs from the published records"; diff "$TMP/sr.json" "$D/v5.1-mini-summary_results.json" | head >&2; }
   # from an index too, and without ids.json: numbered from 1 in the report's order
   expect_exit 0 M index "$T" --db "$TMP/i.db" --version v5.1
-  expect_exit 0 M report --db "$TMP/i.db" --format json -o "$TMP/sr2.json" --ids "$TMP/new-ids.json"
+  expect_exit 0 M report --db "$TMP/i.db" --format json --published-types -o "$TMP/sr2.json" --ids "$TMP/new-ids.json"
   sed -e 's/"5.1-0082"/"5.1-0001"/; s/"5.1-0083"/"5.1-0002"/; s/"5.1-0387"/"5.1-0003"/' "$D/v5.1-mini-summary_results.json" > "$TMP/renum.json"
   sed -i 's/"5.1-0082"/"5.1-0001"/g; s/"5.1-0083"/"5.1-0002"/g; s/"5.1-0387"/"5.1-0003"/g' "$TMP/renum.json"
   cmp -s "$TMP/sr2.json" "$TMP/renum.json" && ok || fail "records from the index (new IDs) differ"

@@ -1,4 +1,4 @@
-/* Results: radix sort, early-stopping numbers of LOADGEN.md 6.3, exactness of the fast odds
+/* Results: radix sort, early-stopping numbers of the reference LoadGen (early_stopping.cc), exactness of the fast odds
  * decision against the reference evaluation. */
 #include <math.h>
 

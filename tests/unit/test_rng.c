@@ -1,4 +1,6 @@
-/* Bit-exactness of the LoadGen RNG layer against the vectors of LOADGEN.md section 4. */
+/* Bit-exactness of the LoadGen RNG layer: the C++ standard library engines and distributions the
+ * reference LoadGen draws with (std::mt19937_64 and libstdc++'s distributions), against known
+ * output vectors. */
 #include "loadgen/rng.h"
 #include "testutil.h"
 
