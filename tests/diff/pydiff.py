@@ -347,7 +347,7 @@ def draw(seed, tag):
             if p[0] == "set" and p[1] == "TestSettings" and p[2] not in api["attrs"] and p[2] not in (
                     "scenario", "mode", "not_a_setting"):
                 continue
-            if p[0] == "set" and p[1] == "LogOutputSettings" and p[2] not in lo_fields(api) + ["not_a_field"]:
+            if p[0] == "set" and p[1] == "LogOutputSettings" and p[2] not in api["log_output"] + ["not_a_field"]:
                 continue
             case["probes"].append(p)
     return case
@@ -365,10 +365,6 @@ def probe_compared(p, api):
     if "pickle" in text and (not api["pickle"] or ("QuerySampleResponse" in text and api["qsr4"])):
         return False
     return True
-
-
-def lo_fields(api):
-    return api["log_output"]
 
 
 # ---- running ----------------------------------------------------------------------------------
