@@ -70,7 +70,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: difftest lgdifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest lgdifftest pydifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -338,6 +338,13 @@ reportdifftest: $(BIN)
 # make lgdifftest SEED=N TAGS=tag                       replay one case (its logs kept)
 lgdifftest: $(BIN)
 	@python3 tests/diff/lgdiff.py --mlsubmit $(abspath $(BIN)) \
+	  $(if $(SEED),--seed $(SEED) --keep,--n $(N) --first $(FIRST)) $(if $(TAGS),--tags $(TAGS))
+
+# ---- differential test of the Python module against the reference Python bindings (tests/diff/README.md)
+# make pydifftest N=50 [FIRST=1] [TAGS=v5.1.1,v4.0]   N seeds, each on every tag with bindings (or TAGS)
+# make pydifftest SEED=N TAGS=tag                      replay one case (its files kept)
+pydifftest: python
+	@python3 tests/diff/pydiff.py --ours $(abspath $(BUILD))/python \
 	  $(if $(SEED),--seed $(SEED) --keep,--n $(N) --first $(FIRST)) $(if $(TAGS),--tags $(TAGS))
 
 # ---- fuzzing (tests/fuzz/README.md) ----------------------------------------------------------

@@ -433,6 +433,17 @@ typedef struct lg_version_rules {
      * v5.1.1 results.cc PerformanceSummary::LogDetail); 2 also after an accuracy run and a
      * test that could not run */
     int num_errors_logged;
+    /* the Python bindings' ConstructSUT / ConstructFastSUT take a third callback,
+     * report_latency_results(latencies_ns), called after each performance run (bindings/python_api.cc
+     * up to tag v2.0, SystemUnderTest::ReportLatencyResults) */
+    int python_report_latencies;
+    /* the Python bindings' test05_qsl_rng_seed, test05_sample_index_rng_seed and
+     * test05_schedule_rng_seed attributes set (and read) qsl_rng_seed, sample_index_rng_seed and
+     * schedule_rng_seed (bindings/python_api.cc of tag v3.0 binds them to those fields) */
+    int python_test05_seeds_alias;
+    /* the Python bindings' TestScenario has MultiStreamFree = 2, Server = 3, Offline = 4
+     * (test_settings.h up to tag r1.1); mlsubmit's LoadGen does not run MultiStreamFree */
+    int python_multistreamfree;
 } lg_version_rules;
 
 /* The rules of a loadgen_version text ("5.1.0 @ 091d51f041", "2.0 @ ...", ".5a1 @ ..." as the
@@ -519,6 +530,13 @@ typedef struct lg_run_options {
      * prints nothing itself: `loadgen run` and the Python module pass a writer to stdout. */
     void (*console)(void *ctx, const char *text, size_t len);
     void *console_ctx;
+    /* optional: after each performance run, before its summary, the latency (ns) of every sample
+     * it issued, in issue order (SystemUnderTest::ReportLatencyResults of the LoadGen releases
+     * up to tag v2.0, loadgen.cc RunPerformanceMode; the Python module passes them to the
+     * report_latency_results callback of those releases' ConstructSUT). The array is only valid
+     * during the call. */
+    void (*report_latencies)(void *ctx, const int64_t *latencies_ns, size_t n);
+    void *report_latencies_ctx;
 } lg_run_options;
 
 void lg_run_options_default(lg_run_options *o);

@@ -514,7 +514,9 @@ static void complete_impl(lg_test *t, lg_response *r, size_t n, lg_response_cb c
                 cb(cb_ctx, &r[i]);
             lg_accuracy_entry(t->L, s->base + k, s->qsl[k], (const void *)r[i].data, r[i].size,
                               s->tokdata ? s->tokdata[k] : NULL, s->toksize ? s->toksize[k] : 0,
-                              s->ntok ? s->ntok[k] : 0);
+                              r[i].n_tokens); /* as the SUT passed it: loadgen.cc logs the
+                                                * response's n_tokens, before
+                                                * RecordSampleCompletion corrects 1 or less */
         }
         ok++;
     }
@@ -1212,6 +1214,7 @@ typedef struct perf_run {
     lg_perf_input in;
     lg_perf_result res;
     int have_result;
+    int report;            /* hand the latencies to lg_run_options.report_latencies */
 } perf_run;
 
 static void perf_run_move(perf_run *dst, perf_run *src)
@@ -1354,6 +1357,8 @@ static int perf_series(lg_test *t, const lg_lset *set, perf_run *pr)
     }
     /* the trace gets per-sample events before the arrays are sorted */
     trace_series(t, s, n, pr->ef.samples_per_query);
+    if (pr->report && t->opts->report_latencies)
+        t->opts->report_latencies(t->opts->report_latencies_ctx, lat, (size_t)n);
     double pct = pr->ef.target_latency_percentile;
     if (pr->ef.scenario != LG_OFFLINE && !(pct >= 0 && pct <= 1)) {
         /* the reference indexes its sorted latencies with it (results.cc / loadgen.cc
@@ -1451,6 +1456,7 @@ static int run_performance(lg_test *t, lg_run_result *res)
     perf_run pr;
     memset(&pr, 0, sizeof pr);
     pr.ef = t->ef;
+    pr.report = 1;
     int rc = perf_series(t, &sets[0], &pr);
     if (rc == 0) {
         clock_check(t, &pr.st);

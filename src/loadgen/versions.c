@@ -182,6 +182,9 @@ static int same_rules(const lg_version_rules *a, const lg_version_rules *b)
            a->sampling_expected_floor == b->sampling_expected_floor &&
            a->mlperf_conf_only_keys == b->mlperf_conf_only_keys &&
            a->num_errors_logged == b->num_errors_logged &&
+           a->python_report_latencies == b->python_report_latencies &&
+           a->python_test05_seeds_alias == b->python_test05_seeds_alias &&
+           a->python_multistreamfree == b->python_multistreamfree &&
            a->integer_expected_latency == b->integer_expected_latency &&
            a->settings_defaults.multi_stream_samples_per_query == b->settings_defaults.multi_stream_samples_per_query &&
            a->settings_defaults.multi_stream_target_latency_percentile ==

@@ -42,6 +42,8 @@
 
 static PyObject *g_TestScenario, *g_TestMode, *g_LoggingMode; /* enum classes */
 static PyObject *g_scen_members[4], *g_mode_members[4], *g_logmode_members[3];
+static int g_msf;                      /* TestScenario has MultiStreamFree = 2 (the release at
+                                          import has python_multistreamfree) */
 static PyObject *g_registry;           /* handle (int) -> capsule of a pysut / pyqsl */
 static lg_conf_session *g_conf;        /* FromConfig's process-wide state (the reference's) */
 static lg_compat g_compat = LG_COMPAT_5_1;
@@ -91,6 +93,13 @@ static const char enum_src[] =
     "class VectorQuerySample(list):\n    __module__ = 'mlperf_loadgen'\n"
     "class VectorQuerySampleResponse(list):\n    __module__ = 'mlperf_loadgen'\n";
 
+/* The scenario enum of the releases up to tag r1.1 (their test_settings.h TestScenario):
+ * MultiStreamFree between MultiStream and Server, which shifts Server and Offline. */
+static const char enum_msf_src[] =
+    "class TestScenario(_LGEnum):\n"
+    "    SingleStream = 0\n    MultiStream = 1\n    MultiStreamFree = 2\n    Server = 3\n    Offline = 4\n"
+    "TestScenario.__module__ = 'mlperf_loadgen'\n";
+
 /* Value of an enum member of cls, or -1 with TypeError naming what. */
 static int enum_value(PyObject *cls, PyObject *v, const char *what)
 {
@@ -110,18 +119,38 @@ static int enum_value(PyObject *cls, PyObject *v, const char *what)
     return (int)x;
 }
 
-/* ---- typed conversions (pybind11's casters: ints refuse floats and negatives for unsigned
- * fields, floats take ints, bools take bool/int/None) ------------------------------------------ */
+/* ---- typed conversions: pybind11's casters as a def_readwrite setter or a bound function runs
+ * them (convert mode, pybind11/cast.h type_caster<T>::load) --------------------------------------
+ * integers: never a float (PyFloat_Check); an int (or bool) as it is; any other number (a type
+ *   with __index__, __int__ or __float__: a Decimal, a Fraction) through int(), so truncated;
+ *   a str, None or a list never; out of the C type's range: TypeError.
+ * floats: anything float() takes that is a number (an int, a bool, a Decimal), never a str.
+ * bools: True / False, None as false, else the type's own __bool__ (nb_bool) when it has one
+ *   (0.0 and 2 convert; a str or a list, which have none, do not). */
+
+/* v as a Python int (a new reference) the way the integer caster converts it, or NULL with no
+ * exception set. */
+static PyObject *caster_int(PyObject *v)
+{
+    if (PyFloat_Check(v))
+        return NULL;
+    if (PyLong_Check(v))
+        return Py_NewRef(v);
+    if (!PyNumber_Check(v))
+        return NULL;
+    PyObject *i = PyNumber_Long(v);
+    if (!i)
+        PyErr_Clear();
+    return i;
+}
 
 static int to_u64(PyObject *v, uint64_t *out, const char *what)
 {
-    if (PyFloat_Check(v) || !PyIndex_Check(v)) {
+    PyObject *i = caster_int(v);
+    if (!i) {
         PyErr_Format(PyExc_TypeError, "%s: expected an int, got %s", what, Py_TYPE(v)->tp_name);
         return -1;
     }
-    PyObject *i = PyNumber_Index(v);
-    if (!i)
-        return -1;
     unsigned long long x = PyLong_AsUnsignedLongLong(i);
     Py_DECREF(i);
     if (x == (unsigned long long)-1 && PyErr_Occurred()) {
@@ -135,11 +164,13 @@ static int to_u64(PyObject *v, uint64_t *out, const char *what)
 
 static int to_i64(PyObject *v, int64_t *out, const char *what)
 {
-    if (PyFloat_Check(v) || !PyIndex_Check(v)) {
+    PyObject *i = caster_int(v);
+    if (!i) {
         PyErr_Format(PyExc_TypeError, "%s: expected an int, got %s", what, Py_TYPE(v)->tp_name);
         return -1;
     }
-    long long x = PyLong_AsLongLong(v);
+    long long x = PyLong_AsLongLong(i);
+    Py_DECREF(i);
     if (x == -1 && PyErr_Occurred()) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s: expected a 64-bit int, got %R", what, v);
@@ -167,16 +198,21 @@ static int to_double(PyObject *v, double *out, const char *what)
 
 static int to_bool(PyObject *v, int *out, const char *what)
 {
-    if (v == Py_None) {
-        *out = 0;
+    if (v == Py_True || v == Py_False || v == Py_None) {
+        *out = v == Py_True;
         return 0;
     }
-    if (!PyBool_Check(v) && !PyLong_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a bool, got %s", what, Py_TYPE(v)->tp_name);
-        return -1;
+    PyNumberMethods *nm = Py_TYPE(v)->tp_as_number;
+    if (nm && nm->nb_bool) {
+        int r = nm->nb_bool(v);
+        if (r == 0 || r == 1) {
+            *out = r;
+            return 0;
+        }
+        PyErr_Clear();
     }
-    *out = PyObject_IsTrue(v);
-    return *out < 0 ? -1 : 0;
+    PyErr_Format(PyExc_TypeError, "%s: expected a bool, got %s", what, Py_TYPE(v)->tp_name);
+    return -1;
 }
 
 static int to_str(PyObject *v, char **out, const char *what)
@@ -277,14 +313,43 @@ static int TestSettings_init(TestSettingsObject *self, PyObject *args, PyObject 
         PyErr_SetString(PyExc_TypeError, "TestSettings() takes no arguments");
         return -1;
     }
+    /* the emulated release's TestSettings defaults (its test_settings.h, as `loadgen run` uses) */
     lg_settings_default(&self->s);
+    lg_settings_release_defaults(&self->s, lg_version_rules_of_compat(g_compat));
     return 0;
+}
+
+/* The field an attribute reaches: in the releases whose rules row has python_test05_seeds_alias
+ * the test05_*_rng_seed attributes are the main seeds (bindings/python_api.cc of tag v3.0). */
+static const field *ts_target(const field *f)
+{
+    static const char *const alias[][2] = {{"test05_qsl_rng_seed", "qsl_rng_seed"},
+                                           {"test05_sample_index_rng_seed", "sample_index_rng_seed"},
+                                           {"test05_schedule_rng_seed", "schedule_rng_seed"}};
+    if (!lg_version_rules_of_compat(g_compat)->python_test05_seeds_alias)
+        return f;
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(f->name, alias[i][0]))
+            for (size_t j = 0; j < NFIELDS; j++)
+                if (!strcmp(ts_fields[j].name, alias[i][1]))
+                    return &ts_fields[j];
+    return f;
+}
+
+/* single_stream_expected_latency_ns is a uint64_t in the releases of integer_expected_latency
+ * (test_settings.h up to tag r1.1): an int read back, a float refused as pybind11 refuses it */
+static int ts_integer_latency(const field *f)
+{
+    return f->off == offsetof(lg_test_settings, single_stream_expected_latency_ns) &&
+           lg_version_rules_of_compat(g_compat)->integer_expected_latency;
 }
 
 static PyObject *ts_get(TestSettingsObject *self, void *closure)
 {
-    const field *f = closure;
+    const field *f = ts_target(closure);
     char *p = (char *)&self->s + f->off;
+    if (ts_integer_latency(f))
+        return PyLong_FromUnsignedLongLong((unsigned long long)*(double *)p);
     switch (f->kind) {
     case K_SCEN: {
         int v = *(lg_scenario *)p;
@@ -307,7 +372,7 @@ static PyObject *ts_get(TestSettingsObject *self, void *closure)
 
 static int ts_set(TestSettingsObject *self, PyObject *v, void *closure)
 {
-    const field *f = closure;
+    const field *f = ts_target(closure);
     char what[96];
     snprintf(what, sizeof what, "TestSettings.%s", f->name);
     if (!v) {
@@ -315,11 +380,24 @@ static int ts_set(TestSettingsObject *self, PyObject *v, void *closure)
         return -1;
     }
     char *p = (char *)&self->s + f->off;
+    if (ts_integer_latency(f)) {
+        uint64_t x;
+        if (to_u64(v, &x, what))
+            return -1;
+        *(double *)p = (double)x;
+        return 0;
+    }
     switch (f->kind) {
     case K_SCEN: {
         int x = enum_value(g_TestScenario, v, what);
         if (x < 0)
             return -1;
+        if (g_msf && x == 2) {
+            PyErr_Format(PyExc_ValueError, "%s: MultiStreamFree is not run by mlsubmit's LoadGen", what);
+            return -1;
+        }
+        if (g_msf && x > 2)
+            x--;
         *(lg_scenario *)p = (lg_scenario)x;
         return 0;
     }
@@ -858,7 +936,8 @@ struct pyrun;
 typedef struct pyobj {
     int kind;
     int in_use;
-    PyObject *cb1, *cb2, *cb3;          /* SUT: issue, flush, name(QDL); QSL: load, unload */
+    PyObject *cb1, *cb2, *cb3;          /* SUT: issue, flush, name (QDL) or report_latency_results
+                                           (a SUT of python_report_latencies); QSL: load, unload */
     lg_sut sut;
     lg_qsl qsl;
     char name[256];
@@ -933,17 +1012,23 @@ static int qsl_load(void *ctx, const lg_sample_index *idx, size_t n);
 static int qsl_unload(void *ctx, const lg_sample_index *idx, size_t n);
 static const char *qsl_name(void *ctx) { return "PyQSL"; }
 
+/* ConstructSUT / ConstructFastSUT take (issue_query, flush_queries), and in the releases whose
+ * rules row has python_report_latencies a third callback, report_latency_results(latencies_ns)
+ * (bindings/python_api.cc up to tag v2.0); ConstructQDL takes (issue_query, flush_queries, name). */
 static PyObject *construct_sut(PyObject *args, int kind, const char *fn)
 {
-    Py_ssize_t want = kind == H_QDL ? 3 : 2;
+    int report = kind != H_QDL && lg_version_rules_of_compat(g_compat)->python_report_latencies;
+    Py_ssize_t want = kind == H_QDL || report ? 3 : 2;
     if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != want)
         return PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%s), got %zd", fn, want,
-                            kind == H_QDL ? "issue_query, flush_queries, name" : "issue_query, flush_queries",
+                            kind == H_QDL ? "issue_query, flush_queries, name"
+                            : report      ? "issue_query, flush_queries, report_latency_results"
+                                          : "issue_query, flush_queries",
                             PyTuple_GET_SIZE(args));
     PyObject *a = PyTuple_GET_ITEM(args, 0), *b = PyTuple_GET_ITEM(args, 1);
     PyObject *c = want == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
     if (check_callable(a, fn, 1, "issue_query", 0) || check_callable(b, fn, 2, "flush_queries", 1) ||
-        (c && check_callable(c, fn, 3, "name", 0)))
+        (c && check_callable(c, fn, 3, report ? "report_latency_results" : "name", report)))
         return NULL;
     pyobj *p = calloc(1, sizeof *p);
     if (!p)
@@ -1163,6 +1248,32 @@ static void sut_issue(void *ctx, lg_test *test, const lg_query_sample *s, size_t
     PyGILState_Release(g);
 }
 
+/* lg_run_options.report_latencies: the SUT's report_latency_results(list of ns). */
+static void sut_report(void *ctx, const int64_t *lat, size_t n)
+{
+    pyobj *p = ctx;
+    pyrun *r = p->run;
+    if (!p->cb3 || p->cb3 == Py_None)
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (!r->failed) {
+        PyObject *l = PyList_New((Py_ssize_t)n);
+        for (size_t i = 0; l && i < n; i++) {
+            PyObject *v = PyLong_FromLongLong(lat[i]);
+            if (!v)
+                Py_CLEAR(l);
+            else
+                PyList_SET_ITEM(l, (Py_ssize_t)i, v);
+        }
+        PyObject *res = l ? PyObject_CallOneArg(p->cb3, l) : NULL;
+        Py_XDECREF(l);
+        if (!res)
+            run_fail(r, "report_latency_results");
+        Py_XDECREF(res);
+    }
+    PyGILState_Release(g);
+}
+
 static void sut_flush(void *ctx)
 {
     pyobj *p = ctx;
@@ -1351,6 +1462,10 @@ static PyObject *start_test(PyObject *sut_h, PyObject *qsl_h, PyObject *tso, PyO
     r->ro.console = console_write;
     r->ro.cancel = &r->cancel;
     r->ro.keep_test = 1;
+    if (sut->kind != H_QDL && sut->cb3) {
+        r->ro.report_latencies = sut_report;
+        r->ro.report_latencies_ctx = sut;
+    }
     sut->run = qsl->run = r;
     sut->in_use = qsl->in_use = 1;
     fflush(stdout);
@@ -1709,10 +1824,11 @@ static int add_type(PyObject *m, PyTypeObject *t, const char *name)
     return 0;
 }
 
-static int cache_members(PyObject *cls, PyObject **out, int n)
+/* out[i] = cls(i), or with skip2 cls(i < 2 ? i : i + 1) (the MultiStreamFree scenario enum). */
+static int cache_members(PyObject *cls, PyObject **out, int n, int skip2)
 {
     for (int i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLong(i);
+        PyObject *v = PyLong_FromLong(skip2 && i >= 2 ? i + 1 : i);
         out[i] = v ? PyObject_CallOneArg(cls, v) : NULL;
         Py_XDECREF(v);
         if (!out[i])
@@ -1733,11 +1849,20 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
+    const char *c = getenv("MLSUBMIT_LOADGEN_COMPAT");
+    if (c && lg_compat_parse(c) >= 0)
+        g_compat = (lg_compat)lg_compat_parse(c);
+    g_msf = lg_version_rules_of_compat(g_compat)->python_multistreamfree;
     PyObject *d = PyModule_GetDict(m);
     PyObject *r = PyRun_String(enum_src, Py_file_input, d, d);
     if (!r)
         goto fail;
     Py_DECREF(r);
+    if (g_msf) {
+        if (!(r = PyRun_String(enum_msf_src, Py_file_input, d, d)))
+            goto fail;
+        Py_DECREF(r);
+    }
     g_TestScenario = PyDict_GetItemString(d, "TestScenario");
     g_TestMode = PyDict_GetItemString(d, "TestMode");
     g_LoggingMode = PyDict_GetItemString(d, "LoggingMode");
@@ -1746,8 +1871,8 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     Py_INCREF(g_TestScenario);
     Py_INCREF(g_TestMode);
     Py_INCREF(g_LoggingMode);
-    if (cache_members(g_TestScenario, g_scen_members, 4) || cache_members(g_TestMode, g_mode_members, 4) ||
-        cache_members(g_LoggingMode, g_logmode_members, 3))
+    if (cache_members(g_TestScenario, g_scen_members, 4, g_msf) || cache_members(g_TestMode, g_mode_members, 4, 0) ||
+        cache_members(g_LoggingMode, g_logmode_members, 3, 0))
         goto fail;
     PyDict_DelItemString(d, "_enum");
     PyDict_DelItemString(d, "_c");
@@ -1758,9 +1883,6 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     g_registry = PyDict_New();
     if (!g_registry)
         goto fail;
-    const char *c = getenv("MLSUBMIT_LOADGEN_COMPAT");
-    if (c && lg_compat_parse(c) >= 0)
-        g_compat = (lg_compat)lg_compat_parse(c);
     PyModule_AddStringConstant(m, "__mlsubmit_version__", MLSUBMIT_VERSION);
     return m;
 fail:

@@ -73,20 +73,7 @@ def ref_binary(tag, quiet=False):
     if objs is None:
         if not quiet:
             log("lgdiff: building the reference LoadGen %s into %s" % (tag, b))
-        os.makedirs(os.path.join(b, "generated"), exist_ok=True)
-        # generated files of the reference build (setup.py / CMakeLists.txt): version info and,
-        # from v5.0, the embedded mlperf.conf
-        ver = TAGS[tag][1]
-        with open(os.path.join(b, "generated", "version_generated.cc"), "w") as f:
-            f.write('#include <string>\nnamespace mlperf {\n'
-                    '#define S(f, v) const std::string& f() { static const std::string s(v); return s; }\n'
-                    'S(LoadgenVersion, "%s") S(LoadgenGitRevision, "lgdiff") S(LoadgenBuildDateLocal, "lgdiff")\n'
-                    'S(LoadgenBuildDateUtc, "lgdiff") S(LoadgenGitCommitDate, "lgdiff") S(LoadgenGitStatus, "")\n'
-                    'S(LoadgenGitLog, "") S(LoadgenSha1OfFiles, "0 lgdiff")\n}\n' % ver)
-        conf = os.path.join(src, "mlperf.conf")
-        if os.path.exists(conf):
-            t = open(conf).read().replace("\\", "\\\\").replace('"', '\\"').replace("\n", '\\n"\n"')
-            open(os.path.join(b, "mlperf_conf.h"), "w").write('const char* mlperf_conf =\n"%s";\n' % t)
+        write_generated(tag, b, "lgdiff")
         units = [os.path.join(src, x) for x in sorted(os.listdir(src)) if x.endswith(".cc")]
         units += [os.path.join(b, "generated", "version_generated.cc")]
         objs = [os.path.join(b, os.path.basename(u)[:-3] + ".o") for u in units]
@@ -100,6 +87,24 @@ def ref_binary(tag, quiet=False):
     subprocess.check_call(["g++", "-o", exe + ".tmp"] + objs + [ho, "-pthread"])
     os.rename(exe + ".tmp", exe)
     return exe
+
+
+def write_generated(tag, b, label):
+    """The generated files of the reference build (setup.py / CMakeLists.txt) in b: the version
+    info (b/generated/version_generated.cc, the tag's version string, label for the rest) and,
+    from v5.0, the embedded mlperf.conf (b/mlperf_conf.h)."""
+    src = os.path.join(UPSTREAM, tag)
+    os.makedirs(os.path.join(b, "generated"), exist_ok=True)
+    with open(os.path.join(b, "generated", "version_generated.cc"), "w") as f:
+        f.write('#include <string>\nnamespace mlperf {\n'
+                '#define S(f, v) const std::string& f() { static const std::string s(v); return s; }\n'
+                'S(LoadgenVersion, "%s") S(LoadgenGitRevision, "%s") S(LoadgenBuildDateLocal, "%s")\n'
+                'S(LoadgenBuildDateUtc, "%s") S(LoadgenGitCommitDate, "%s") S(LoadgenGitStatus, "")\n'
+                'S(LoadgenGitLog, "") S(LoadgenSha1OfFiles, "0 %s")\n}\n' % ((TAGS[tag][1],) + (label,) * 5))
+    conf = os.path.join(src, "mlperf.conf")
+    if os.path.exists(conf):
+        t = open(conf).read().replace("\\", "\\\\").replace('"', '\\"').replace("\n", '\\n"\n"')
+        open(os.path.join(b, "mlperf_conf.h"), "w").write('const char* mlperf_conf =\n"%s";\n' % t)
 
 
 def compile_all(tag, jobs):
@@ -570,14 +575,17 @@ def export_case(tag, seed, case, d, out_dir):
     return name
 
 
+def stored_cases(data_dir, only=None):
+    """(name, document) of every NAME.json case in data_dir (only: the names wanted)."""
+    for name in sorted(f[:-5] for f in os.listdir(data_dir) if f.endswith(".json")):
+        if not only or name in only:
+            yield name, json.load(open(os.path.join(data_dir, name + ".json")))
+
+
 def check_data(mlsubmit, data_dir, only=None):
     """Runs ours on every case of data_dir and compares with the reference's stored side."""
-    names = sorted(f[:-5] for f in os.listdir(data_dir) if f.endswith(".json"))
     bad = 0
-    for name in names:
-        if only and name not in only:
-            continue
-        doc = json.load(open(os.path.join(data_dir, name + ".json")))
+    for name, doc in stored_cases(data_dir, only):
         case = (doc["scenario"], doc["mode"], doc["total"], doc["perf"], doc["settings"], doc.get("conf"))
         d = tempfile.mkdtemp(prefix="lgdiff.")
         try:
@@ -591,14 +599,20 @@ def check_data(mlsubmit, data_dir, only=None):
                 diffs += compare_lists(k, doc[k], e[k])
         finally:
             shutil.rmtree(d, ignore_errors=True)
-        if diffs:
-            bad += 1
-            print("DIFF %s (%s): %s" % (name, doc.get("why", ""), describe(case)))
-            for l in diffs:
-                print("  " + l)
-        else:
-            print("ok   %s" % name)
+        bad += print_data_result(name, "%s): %s" % (doc.get("why", ""), describe(case)), diffs)
     return 1 if bad else 0
+
+
+def print_data_result(name, what, diffs):
+    """One stored case's line ('ok NAME', or 'DIFF NAME (WHAT' and the differences): 1 if it
+    differs."""
+    if not diffs:
+        print("ok   %s" % name)
+        return 0
+    print("DIFF %s (%s" % (name, what))
+    for l in diffs:
+        print("  " + l)
+    return 1
 
 
 def describe(case):
@@ -671,10 +685,9 @@ def main():
     a = ap.parse_args()
     if a.check_data:
         return check_data(a.mlsubmit, a.check_data)
-    tags = [t for t in a.tags.split(",") if t]
-    for t in tags:
-        if t not in TAGS:
-            log("lgdiff: unknown tag %s (known: %s)" % (t, " ".join(TAGS))); return 2
+    tags = parse_tags(a.tags, "lgdiff")
+    if tags is None:
+        return 2
     if not os.path.isdir(UPSTREAM):
         log("lgdiff: skipped (%s is absent)" % UPSTREAM); return 3
     if not shutil.which("g++"):
@@ -686,41 +699,66 @@ def main():
     if not os.access(a.mlsubmit, os.X_OK):
         log("lgdiff: %s is not built (make)" % a.mlsubmit); return 2
     seeds = [a.seed] if a.seed is not None else list(range(a.first, a.first + a.n))
+
+    def one(seed, t, case):
+        diffs, d = run_case(a.mlsubmit, t, case, keep=a.keep or bool(a.export))
+        if a.export:
+            print("exported %s" % export_case(t, seed, case, d, a.export))
+            shutil.rmtree(d, ignore_errors=True)
+        return diffs, d
+    return campaign("lgdiff", seeds, tags, draw, one, describe, a.show or a.seed is not None, a.keep,
+                    "ref crash/UB")
+
+
+def parse_tags(text, tool):
+    """The tags of a --tags list, or None (said) when one is unknown."""
+    tags = [t for t in text.split(",") if t]
+    for t in tags:
+        if t not in TAGS:
+            log("%s: unknown tag %s (known: %s)" % (tool, t, " ".join(TAGS)))
+            return None
+    return tags
+
+
+def campaign(tool, seeds, tags, draw_case, run_one, describe_case, show, keep, apart):
+    """Every seed on every tag: draw_case(seed, tag), run_one(seed, tag, case) -> (differences,
+    folder); a first difference starting with CRASH counts the case apart (not compared). Prints
+    each divergence with its replay command, then the table; returns the exit status."""
     stats = {t: [0, 0, 0] for t in tags}
     found = []
     for seed in seeds:
         for t in tags:
-            case = draw(seed, t)
-            if a.show or a.seed is not None:
-                print("seed %d %s: %s" % (seed, t, describe(case)))
-            diffs, d = run_case(a.mlsubmit, t, case, keep=a.keep or bool(a.export))
-            if a.export:
-                print("exported %s" % export_case(t, seed, case, d, a.export))
-                shutil.rmtree(d, ignore_errors=True)
+            case = draw_case(seed, t)
+            if show:
+                print("seed %d %s: %s" % (seed, t, describe_case(case)))
+            diffs, d = run_one(seed, t, case)
             stats[t][0] += 1
             if diffs and diffs[0].startswith("CRASH"):
                 stats[t][2] += 1
-                print("reference crash seed %d tag %s (not compared): %s" % (seed, t, diffs[0][6:]))
-                if a.keep:
-                    print("  kept: %s" % d)
+                print("not compared seed %d tag %s: %s" % (seed, t, diffs[0][6:]))
             elif diffs:
                 stats[t][1] += 1
                 found.append((seed, t))
-                print("DIVERGENCE seed %d tag %s: %s" % (seed, t, describe(case)))
+                print("DIVERGENCE seed %d tag %s: %s" % (seed, t, describe_case(case)))
                 for l in diffs:
                     print("  " + l)
-                print("  replay: python3 tests/diff/lgdiff.py --seed %d --tags %s --keep" % (seed, t))
-                if a.keep:
-                    print("  kept: %s" % d)
-                sys.stdout.flush()
-            elif a.keep:
-                print("seed %d %s: identical (kept: %s)" % (seed, t, d))
-    print("%-8s %8s %12s %16s" % ("tag", "cases", "divergences", "ref crash/UB"))
+                print("  replay: python3 tests/diff/%s.py --seed %d --tags %s --keep" % (tool, seed, t))
+            elif keep:
+                print("seed %d %s: identical" % (seed, t))
+            if keep:
+                print("  kept: %s" % d)
+            sys.stdout.flush()
+    print_table(tags, stats, apart)
+    return 1 if found else 0
+
+
+def print_table(tags, stats, apart):
+    """The campaign's table: per tag [cases, divergences, cases counted apart]."""
+    print("%-8s %8s %12s %16s" % ("tag", "cases", "divergences", apart))
     for t in tags:
         print("%-8s %8d %12d %16d" % (t, stats[t][0], stats[t][1], stats[t][2]))
     print("%-8s %8d %12d %16d" % ("total", sum(v[0] for v in stats.values()), sum(v[1] for v in stats.values()),
                                   sum(v[2] for v in stats.values())))
-    return 1 if found else 0
 
 
 if __name__ == "__main__":

@@ -51,3 +51,39 @@ finish() {
   echo "$(basename "$0"): $PASSES passed, $FAILS failed"
   [ "$FAILS" = 0 ]
 }
+# python_module: finds the mlperf_loadgen module of the build under test: PY_BUILD_DIR (the build
+# folder, whose python/ holds it), PY_PRELOAD (the ASan runtime to preload for a sanitizer build,
+# whose leaks checks are turned off: CPython's own leaks are not ours; else empty). Returns 1
+# when the module is not built or python3 is absent.
+python_module() {
+  case "$MLSUBMIT_REAL" in */build*/mlsubmit) PY_BUILD_DIR=$(dirname "$MLSUBMIT_REAL") ;; *) PY_BUILD_DIR=$REPO/build ;; esac
+  local mod
+  mod=$(ls "$PY_BUILD_DIR"/python/mlperf_loadgen*.so 2>/dev/null | head -1)
+  PY_PRELOAD=""
+  [ -n "$mod" ] && command -v "${PYTHON:-python3}" >/dev/null || return 1
+  if nm -D "$mod" 2>/dev/null | grep -q __asan_; then
+    PY_PRELOAD=$(cc -print-file-name=libasan.so)
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0  # the last setting wins
+  fi
+}
+# replayed CHECK MIN WHAT: one ok / fail per "ok NAME" / "DIFF NAME ..." line of a differential
+# test's --check-data output in CHECK (the DIFF block's first lines in the message), and a
+# failure when fewer than MIN cases ran.
+replayed() {
+  local st name n
+  while read -r st name _; do
+    case $st in
+      ok) ok ;;
+      DIFF) fail "$name differs from the $3: $(sed -n "/^DIFF $name /,/^\(ok\|DIFF\) /p" "$1" | sed -n '2,6p' | tr -s ' ' | tr '\n' ' ')" ;;
+    esac
+  done < <(grep -E '^(ok|DIFF) ' "$1")
+  n=$(grep -cE '^(ok|DIFF) ' "$1")
+  [ "$n" -ge "$2" ] && ok || { fail "only $n stored cases ran"; tail -20 "$1" >&2; }
+}
+# live_diff RC OUT WHAT: the verdict of a differential test's live seeds (exit status RC, output
+# in OUT): 0 passes, 3 (skipped: no reference sources or compiler) notes it, anything else fails
+# with the first divergences.
+live_diff() {
+  if [ "$1" = 0 ]; then ok; elif [ "$1" = 3 ]; then echo "$3 live part skipped: $(tail -1 "$2")"; else
+    fail "live seeds against the reference diverge ($3):"; grep -A8 '^DIVERGENCE' "$2" | head -20 >&2; fi
+}

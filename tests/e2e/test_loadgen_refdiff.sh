@@ -11,14 +11,7 @@ have_python || { echo "SKIP $(basename "$0"): python3 is absent"; exit 0; }
 DATA=tests/e2e/data/lgdiff
 
 python3 tests/diff/lgdiff.py --mlsubmit "$MLSUBMIT" --check-data "$DATA" >"$TMP/check" 2>&1
-while read -r st name _; do
-  case $st in
-    ok) ok ;;
-    DIFF) fail "$name differs from the reference: $(sed -n "/^DIFF $name /,/^\(ok\|DIFF\) /p" "$TMP/check" | sed -n '2,6p' | tr -s ' ' | tr '\n' ' ')" ;;
-  esac
-done < <(grep -E '^(ok|DIFF) ' "$TMP/check")
-n=$(grep -cE '^(ok|DIFF) ' "$TMP/check")
-[ "$n" -ge 29 ] && ok || { fail "only $n stored cases ran"; cat "$TMP/check" >&2; }
+replayed "$TMP/check" 29 reference
 
 # Server accuracy, 15 samples in sets of 7 (the last one holds 1), same index 5
 "$MLSUBMIT" loadgen run --sut null --loadgen-compat 2.0 --scenario Server --mode accuracy \
@@ -38,9 +31,7 @@ expect_grep "'qsl_rng_seed' is only read from mlperf.conf" "$TMP/cc51"
 
 if [ "${LGDIFF_LIVE:-1}" != 0 ] && [ -n "$SHARED" ] && [ -d "$SHARED/upstream/loadgen/v5.1.1" ] && command -v g++ >/dev/null; then
   python3 tests/diff/lgdiff.py --mlsubmit "$MLSUBMIT" --tags v5.1.1 --n 6 --first 9001 >"$TMP/live" 2>&1
-  rc=$?
-  if [ $rc = 0 ]; then ok; elif [ $rc = 3 ]; then echo "lgdiff live part skipped: $(tail -1 "$TMP/live")"; else
-    fail "live seeds against the reference v5.1.1 diverge:"; grep -A8 '^DIVERGENCE' "$TMP/live" | head -20 >&2; fi
+  live_diff $? "$TMP/live" lgdiff
 else
   echo "lgdiff live part skipped (needs ../shared/upstream/loadgen and g++)"
 fi

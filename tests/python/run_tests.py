@@ -54,6 +54,13 @@ PRELUDE = textwrap.dedent("""\
             setattr(s, k, v)
         return s
 
+    def refuses(f, *a):   # f(*a) raises TypeError (as the reference module's pybind11 casters do)
+        try:
+            f(*a)
+        except TypeError:
+            return
+        raise AssertionError("no TypeError from %r%r" % (f, a))
+
     def qsl(n=200, perf=None):
         return lg.ConstructQSL(n, perf or n, lambda s: None, lambda s: None)
 
@@ -573,6 +580,83 @@ def default_start_test_and_compat(d):
     """, d)
     v = {e["key"]: e["value"] for e in detail_entries(os.path.join(d, "mlperf_log_detail.txt"))}
     check(str(v.get("loadgen_version", "")).startswith("6."), "compat 6.0 not applied: %s" % v.get("loadgen_version"))
+
+
+@test
+def casters_like_pybind11(d):
+    # bools, ints and floats convert as pybind11's casters do in a def_readwrite setter
+    ok_py("""
+        import decimal, fractions
+        s = lg.TestSettings()
+
+        for v, want in ((0.0, False), (2, True), (None, False), (decimal.Decimal("0"), False), (1.5, True)):
+            s.performance_issue_unique = v
+            assert s.performance_issue_unique is want, (v, s.performance_issue_unique)
+        for v in ("x", [], [1]):
+            refuses(setattr, s, "performance_issue_unique", v)
+        s.min_query_count = decimal.Decimal("2.7"); assert s.min_query_count == 2
+        s.min_query_count = fractions.Fraction(7, 2); assert s.min_query_count == 3
+        s.server_target_qps = decimal.Decimal("2.5"); assert s.server_target_qps == 2.5
+        for v in (1.5, "5", None, [], -1, 2**64):
+            refuses(setattr, s, "min_query_count", v)
+        print("ok")
+    """, d)
+
+
+@test
+def release_bindings(d):
+    # up to 2.0 ConstructSUT / ConstructFastSUT take report_latency_results, called after the
+    # performance run with every sample's latency
+    ok_py("""
+        got = []
+        refuses(lg.ConstructSUT, null_issue, lambda: None)   # two arguments under 2.0
+        sut = lg.ConstructSUT(null_issue, lambda: None, lambda lat: got.append(list(lat)))
+        s = lg.TestSettings()
+        s.scenario = lg.TestScenario.SingleStream
+        s.mode = lg.TestMode.PerformanceOnly
+        s.min_duration_ms = 0; s.min_query_count = 37; s.max_query_count = 37
+        lg.StartTest(sut, qsl(), s)
+        assert len(got) == 1 and len(got[0]) == 37 and all(x > 0 for x in got[0]), got
+        fast = lg.ConstructFastSUT(lambda i, x: None, None, None)
+        lg.DestroyFastSUT(fast)
+        print("ok")
+    """, d, env_extra={"MLSUBMIT_LOADGEN_COMPAT": "2.0"})
+    # a TestSettings has the release's defaults (test_settings.h up to tag r1.1)
+    ok_py("""
+        s = lg.TestSettings()
+        assert s.multi_stream_samples_per_query == 4, s.multi_stream_samples_per_query
+        assert s.multi_stream_target_latency_percentile == 0.9, s.multi_stream_target_latency_percentile
+        # single_stream_expected_latency_ns is a uint64_t up to r1.1
+        assert s.single_stream_expected_latency_ns == 1000000 and isinstance(s.single_stream_expected_latency_ns, int)
+        refuses(setattr, s, "single_stream_expected_latency_ns", 1.5)
+        # TestScenario has MultiStreamFree = 2 up to r1.1 (not run by mlsubmit's LoadGen)
+        assert [int(lg.TestScenario.MultiStreamFree), int(lg.TestScenario.Server), int(lg.TestScenario.Offline)] == [2, 3, 4]
+        s.scenario = lg.TestScenario(3)
+        assert s.scenario is lg.TestScenario.Server, s.scenario
+        s.scenario = lg.TestScenario.Offline
+        assert s.scenario is lg.TestScenario.Offline, s.scenario
+        try:
+            s.scenario = lg.TestScenario.MultiStreamFree
+            raise AssertionError("MultiStreamFree taken")
+        except ValueError:
+            pass
+        print("ok")
+    """, d, env_extra={"MLSUBMIT_LOADGEN_COMPAT": "1.1"})
+    # 3.0's bindings bind the test05 seed attributes to the main seeds
+    ok_py("""
+        s = lg.TestSettings()
+        s.test05_qsl_rng_seed = 11; s.test05_sample_index_rng_seed = 12; s.test05_schedule_rng_seed = 13
+        assert (s.qsl_rng_seed, s.sample_index_rng_seed, s.schedule_rng_seed) == (11, 12, 13)
+        refuses(lg.ConstructSUT, null_issue, lambda: None, lambda lat: None)   # three under 3.0
+        print("ok")
+    """, d, env_extra={"MLSUBMIT_LOADGEN_COMPAT": "3.0"})
+    ok_py("""
+        s = lg.TestSettings()
+        s.test05_qsl_rng_seed = 11
+        assert s.qsl_rng_seed != 11 and s.test05_qsl_rng_seed == 11
+        assert s.multi_stream_samples_per_query == 8, s.multi_stream_samples_per_query
+        print("ok")
+    """, d, env_extra={"MLSUBMIT_LOADGEN_COMPAT": "5.1"})
 
 
 def main():
