@@ -74,12 +74,10 @@ static uint64_t path_hash(const char *p, size_t n)
     return h;
 }
 
+/* A stored listing is one block: the cached_dir, its path, its entries, their names (freeing
+ * the store at the end of a check is one free() per directory, on the check's serial tail). */
 static void cached_free(cached_dir *cd)
 {
-    if (!cd)
-        return;
-    free(cd->path);
-    ck_dir_free(&cd->d);
     free(cd);
 }
 
@@ -176,18 +174,30 @@ static void cache_store(const char *path, const ck_dir *d, int sized)
     ck_fs_store *s = tl_store;
     if (!s)
         return;
-    size_t plen = strlen(path), bytes = sizeof(cached_dir) + plen + 1 + d->n * sizeof *d->v;
+    size_t plen = strlen(path), names = 0;
     for (size_t i = 0; i < d->n; i++)
-        bytes += strlen(d->v[i].name) + 1;
-    cached_dir *cd = calloc(1, sizeof *cd);
+        names += strlen(d->v[i].name) + 1;
+    /* the entries first (aligned after the header), then the names, then the path */
+    size_t head = (sizeof(cached_dir) + _Alignof(ck_entry) - 1) / _Alignof(ck_entry) * _Alignof(ck_entry);
+    size_t bytes = head + d->n * sizeof *d->v + names + plen + 1;
+    cached_dir *cd = malloc(bytes);
     if (!cd)
         return;
-    cd->path = malloc(plen + 1);
-    if (!cd->path || dir_copy(&cd->d, d)) {
-        cached_free(cd);
-        return;
+    memset(cd, 0, sizeof *cd);
+    char *at = (char *)cd + head;
+    if (d->n) {
+        cd->d.v = (ck_entry *)(void *)at;
+        at += d->n * sizeof *d->v;
+        for (size_t i = 0; i < d->n; i++) {
+            size_t len = strlen(d->v[i].name) + 1;
+            cd->d.v[i] = d->v[i];
+            cd->d.v[i].name = memcpy(at, d->v[i].name, len);
+            at += len;
+        }
     }
-    memcpy(cd->path, path, plen + 1);
+    cd->d.n = d->n;
+    cd->d.packed = 2; /* inside the block: never freed on its own */
+    cd->path = memcpy(at, path, plen + 1);
     cd->plen = plen;
     cd->hash = path_hash(path, plen);
     cd->sized = sized;
