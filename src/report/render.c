@@ -118,7 +118,9 @@ static val vstr(const char *s)
     return v;
 }
 
-/* pandas' default NA strings: such a field reads as NaN, then fillna("") makes it "" */
+/* pandas' default NA strings (pandas 2, as the published files were made: "None" is one since
+ * pandas 2.0, pandas-dev/pandas issue 52493; pandas 1.x reads it as text): such a field reads
+ * as NaN, then fillna("") makes it "" */
 static int is_na(const char *s)
 {
     static const char *const na[] = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
