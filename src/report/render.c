@@ -140,7 +140,9 @@ static int is_na(const char *s)
  * numbers stay text), True/False alone make a bool column. Inferred here over the rows of the
  * report (one round), as the script does over its input. */
 
-typedef enum pcls { PC_NA, PC_INT, PC_FLOAT, PC_BOOL, PC_OTHER } pcls;
+/* PC_NEG: an integer written with a '-' (-0 too); PC_UINT: an integer of the uint64 range
+ * beyond int64 */
+typedef enum pcls { PC_NA, PC_INT, PC_FLOAT, PC_BOOL, PC_OTHER, PC_NEG, PC_UINT } pcls;
 
 static int pd_space(char ch)
 {
@@ -171,8 +173,9 @@ static size_t pd_digits(const char **p)
     return n;
 }
 
-/* the C parser's integer (str_to_int64): blanks around, a sign, decimal digits; out of the
- * int64 (and uint64) range: no integer, and no float either (the column stays text) */
+/* the C parser's integer (str_to_int64): blanks around, a sign, decimal digits. Beyond int64,
+ * *overflow is 1, or 2 for a number of the uint64 range (the column may still be uint64);
+ * beyond that, no integer and no float either (the column stays text). */
 static int pd_int(const char *s, long long *out, int *overflow)
 {
     *overflow = 0;
@@ -194,6 +197,12 @@ static int pd_int(const char *s, long long *out, int *overflow)
     *out = strtoll(buf, NULL, 10);
     if (errno) {
         *overflow = 1;
+        if (buf[0] != '-') {
+            errno = 0;
+            (void)strtoull(buf, NULL, 10);
+            if (!errno)
+                *overflow = 2;
+        }
         return -1;
     }
     return 0;
@@ -248,12 +257,12 @@ static pcls pd_class(const char *s)
     long long i;
     double d;
     int b, over;
-    if (!*s)
-        return PC_NA; /* NA strings were made "" when the rows were loaded */
+    if (!*s || is_na(s))
+        return PC_NA;
     if (!pd_int(s, &i, &over))
-        return PC_INT;
+        return *pd_skip_space(s) == '-' ? PC_NEG : PC_INT;
     if (over)
-        return PC_OTHER;
+        return over == 2 ? PC_UINT : PC_OTHER;
     if (!pd_float(s, &d))
         return PC_FLOAT;
     if (!pd_bool(s, &b))
@@ -261,22 +270,30 @@ static pcls pd_class(const char *s)
     return PC_OTHER;
 }
 
-/* PD_BOOL_NA: booleans with a missing value, an object column whose booleans stay booleans */
-typedef enum pdtype { PD_INT, PD_FLOAT, PD_BOOL, PD_BOOL_NA, PD_OBJECT } pdtype;
+/* PD_BOOL_NA: booleans with a missing value, an object column whose booleans stay booleans;
+ * PD_UINT: uint64 (an integer beyond int64 and none written with a '-'); PD_RAW: an object
+ * column read without NA filtering (integers beyond int64 with NA strings or a '-': the C
+ * parser's int64 conversion overflows and it reads the column again as text, na_filter off, and
+ * the numeric conversion then refuses a uint64 beside a missing or negative value), where 'N/A'
+ * stays 'N/A' */
+typedef enum pdtype { PD_INT, PD_FLOAT, PD_BOOL, PD_BOOL_NA, PD_OBJECT, PD_UINT, PD_RAW } pdtype;
 
-/* The dtype of a column from the classes of its values. */
-static pdtype pd_infer(int has_na, int has_int, int has_float, int has_bool, int has_other)
+/* The dtype of a column from which classes of values it holds (seen[pcls]). */
+static pdtype pd_infer(const int *seen)
 {
-    if (has_other || (has_bool && (has_int || has_float)))
+    int ints = seen[PC_INT] || seen[PC_NEG], num = ints || seen[PC_FLOAT] || seen[PC_UINT];
+    if (seen[PC_OTHER] || (seen[PC_BOOL] && num))
         return PD_OBJECT;
-    if (has_bool)
-        return has_na ? PD_BOOL_NA : PD_BOOL;
-    if (has_int && !has_float)
-        return has_na ? PD_FLOAT : PD_INT;
-    if (has_int || has_float)
-        return PD_FLOAT;
-    return PD_FLOAT; /* every value missing: float64 of NaN, "" after fillna */
+    if (seen[PC_BOOL])
+        return seen[PC_NA] ? PD_BOOL_NA : PD_BOOL;
+    if (seen[PC_UINT] && !seen[PC_FLOAT])
+        return seen[PC_NA] || seen[PC_NEG] ? PD_RAW : PD_UINT;
+    if (ints && !seen[PC_FLOAT] && !seen[PC_UINT])
+        return seen[PC_NA] ? PD_FLOAT : PD_INT;
+    return PD_FLOAT; /* also every value missing: float64 of NaN, "" after fillna */
 }
+
+static int py_int(const char *s, val *out);
 
 /* A value as a column of dtype t holds it (after fillna: a missing value is ""). */
 static val pd_value(const char *s, pdtype t)
@@ -284,13 +301,23 @@ static val pd_value(const char *s, pdtype t)
     long long i;
     double d;
     int b, over;
-    if (!*s)
-        return vstr("");
+    if (t == PD_RAW)
+        return vstr(s);
+    if (!*s || is_na(s))
+        return vstr(""); /* NaN, then fillna("") */
     switch (t) {
     case PD_INT:
         if (!pd_int(s, &i, &over))
             return (val){.t = V_INT, .i = i};
         break;
+    case PD_UINT: {
+        val u;
+        if (!pd_int(s, &i, &over))
+            return (val){.t = V_INT, .i = i};
+        if (!py_int(s, &u))
+            return u;
+        break;
+    }
     case PD_FLOAT:
         if (!pd_int(s, &i, &over))
             return (val){.t = V_FLOAT, .d = (double)i};
@@ -303,6 +330,7 @@ static val pd_value(const char *s, pdtype t)
             return (val){.t = V_BOOL, .i = b};
         break;
     case PD_OBJECT:
+    case PD_RAW:
         break;
     }
     return vstr(s);
@@ -353,7 +381,8 @@ static double pandas_roundtrip(double value)
     int neg = value < 0;
     double v = neg ? -value : value;
     if (v > thres_max || (v != 0.0 && v < thres_min)) {
-        snprintf(buf, sizeof buf, "%.15e", value); /* exponent form: precision beyond ours */
+        /* very large or small: printf's "%.<double_precision>g" (1.844674407e+19) */
+        snprintf(buf, sizeof buf, "%.10g", value);
         return strtod(buf, NULL);
     }
     static const double pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
@@ -476,7 +505,7 @@ static int load_rows(rctx *c, ms_err *e)
             }
             present[k] = 1;
             const char *s = (const char *)sqlite3_column_text(st, (int)k);
-            if (rec_set(r, COLS[k], vstr(is_na(s) ? "" : s)))
+            if (rec_set(r, COLS[k], vstr(s))) /* NA strings: infer_columns */
                 rc = ms_err_oom(e);
         }
     }
@@ -521,16 +550,16 @@ static int infer_columns(rctx *c, const json_t *published)
     rec *r0 = &c->recs[0];
     for (size_t k = 0; k < r0->n; k++) {
         const char *key = r0->f[k].key;
-        int seen[5] = {0}; /* PC_NA, PC_INT, PC_FLOAT, PC_BOOL, PC_OTHER */
+        int seen[PC_UINT + 1] = {0};
         for (size_t i = 0; i < c->n; i++) {
             field *f = rec_get(&c->recs[i], key);
             if (f && f->v.t == V_STR)
                 seen[pd_class(f->v.s)] = 1;
         }
-        pdtype t = pd_infer(seen[PC_NA], seen[PC_INT], seen[PC_FLOAT], seen[PC_BOOL], seen[PC_OTHER]);
+        pdtype t = pd_infer(seen);
         const char *pt = json_string_value(json_object_get(published, key));
         if (pt) {
-            static const char *const names[] = {"int", "float", "bool", "bool_na", "object"};
+            static const char *const names[] = {"int", "float", "bool", "bool_na", "object", "uint", "raw"};
             for (size_t n = 0; n < sizeof names / sizeof *names; n++)
                 if (!strcmp(pt, names[n]))
                     t = (pdtype)n;
@@ -633,6 +662,8 @@ static int transform(rctx *c, ms_err *e)
             pv = (val){.t = V_INT, .i = (long long)pp->v.d};
         else if (pp && pp->v.t == V_STR && !py_int(pp->v.s, &pv))
             ;
+        else if (pp && pp->v.t == V_BIGINT && (pv.s = strdup(pp->v.s)) != NULL)
+            pv.t = V_BIGINT;
         else
             pv = vstr(pp && pp->v.t == V_STR ? pp->v.s : "");
         /* 3. URLs */
