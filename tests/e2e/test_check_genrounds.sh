@@ -4,7 +4,8 @@
 # and compliance, an open model mapped by model_mapping.json): `mlsubmit check --version vX`
 # passes each tree, and gives the rows and counts of that round's official MLCommons checker
 # (python3, read in place from ../shared/upstream/submission-checkers/<tag>/; that comparison is
-# skipped when ../shared is absent).
+# skipped when ../shared is absent). Last, v3.0 --more-power-check on the gen-v3.1 power session
+# (tag v3.0's own PTD source-checksum table).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/common.sh"
@@ -59,4 +60,34 @@ for v in v3.1 v4.0 v4.1 v5.0; do
     echo "FAIL $v: summary.csv rows differ from the official checker's"; cat "$TMP/$v.rdiff"; fail=1
   fi
 done
+
+# v3.0 --more-power-check reads the source-checksum table that tag v3.0 ships beside its
+# power_checker.py (sources_check: four PTD releases, none of v3.1's): the gen-v3.1 power session
+# re-recorded with the sources of the first of them passes the client/server sources checks, the
+# unchanged one (v3.1's PTD release) fails them. Verdicts taken once from tag v3.0's
+# power/power_checker.py check() on both sessions.
+S=$TMP/gen-v3.1
+if [ -d "$S" ]; then
+  T=$TMP/v30-power
+  rm -rf "$T" && cp -a "$S" "$T"
+  for j in "$T"/closed/Org1/results/edge1/resnet50/Offline/performance/power/{client,server}.json; do
+    sed -i -e 's/ac2aa093c8e8bbc9569b9e2a3471bc64e58a2258/4c2b78fb4849a7e5b584ef792d82aaed20b17f57/' \
+      -e 's/611d8b29633d331eb19c9455ea3b5fa3284ed6df/624d0c0acc7c39aaff3674f0b99d6a09da53d1dc/' \
+      -e 's/99303c836c683aa9017ec565104e636161d02acb/24ae49fb193809cf47f2c18b1c9c7c866244be4d/' \
+      -e 's/80894ef2389e540781ff78de94db16aa4203a14e/3210db56eb0ff0df57bf4293dc4d4b03fffd46f1/' \
+      -e 's/948c1995d4008bc2aa6c4046a34ffa3858d6d671/99ae15aef722f2000ee6ed1ae1523637bf1ae42b/' "$j"
+  done
+  for t in "$T" "$S"; do
+    $TEST_WRAP "$MLSUBMIT" check "$t" --version v3.0 --more-power-check --no-csv --tsv "$TMP/v30p.tsv" \
+      >"$TMP/v30p.out" 2>&1
+    n=$(grep -c "sources checksum" "$TMP/v30p.tsv")
+    if [ "$t" = "$T" ] && [ "$n" = 0 ]; then
+      echo "ok: v3.0 --more-power-check accepts the sources of tag v3.0's checksum table"
+    elif [ "$t" = "$S" ] && [ "$n" = 2 ]; then
+      echo "ok: v3.0 --more-power-check rejects v3.1's PTD sources (client and server)"
+    else
+      echo "FAIL v3.0 power sources ($t): $n sources-checksum findings"; grep "sources" "$TMP/v30p.tsv"; fail=1
+    fi
+  done
+fi
 exit $fail
