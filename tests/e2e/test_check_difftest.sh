@@ -684,4 +684,9 @@ python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" -
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
   --rounds "${DIFFTEST_SMOKE_OLD_ROUNDS:-rounds/v0.7,rounds/v2.0}" --no-gen \
   --n "${DIFFTEST_SMOKE_OLD_N:-14}" --first 7 --work "$TMP/work-old" || fail=1
+# the TEST01 accuracy fallback (kind test01_fallback, seeds from 170000): seeds 170000-170206 give
+# 9 cases, three each on v2.0 (check_compliance_acc_dir of v2.0), v3.0 and gen-v4.0
+python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
+  --rounds "${DIFFTEST_SMOKE_T01_ROUNDS:-rounds/v2.0,rounds/v3.0,gen-v4.0}" --kinds test01_fallback \
+  --n "${DIFFTEST_SMOKE_T01_N:-207}" --first 170000 --work "$TMP/work-t01" || fail=1
 exit $fail
