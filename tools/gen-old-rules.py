@@ -399,6 +399,9 @@ def main():
     base = json.load(open(base_path))
     hand = ROUNDS[version]
     out = dict(base)
+    # BASE's switch of tag v5.0.1 alone (its get_delta_perc is asked for acc_type[0], a letter);
+    # v4.1's acc_type is a (metric, target) pair: the default, overrides applied
+    out.pop("test01_delta_overrides", None)
     out["version"] = version
     models = lit["models"]
     out["models"] = models
@@ -469,7 +472,10 @@ def main():
     add = hand["compliance"][2] if len(hand["compliance"]) > 2 else {}
     out["compliance_tests"] = {m: [t for t in tests if m not in skip.get(t, [])] +
                                [t for t, ms in add.items() if m in ms] for m in models}
-    out["accuracy_extra_files"] = {}
+    # check_extra_files runs where REQUIRED_ACC_BENCHMARK[model] has the round's key (the
+    # stable-diffusion-xl images of tags v4.0 and v4.1)
+    out["accuracy_extra_files"] = {m: d[version] for m, d in consts.get("REQUIRED_ACC_BENCHMARK", {}).items()
+                                   if version in d and m in models}
     # log_result's unit_dict: one unit per scenario, no per-model (Tokens/s) units before v5.0
     out["units"] = {"default": hand.get("units") or {
         k: v for k, v in base["units"]["default"].items() if k != "Interactive"}, "overrides": {}}

@@ -87,6 +87,9 @@ typedef struct ck_switches {
                                      * token-latency check (P3) replaces result_validity (P2) */
     int equal_issue_closed_only;    /* "equal_issue_closed_only" (0): P4 (and E7) only in the
                                      * closed and network divisions */
+    int test01_delta_overrides;     /* "test01_delta_overrides" (1): TEST01's fallback compares a
+                                     * metric with accuracy_delta_perc_overrides; 0: only with
+                                     * accuracy_delta_perc_default */
     int equal_issue_from_conf;      /* "equal_issue_from_conf" (0): P4 passes when mlperf.conf or
                                      * user.conf set sample_concatenate_permutation (E7) or the log
                                      * holds the string "true" */
