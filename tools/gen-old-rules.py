@@ -521,6 +521,8 @@ def main():
         pconsts, _ = load(os.path.join(os.path.dirname(sums), "power_checker.py"))
         if "SUPPORTED_VERSION" in pconsts:
             out["power_checker"]["ptd_versions"] = pconsts["SUPPORTED_VERSION"]
+        # compare_time: TIME_DELTA_TOLERANCE ms from tag v4.0 on; tag v3.0 compares with 1 s
+        out["power_checker"]["phase_tolerance_ms"] = pconsts.get("TIME_DELTA_TOLERANCE", 1000)
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

@@ -61,11 +61,12 @@ for v in v3.1 v4.0 v4.1 v5.0; do
   fi
 done
 
-# v3.0 --more-power-check reads the source-checksum table that tag v3.0 ships beside its
-# power_checker.py (sources_check: four PTD releases, none of v3.1's): the gen-v3.1 power session
-# re-recorded with the sources of the first of them passes the client/server sources checks, the
-# unchanged one (v3.1's PTD release) fails them. Verdicts taken once from tag v3.0's
-# power/power_checker.py check() on both sessions.
+# v3.0 --more-power-check as tag v3.0's power/power_checker.py: the source-checksum table it
+# ships beside itself (sources_check: four PTD releases, none of v3.1's) and compare_time's 1 s
+# between client and server phase times (800 ms from tag v4.0). The gen-v3.1 power session
+# re-recorded with the sources of the table's first entry passes the sources checks (and with a
+# server phase 900 ms late, the time check too); unchanged (v3.1's PTD release), it fails both
+# sources checks. Verdicts taken once from tag v3.0's check() on these sessions.
 S=$TMP/gen-v3.1
 if [ -d "$S" ]; then
   T=$TMP/v30-power
@@ -77,17 +78,26 @@ if [ -d "$S" ]; then
       -e 's/80894ef2389e540781ff78de94db16aa4203a14e/3210db56eb0ff0df57bf4293dc4d4b03fffd46f1/' \
       -e 's/948c1995d4008bc2aa6c4046a34ffa3858d6d671/99ae15aef722f2000ee6ed1ae1523637bf1ae42b/' "$j"
   done
-  for t in "$T" "$S"; do
+  T9=$TMP/v30-power-900ms
+  rm -rf "$T9" && cp -a "$T" "$T9"
+  sed -i 's/\[\([0-9]*\)\.5, 1581\.0\]/[\1.9, 1581.0]/' \
+    "$T9"/closed/Org1/results/edge1/resnet50/Offline/performance/power/server.json
+  # TREE|NAME|sources-checksum findings|time-difference findings
+  while IFS='|' read -r t name want_src want_time; do
     $TEST_WRAP "$MLSUBMIT" check "$t" --version v3.0 --more-power-check --no-csv --tsv "$TMP/v30p.tsv" \
       >"$TMP/v30p.out" 2>&1
     n=$(grep -c "sources checksum" "$TMP/v30p.tsv")
-    if [ "$t" = "$T" ] && [ "$n" = 0 ]; then
-      echo "ok: v3.0 --more-power-check accepts the sources of tag v3.0's checksum table"
-    elif [ "$t" = "$S" ] && [ "$n" = 2 ]; then
-      echo "ok: v3.0 --more-power-check rejects v3.1's PTD sources (client and server)"
+    m=$(grep -c "'time difference'" "$TMP/v30p.tsv")
+    if [ "$n" = "$want_src" ] && [ "$m" = "$want_time" ]; then
+      echo "ok: v3.0 --more-power-check, $name: $n sources and $m time-difference findings"
     else
-      echo "FAIL v3.0 power sources ($t): $n sources-checksum findings"; grep "sources" "$TMP/v30p.tsv"; fail=1
+      echo "FAIL v3.0 power, $name: $n sources (want $want_src), $m time-difference (want $want_time) findings"
+      grep W4 "$TMP/v30p.tsv"; fail=1
     fi
-  done
+  done <<EOF
+$T|the sources of tag v3.0's table|0|0
+$T9|a server phase 900 ms late|0|0
+$S|v3.1's PTD sources|2|0
+EOF
 fi
 exit $fail
