@@ -523,6 +523,8 @@ def main():
             out["power_checker"]["ptd_versions"] = pconsts["SUPPORTED_VERSION"]
         # compare_time: TIME_DELTA_TOLERANCE ms from tag v4.0 on; tag v3.0 compares with 1 s
         out["power_checker"]["phase_tolerance_ms"] = pconsts.get("TIME_DELTA_TOLERANCE", 1000)
+        if "SUPPORTED_MODEL" in pconsts:
+            out["power_checker"]["analyzer_models"] = pconsts["SUPPORTED_MODEL"]
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

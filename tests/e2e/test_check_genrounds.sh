@@ -62,11 +62,13 @@ for v in v3.1 v4.0 v4.1 v5.0; do
 done
 
 # v3.0 --more-power-check as tag v3.0's power/power_checker.py: the source-checksum table it
-# ships beside itself (sources_check: four PTD releases, none of v3.1's) and compare_time's 1 s
-# between client and server phase times (800 ms from tag v4.0). The gen-v3.1 power session
+# ships beside itself (sources_check: four PTD releases, none of v3.1's), its SUPPORTED_MODEL
+# analysers and compare_time's 1 s between client and server phase times (800 ms from tag
+# v4.0). The gen-v3.1 power session
 # re-recorded with the sources of the table's first entry passes the sources checks (and with a
-# server phase 900 ms late, the time check too); unchanged (v3.1's PTD release), it fails both
-# sources checks. Verdicts taken once from tag v3.0's check() on these sessions.
+# server phase 900 ms late, the time check too; a _DC analyser, unknown to tag v3.0, fails the
+# PTD replies and configuration checks); unchanged (v3.1's PTD release), it fails both sources
+# checks. Verdicts taken once from tag v3.0's check() on these sessions.
 S=$TMP/gen-v3.1
 if [ -d "$S" ]; then
   T=$TMP/v30-power
@@ -82,22 +84,28 @@ if [ -d "$S" ]; then
   rm -rf "$T9" && cp -a "$T" "$T9"
   sed -i 's/\[\([0-9]*\)\.5, 1581\.0\]/[\1.9, 1581.0]/' \
     "$T9"/closed/Org1/results/edge1/resnet50/Offline/performance/power/server.json
-  # TREE|NAME|sources-checksum findings|time-difference findings
-  while IFS='|' read -r t name want_src want_time; do
+  TD=$TMP/v30-power-dc
+  rm -rf "$TD" && cp -a "$T" "$TD"
+  sed -i -e 's/"YokogawaWT310,C2PH/"YokogawaWT310_DC,C2PH/' -e 's/"device_type": 49/"device_type": 549/' \
+    -e 's/"8888", "49"/"8888", "549"/' "$TD"/closed/Org1/results/edge1/resnet50/Offline/performance/power/server.json
+  # TREE|NAME|sources-checksum findings|time-difference findings|analyser findings
+  while IFS='|' read -r t name want_src want_time want_dev; do
     $TEST_WRAP "$MLSUBMIT" check "$t" --version v3.0 --more-power-check --no-csv --tsv "$TMP/v30p.tsv" \
       >"$TMP/v30p.out" 2>&1
     n=$(grep -c "sources checksum" "$TMP/v30p.tsv")
     m=$(grep -c "'time difference'" "$TMP/v30p.tsv")
-    if [ "$n" = "$want_src" ] && [ "$m" = "$want_time" ]; then
-      echo "ok: v3.0 --more-power-check, $name: $n sources and $m time-difference findings"
+    d=$(grep -c "analyser.*is not supported" "$TMP/v30p.tsv")
+    if [ "$n" = "$want_src" ] && [ "$m" = "$want_time" ] && [ "$d" = "$want_dev" ]; then
+      echo "ok: v3.0 --more-power-check, $name: $n sources, $m time-difference and $d analyser findings"
     else
-      echo "FAIL v3.0 power, $name: $n sources (want $want_src), $m time-difference (want $want_time) findings"
+      echo "FAIL v3.0 power, $name: $n sources (want $want_src), $m time-difference (want $want_time), $d analyser (want $want_dev) findings"
       grep W4 "$TMP/v30p.tsv"; fail=1
     fi
   done <<EOF
-$T|the sources of tag v3.0's table|0|0
-$T9|a server phase 900 ms late|0|0
-$S|v3.1's PTD sources|2|0
+$T|the sources of tag v3.0's table|0|0|0
+$T9|a server phase 900 ms late|0|0|0
+$TD|a YokogawaWT310_DC analyser (none before tag v4.0)|0|0|2
+$S|v3.1's PTD sources|2|0|0
 EOF
 fi
 exit $fail
