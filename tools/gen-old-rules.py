@@ -525,6 +525,16 @@ def main():
         out["power_checker"]["phase_tolerance_ms"] = pconsts.get("TIME_DELTA_TOLERANCE", 1000)
         if "SUPPORTED_MODEL" in pconsts:
             out["power_checker"]["analyzer_models"] = pconsts["SUPPORTED_MODEL"]
+        # check_ptd_logs: the accepted errors; before tag v4.0 no testing warning is an error and
+        # a warning counts anywhere in the load window (v4.0 on: TIME_DELTA_TOLERANCE inside it)
+        for key, const in (("ptd_log_common_ranging_errors", "COMMON_ERROR_RANGING"),
+                           ("ptd_log_common_testing_errors", "COMMON_ERROR_TESTING")):
+            if const in pconsts:
+                out["power_checker"][key] = pconsts[const]
+        out["power_checker"]["ptd_log_load_margin_s"] = pconsts.get("TIME_DELTA_TOLERANCE", 0)
+        with open(os.path.join(os.path.dirname(sums), "power_checker.py")) as f:
+            if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" not in f.read():
+                out["power_checker"]["ptd_log_testing_warnings_as_errors"] = []
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

@@ -9,6 +9,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/common.sh"
+. "$HERE/lib/power.sh"
 SHARED=${MLSUBMIT_SHARED:-../shared}
 [ -d "$SHARED" ] && SHARED=$(cd "$SHARED" && pwd)   # the official checker runs in a scratch dir
 CHECKERS=$SHARED/upstream/submission-checkers
@@ -61,14 +62,16 @@ for v in v3.1 v4.0 v4.1 v5.0; do
   fi
 done
 
-# v3.0 --more-power-check as tag v3.0's power/power_checker.py: the source-checksum table it
-# ships beside itself (sources_check: four PTD releases, none of v3.1's), its SUPPORTED_MODEL
-# analysers and compare_time's 1 s between client and server phase times (800 ms from tag
-# v4.0). The gen-v3.1 power session
-# re-recorded with the sources of the table's first entry passes the sources checks (and with a
-# server phase 900 ms late, the time check too; a _DC analyser, unknown to tag v3.0, fails the
-# PTD replies and configuration checks); unchanged (v3.1's PTD release), it fails both sources
-# checks. Verdicts taken once from tag v3.0's check() on these sessions.
+# v3.0 --more-power-check as tag v3.0's power/power_checker.py, on the gen-v3.1 power session
+# re-recorded with the sources of the first entry of the source-checksum table tag v3.0 ships
+# beside itself (sources_check: four PTD releases, none of v3.1's): it passes; with a server
+# phase 900 ms late too (compare_time allows 1 s; 800 ms from tag v4.0); a _DC analyser (not in
+# tag v3.0's SUPPORTED_MODEL) fails the PTD replies and configuration checks; an uncertainty
+# WARNING line mid-run is a warning (tag v3.0 makes no testing warning an error and watches the
+# whole load window; from tag v4.0, TIME_DELTA_TOLERANCE inside it), and so is a 'Bad watts
+# reading nan' ERROR while ranging (tag v3.0 accepts only "Can't evaluate uncertainty"
+# silently); unchanged (v3.1's PTD release), both sources checks fail. Verdicts taken once from
+# tag v3.0's check() on these sessions.
 S=$TMP/gen-v3.1
 if [ -d "$S" ]; then
   T=$TMP/v30-power
@@ -88,24 +91,39 @@ if [ -d "$S" ]; then
   rm -rf "$TD" && cp -a "$T" "$TD"
   sed -i -e 's/"YokogawaWT310,C2PH/"YokogawaWT310_DC,C2PH/' -e 's/"device_type": 49/"device_type": 549/' \
     -e 's/"8888", "49"/"8888", "549"/' "$TD"/closed/Org1/results/edge1/resnet50/Offline/performance/power/server.json
-  # TREE|NAME|sources-checksum findings|time-difference findings|analyser findings
-  while IFS='|' read -r t name want_src want_time want_dev; do
+  TW=$TMP/v30-power-warning
+  rm -rf "$TW" && cp -a "$T" "$TW"
+  P=$TW/closed/Org1/results/edge1/resnet50/Offline/performance
+  sed -i 's/^08-01-2025 17:14:30.000: Completed test/08-01-2025 17:09:00.000: WARNING: Uncertainty 1.50%, which is above 1.00% limit for the last sample!\n&/' \
+    "$P/power/ptd_logs.txt"
+  power_rehash "$P"
+  TR=$TMP/v30-power-ranging-error
+  rm -rf "$TR" && cp -a "$T" "$TR"
+  P=$TR/closed/Org1/results/edge1/resnet50/Offline/performance
+  sed -i 's/^08-01-2025 17:00:20.000: Completed test/08-01-2025 16:55:00.000: ERROR: Bad watts reading nan from the analyzer\n&/' \
+    "$P/power/ptd_logs.txt"
+  power_rehash "$P"
+  # TREE|NAME|sources-checksum findings|time-difference findings|analyser findings|PTD log warnings
+  while IFS='|' read -r t name want_src want_time want_dev want_warn; do
     $TEST_WRAP "$MLSUBMIT" check "$t" --version v3.0 --more-power-check --no-csv --tsv "$TMP/v30p.tsv" \
       >"$TMP/v30p.out" 2>&1
     n=$(grep -c "sources checksum" "$TMP/v30p.tsv")
     m=$(grep -c "'time difference'" "$TMP/v30p.tsv")
     d=$(grep -c "analyser.*is not supported" "$TMP/v30p.tsv")
-    if [ "$n" = "$want_src" ] && [ "$m" = "$want_time" ] && [ "$d" = "$want_dev" ]; then
-      echo "ok: v3.0 --more-power-check, $name: $n sources, $m time-difference and $d analyser findings"
+    w=$(grep -cE "^WARNING.*during (the load stage|ranging, treated as a warning)" "$TMP/v30p.tsv")
+    if [ "$n" = "$want_src" ] && [ "$m" = "$want_time" ] && [ "$d" = "$want_dev" ] && [ "$w" = "$want_warn" ]; then
+      echo "ok: v3.0 --more-power-check, $name: $n sources, $m time-difference, $d analyser, $w PTD log warnings"
     else
-      echo "FAIL v3.0 power, $name: $n sources (want $want_src), $m time-difference (want $want_time), $d analyser (want $want_dev) findings"
+      echo "FAIL v3.0 power, $name: $n sources (want $want_src), $m time-difference (want $want_time), $d analyser (want $want_dev), $w PTD log warnings (want $want_warn)"
       grep W4 "$TMP/v30p.tsv"; fail=1
     fi
   done <<EOF
-$T|the sources of tag v3.0's table|0|0|0
-$T9|a server phase 900 ms late|0|0|0
-$TD|a YokogawaWT310_DC analyser (none before tag v4.0)|0|0|2
-$S|v3.1's PTD sources|2|0|0
+$T|the sources of tag v3.0's table|0|0|0|0
+$T9|a server phase 900 ms late|0|0|0|0
+$TD|a YokogawaWT310_DC analyser (none before tag v4.0)|0|0|2|0
+$TW|an uncertainty warning mid-run (a warning, no margin)|0|0|0|1
+$TR|a 'Bad watts reading nan' error while ranging (one common error before v4.0)|0|0|0|1
+$S|v3.1's PTD sources|2|0|0|0
 EOF
 fi
 exit $fail
