@@ -533,8 +533,13 @@ def main():
                 out["power_checker"][key] = pconsts[const]
         out["power_checker"]["ptd_log_load_margin_s"] = pconsts.get("TIME_DELTA_TOLERANCE", 0)
         with open(os.path.join(os.path.dirname(sums), "power_checker.py")) as f:
-            if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" not in f.read():
-                out["power_checker"]["ptd_log_testing_warnings_as_errors"] = []
+            psrc = f.read()
+        if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" not in psrc:
+            out["power_checker"]["ptd_log_testing_warnings_as_errors"] = []
+        # phases_check's compare_duration of tag v3.0: within 15 % of the longer run, no
+        # average-power check (get_avg_power from tag v4.0)
+        if "def get_avg_power" not in psrc:
+            out["power_checker"]["duration_error_ratio"] = 0.15
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

@@ -70,7 +70,9 @@ done
 # WARNING line mid-run is a warning (tag v3.0 makes no testing warning an error and watches the
 # whole load window; from tag v4.0, TIME_DELTA_TOLERANCE inside it), and so is a 'Bad watts
 # reading nan' ERROR while ranging (tag v3.0 accepts only "Can't evaluate uncertainty"
-# silently); unchanged (v3.1's PTD release), both sources checks fail. Verdicts taken once from
+# silently); a testing run 20 % shorter than the ranging run fails the time check (compare_duration:
+# less than 15 % of the longer either way; 10 % passes); unchanged (v3.1's PTD release), both
+# sources checks fail. Verdicts taken once from
 # tag v3.0's check() on these sessions.
 S=$TMP/gen-v3.1
 if [ -d "$S" ]; then
@@ -103,6 +105,15 @@ if [ -d "$S" ]; then
   sed -i 's/^08-01-2025 17:00:20.000: Completed test/08-01-2025 16:55:00.000: ERROR: Bad watts reading nan from the analyzer\n&/' \
     "$P/power/ptd_logs.txt"
   power_rehash "$P"
+  # the testing run 2 minutes (20 %) and 1 minute (10 %) shorter than the ranging run
+  for cut in 12:20 13:10; do
+    TT=$TMP/v30-power-short${cut#*:}
+    rm -rf "$TT" && cp -a "$T" "$TT"
+    P=$TT/closed/Org1/results/edge1/resnet50/Offline/performance
+    sed -i "s/\"power_end\", \"value\": \"08-01-2025 17:14:17.500\"/\"power_end\", \"value\": \"08-01-2025 17:${cut%:*}:17.500\"/" \
+      "$P/run_1/mlperf_log_detail.txt"
+    power_rehash "$P"
+  done
   # TREE|NAME|sources-checksum findings|time-difference findings|analyser findings|PTD log warnings
   while IFS='|' read -r t name want_src want_time want_dev want_warn; do
     $TEST_WRAP "$MLSUBMIT" check "$t" --version v3.0 --more-power-check --no-csv --tsv "$TMP/v30p.tsv" \
@@ -123,6 +134,8 @@ $T9|a server phase 900 ms late|0|0|0|0
 $TD|a YokogawaWT310_DC analyser (none before tag v4.0)|0|0|2|0
 $TW|an uncertainty warning mid-run (a warning, no margin)|0|0|0|1
 $TR|a 'Bad watts reading nan' error while ranging (one common error before v4.0)|0|0|0|1
+$TMP/v30-power-short20|a testing run 20 % shorter (15 % allowed either way)|0|1|0|0
+$TMP/v30-power-short10|a testing run 10 % shorter|0|0|0|0
 $S|v3.1's PTD sources|2|0|0|0
 EOF
 fi
