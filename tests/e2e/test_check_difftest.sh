@@ -668,6 +668,12 @@ for vw in 'v3.1:0:Results=7, NoResults=0:WARNING' 'v4.0:0:Results=7, NoResults=0
     "sed -i 's/\"effective_min_duration_ms\", \"value\": 600000/\"effective_min_duration_ms\", \"value\": 300000/' $SSD"
 done
 
+# gen seed 171684 (v5.0, case_change): documentation/ renamed DOCUMENTATION. Tag v5.0.1 has no
+# calibration-document check (check_results_dir of v5.1.1 is the first; calibration_doc_required
+# false in v5.0): looks OK, as with no documentation folder at all
+for snip in 'mv closed/Org1/documentation closed/Org1/DOCUMENTATION' 'rm -r closed/Org1/documentation'; do
+  gen_expect v5.0 calibration_doc 0 'Results=7, NoResults=0, Power Results=1' '^SUMMARY: submission looks OK' "$snip"
+done
 # ---- stable-diffusion-xl on the generated v4.0-v5.0 rounds: TEST01's fallback delta and the
 # accuracy images (found reading check_compliance_acc_dir for kind test01_fallback; verdicts
 # taken once from each tag's checker on these trees)
