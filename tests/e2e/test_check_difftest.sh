@@ -674,6 +674,20 @@ done
 for snip in 'mv closed/Org1/documentation closed/Org1/DOCUMENTATION' 'rm -r closed/Org1/documentation'; do
   gen_expect v5.0 calibration_doc 0 'Results=7, NoResults=0, Power Results=1' '^SUMMARY: submission looks OK' "$snip"
 done
+# gen seed 171875 (v5.0, measurements_variant): weight_data_types a JSON list. log_result of tag
+# v5.0.1 concatenates it into both rows and raises a TypeError (csv_weight_data_types_str false;
+# v5.1.1 writes str() in the performance row): no verdict, mlsubmit exits 1 naming the file. In
+# v5.1 the power row still concatenates: a power result's list raises there too (tag v5.1.1)
+WJ=open/Org1/measurements/opn1/synthnet-v1/SingleStream/opn1_SingleStream.json
+WP=closed/Org1/measurements/edge1/resnet50/Offline/edge1_Offline.json
+for vj in v5.0:$WJ v5.1:$WP; do
+  gen_expect "${vj%%:*}" wdt_list 1 'Results=.*' "ERROR *E4 .*${vj#*:}.*weight_data_types is not a string" \
+    "sed -i 's/\"weight_data_types\": \"\\([^\"]*\\)\"/\"weight_data_types\": [\"\\1\"]/' ${vj#*:}"
+done
+# ... and a list in v5.1's performance-only result is written with str() (looks OK there)
+gen_expect v5.1 wdt_list_perf_row 0 'Results=6, NoResults=0, Power Results=1' '^SUMMARY: submission looks OK' \
+  "sed -i 's/\"weight_data_types\": \"\\([^\"]*\\)\"/\"weight_data_types\": [\"\\1\"]/' ${WJ/synthnet-v1/mobilenet-v2}"
+
 # ---- stable-diffusion-xl on the generated v4.0-v5.0 rounds: TEST01's fallback delta and the
 # accuracy images (found reading check_compliance_acc_dir for kind test01_fallback; verdicts
 # taken once from each tag's checker on these trees)
