@@ -399,6 +399,9 @@ def main():
     base = json.load(open(base_path))
     hand = ROUNDS[version]
     out = dict(base)
+    # BASE's switch of tag v5.0.1 alone (its get_delta_perc is asked for acc_type[0], a letter);
+    # v4.1's acc_type is a (metric, target) pair: the default, overrides applied
+    out.pop("test01_delta_overrides", None)
     out["version"] = version
     models = lit["models"]
     out["models"] = models
@@ -469,7 +472,10 @@ def main():
     add = hand["compliance"][2] if len(hand["compliance"]) > 2 else {}
     out["compliance_tests"] = {m: [t for t in tests if m not in skip.get(t, [])] +
                                [t for t, ms in add.items() if m in ms] for m in models}
-    out["accuracy_extra_files"] = {}
+    # check_extra_files runs where REQUIRED_ACC_BENCHMARK[model] has the round's key (the
+    # stable-diffusion-xl images of tags v4.0 and v4.1)
+    out["accuracy_extra_files"] = {m: d[version] for m, d in consts.get("REQUIRED_ACC_BENCHMARK", {}).items()
+                                   if version in d and m in models}
     # log_result's unit_dict: one unit per scenario, no per-model (Tokens/s) units before v5.0
     out["units"] = {"default": hand.get("units") or {
         k: v for k, v in base["units"]["default"].items() if k != "Interactive"}, "overrides": {}}
@@ -515,6 +521,25 @@ def main():
         pconsts, _ = load(os.path.join(os.path.dirname(sums), "power_checker.py"))
         if "SUPPORTED_VERSION" in pconsts:
             out["power_checker"]["ptd_versions"] = pconsts["SUPPORTED_VERSION"]
+        # compare_time: TIME_DELTA_TOLERANCE ms from tag v4.0 on; tag v3.0 compares with 1 s
+        out["power_checker"]["phase_tolerance_ms"] = pconsts.get("TIME_DELTA_TOLERANCE", 1000)
+        if "SUPPORTED_MODEL" in pconsts:
+            out["power_checker"]["analyzer_models"] = pconsts["SUPPORTED_MODEL"]
+        # check_ptd_logs: the accepted errors; before tag v4.0 no testing warning is an error and
+        # a warning counts anywhere in the load window (v4.0 on: TIME_DELTA_TOLERANCE inside it)
+        for key, const in (("ptd_log_common_ranging_errors", "COMMON_ERROR_RANGING"),
+                           ("ptd_log_common_testing_errors", "COMMON_ERROR_TESTING")):
+            if const in pconsts:
+                out["power_checker"][key] = pconsts[const]
+        out["power_checker"]["ptd_log_load_margin_s"] = pconsts.get("TIME_DELTA_TOLERANCE", 0)
+        with open(os.path.join(os.path.dirname(sums), "power_checker.py")) as f:
+            psrc = f.read()
+        if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" not in psrc:
+            out["power_checker"]["ptd_log_testing_warnings_as_errors"] = []
+        # phases_check's compare_duration of tag v3.0: within 15 % of the longer run, no
+        # average-power check (get_avg_power from tag v4.0)
+        if "def get_avg_power" not in psrc:
+            out["power_checker"]["duration_error_ratio"] = 0.15
     for k, v in hand.get("switches", {}).items():
         out[k] = v
     with open(out_path, "w") as f:

@@ -87,6 +87,11 @@ typedef struct ck_switches {
                                      * token-latency check (P3) replaces result_validity (P2) */
     int equal_issue_closed_only;    /* "equal_issue_closed_only" (0): P4 (and E7) only in the
                                      * closed and network divisions */
+    int test01_delta_overrides;     /* "test01_delta_overrides" (1): TEST01's fallback compares a
+                                     * metric with accuracy_delta_perc_overrides; 0: only with
+                                     * accuracy_delta_perc_default */
+    int csv_wdt_str;                /* "csv_weight_data_types_str" (1): the performance row writes
+                                     * str(weight_data_types); 0: concatenated, as the power row */
     int equal_issue_from_conf;      /* "equal_issue_from_conf" (0): P4 passes when mlperf.conf or
                                      * user.conf set sample_concatenate_permutation (E7) or the log
                                      * holds the string "true" */
@@ -362,6 +367,7 @@ typedef struct ck_scen {
     int sys_ok;                /* unified: system group */
     json_t *weight_data_types; /* from the implementation JSON (owned), or NULL */
     int wdt_present;
+    char *wdt_rel;             /* the implementation JSON it came from */
     char *meas_key;            /* legacy: measurement dir key to null on E failure */
     int unified_ok;            /* unified: every group passed */
 } ck_scen;

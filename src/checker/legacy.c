@@ -855,11 +855,30 @@ static void bookkeeping(plan *pl)
                                 const json_t *po = json_object_get(s->sys->j, "system_power_only");
                                 int power = s->power_metric > 0;
                                 char *rd = NULL;
-                                if (!(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row) {
+                                int perf_row = !(power && truthy_power_only(po)) || !r->sw.csv_power_extra_row;
+                                int power_row = power && r->sw.csv_power_extra_row;
+                                if (r->sw.csv_weight_data_types && s->wdt_present &&
+                                    !json_is_string(s->weight_data_types) &&
+                                    ((perf_row && !r->sw.csv_wdt_str) || power_row)) {
+                                    /* log_result writes '"' + weight_data_types + '"' (the power
+                                     * row always; the performance row too without
+                                     * csv_weight_data_types_str): another JSON type raises a
+                                     * TypeError there, no verdict */
+                                    ck_report_finding(run, &run->findings,
+                                                      &(ck_where){s->division, s->submitter, s->system,
+                                                                  s->model_dir, s->scen_dir},
+                                                      CK_ID(E4), CK_SEV_ERROR, s->wdt_rel, 0,
+                                                      "/weight_data_types", "a string", "another JSON value",
+                                                      "%s: weight_data_types is not a string (the MLCommons "
+                                                      "checker raises writing its summary row)", s->wdt_rel);
+                                    ck_key_null(run, key);
+                                    perf_row = power_row = 0;
+                                }
+                                if (perf_row) {
                                     char *row = legacy_row(run, s, errors, compliance, 0, pl->cols, &rd);
                                     ck_row_add_reader(run, row, rd, key);
                                 }
-                                if (power && r->sw.csv_power_extra_row) {
+                                if (power_row) {
                                     char *row = legacy_row(run, s, errors, compliance, 1, pl->cols, &rd);
                                     ck_row_add_reader(run, row, rd, key);
                                 }

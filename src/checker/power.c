@@ -1024,6 +1024,25 @@ static void chk_phases(pwctx *c, const pwtime *tm)
         }
     }
     double rdur = us_to_s(re) - us_to_s(rb), tdur = us_to_s(te) - us_to_s(tb);
+    const json_t *err_ratio = json_object_get(c->pc, "duration_error_ratio");
+    if (json_is_number(err_ratio)) {
+        /* compare_duration of phases_check (tag v3.0): the two durations differ by less than
+         * the ratio of the longer, else the check fails; no warning, no average-power check */
+        double longer = rdur > tdur ? rdur : tdur;
+        double lim = json_number_value(err_ratio);
+        if (longer == 0) {
+            PW_FAIL(c, c->perf_rel, NULL, "runs that last", "0 s",
+                    "the ranging and testing runs have no duration (the reference divides by it)");
+        } else if (!(fabs(rdur - tdur) / longer < lim)) {
+            char e1[32], e2[32];
+            snprintf(e1, sizeof e1, "< %g %%", lim * 100);
+            snprintf(e2, sizeof e2, "%.2f %%", fabs(rdur - tdur) / longer * 100);
+            PW_FAIL(c, c->perf_rel, NULL, e1, e2, "the ranging run (%.2f s) and the testing run "
+                    "(%.2f s) differ by %.2f %% of the longer (%g %% allowed)", rdur, tdur,
+                    fabs(rdur - tdur) / longer * 100, lim * 100);
+        }
+        return;
+    }
     if (rdur == 0) {
         PW_FAIL(c, c->perf_rel, NULL, "a ranging run that lasts", "0 s",
                 "the ranging run has no duration (the reference divides by it)");

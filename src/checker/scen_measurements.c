@@ -55,6 +55,10 @@ static void check_impl_json(sctx *c, const char *rel, json_t **keep)
     if (wdt) {
         s->weight_data_types = json_deep_copy(wdt);
         s->wdt_present = 1;
+        free(s->wdt_rel);
+        s->wdt_rel = strdup(rel);
+        if (!s->weight_data_types || !s->wdt_rel)
+            c->run->oom = 1;
     }
     if (c->run->meas_schema) {
         ms_jschema_errors errs = {0};

@@ -365,6 +365,7 @@ void ck_scen_free(ck_scen *s)
     free(s->acc_str);
     free(s->effective_scenario);
     json_decref(s->weight_data_types);
+    free(s->wdt_rel);
     free(s->meas_key);
     free(s->rel);
     free(s->abs);

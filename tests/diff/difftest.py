@@ -17,7 +17,7 @@ Usage (see tests/diff/README.md):
               [--tree DIR --round vX.Y] [--mlsubmit BIN] [--shared DIR] [--out FILE] [--table]
 
 Case `seed` uses kind K[seed % len(K)] and round ROUNDS[(seed // len(K)) % n], where K is
-mutations.kinds_for(seed) (KINDS, plus EXTRA_KINDS from seed 100000 on and EXTRA_KINDS2 from 120000 on), all its
+mutations.kinds_for(seed) (KINDS, plus EXTRA_KINDS from seed 100000 on and EXTRA_KINDS2 from 120000 on, EXTRA_KINDS3 from 170000 on), all its
 other choices come from random.Random(seed): `--seed S` replays exactly one case.
 """
 import argparse
@@ -327,7 +327,7 @@ def main():
     if not rounds:
         print("SKIP: no round with both mlsubmit rules and an official checker")
         return 0
-    kinds = mutations.KINDS + mutations.EXTRA_KINDS + mutations.EXTRA_KINDS2
+    kinds = mutations.KINDS + mutations.EXTRA_KINDS + mutations.EXTRA_KINDS2 + mutations.EXTRA_KINDS3
     if args.kinds:
         bad = set(args.kinds.split(",")) - set(kinds)
         if bad:
@@ -444,7 +444,7 @@ def table(stats):
     rounds = sorted({r for _, r in stats})
     lines = ["| kind | round | cases | same | official crashed | documented | divergences |",
              "|---|---|---:|---:|---:|---:|---:|"]
-    for k in mutations.KINDS + mutations.EXTRA_KINDS + mutations.EXTRA_KINDS2:
+    for k in mutations.KINDS + mutations.EXTRA_KINDS + mutations.EXTRA_KINDS2 + mutations.EXTRA_KINDS3:
         for r in rounds:
             c = stats.get((k, r))
             if c:

@@ -44,9 +44,16 @@ EXTRA_KINDS2 = [
     "model_rename",           # a model folder renamed: an alias of the round, a custom name
 ]
 EXTENDED2_FROM = 120000
+# The third extension (seeds from EXTENDED3_FROM draw from all of the above + EXTRA_KINDS3).
+EXTRA_KINDS3 = [
+    "test01_fallback",        # TEST01's accuracy fallback (baseline/compliance_accuracy.txt) varied
+]
+EXTENDED3_FROM = 170000
 
 
 def kinds_for(seed):
+    if seed >= EXTENDED3_FROM:
+        return KINDS + EXTRA_KINDS + EXTRA_KINDS2 + EXTRA_KINDS3
     if seed >= EXTENDED2_FROM:
         return KINDS + EXTRA_KINDS + EXTRA_KINDS2
     return KINDS + EXTRA_KINDS if seed >= EXTENDED_FROM else KINDS
@@ -934,11 +941,142 @@ def m_model_rename(tree, rng):
     return Mut(desc, damaged)
 
 
+FALLBACK_NAMES = ("baseline_accuracy.txt", "compliance_accuracy.txt")
+
+
+def m_test01_fallback(tree, rng):
+    """TEST01's verify_accuracy.txt without (or with) its TEST PASS line and the accuracy/
+    folder's fallback files (baseline_accuracy.txt, compliance_accuracy.txt) present, absent,
+    unparsable, or with values within or outside the allowed delta: what check_compliance_acc_dir
+    reads when the deterministic check failed."""
+    tdir = choose(rng, dirs(tree, lambda r: len(parts(r)) == 7 and area(r) == "compliance"
+                            and parts(r)[6] == "TEST01"))
+    acc = os.path.join(tdir, "accuracy")
+    va = os.path.join(tdir, "verify_accuracy.txt")
+    # the metric text: TEST01's own accuracy.txt, else the result's
+    res_acc = os.path.join(tdir.replace(os.sep + "compliance" + os.sep, os.sep + "results" + os.sep, 1)[:-len("TEST01")],
+                           "accuracy", "accuracy.txt")
+    src = ""
+    for cand in (os.path.join(acc, "accuracy.txt"), res_acc):
+        if os.path.isfile(os.path.join(tree, cand)):
+            src = read(tree, cand).decode("utf-8", "surrogateescape")
+            if re.search(r"\d", src.replace("hash", "")):
+                break
+    lines = [l for l in src.split("\n") if not l.startswith("hash")]
+    num_re = re.compile(r"(?<![\w.])(\d+\.\d+|\d+)(?![\w.])")
+
+    def scaled(f):
+        def one(m):
+            old = m.group(1)
+            return ("%.*f" % (max(len(old.split(".")[1]), 6), float(old) * f)) if "." in old else str(int(old) * f)
+        return "\n".join(num_re.sub(one, l) for l in lines)
+
+    desc = []
+    damaged = [va, acc]
+    # 1. verify_accuracy.txt: its TEST PASS line dropped or respelled (most cases), kept, or the file deleted
+    v = read(tree, va).decode("utf-8", "surrogateescape") if os.path.isfile(os.path.join(tree, va)) else None
+    vop = rng.random()
+    if v is not None and vop < 0.75:
+        new = choose(rng, ["TEST FAIL", "", "TEST FAILED", "Test Pass"])
+        v2 = "\n".join(new if l.startswith("TEST ") else l for l in v.split("\n"))
+        if v2 == v:
+            v2 = v + "TEST FAIL\n"
+        write(tree, va, v2.encode("utf-8", "surrogateescape"))
+        desc.append("verify_accuracy.txt TEST line -> %r" % new)
+    elif v is not None and vop < 0.8:
+        os.unlink(os.path.join(tree, va))
+        desc.append("verify_accuracy.txt deleted")
+    else:
+        desc.append("verify_accuracy.txt kept")
+    if not os.path.isdir(os.path.join(tree, acc)):
+        os.makedirs(os.path.join(tree, acc))
+    # 2. the fallback files
+    op = rng.randrange(8)
+    fb = {}
+    if op == 0:
+        desc.append("no fallback files")
+        for n in FALLBACK_NAMES:
+            p = os.path.join(tree, acc, n)
+            if os.path.lexists(p):
+                os.unlink(p)
+    elif op in (1, 2, 3):  # both; compliance scaled within or outside the delta (1% / 0.1%)
+        f = choose(rng, [1.0, 1.0005, 0.9995, 1.0009, 0.999, 1.005, 0.995, 1.0099, 0.99, 1.011, 0.989,
+                         1.02, 0.5, 2.0, 0.0])
+        fb = {"baseline_accuracy.txt": scaled(1), "compliance_accuracy.txt": scaled(f)}
+        if rng.random() < 0.5:  # the other way round
+            fb = {"baseline_accuracy.txt": fb["compliance_accuracy.txt"], "compliance_accuracy.txt": scaled(1)}
+        desc.append("fallback values x%g" % f)
+    elif op == 4:  # only one of them
+        n = choose(rng, list(FALLBACK_NAMES))
+        fb = {n: scaled(1)}
+        for o in FALLBACK_NAMES:
+            p = os.path.join(tree, acc, o)
+            if o != n and os.path.lexists(p):
+                os.unlink(p)
+        desc.append("only %s" % n)
+    elif op == 5:  # unparsable: empty, no metric, a non-UTF-8 byte, a number in another format
+        n = choose(rng, list(FALLBACK_NAMES))
+        good = scaled(1)
+        first = num_re.search(good)
+        def at_first(f):
+            return good[:first.start()] + f(first.group(1)) + good[first.end():] if first else good
+        bad = choose(rng, ["", "no accuracy here\n", "\udcff\udcfe" + good, good.replace(".", ","),
+                           "  " + good, good.upper(), "accuracy=\n", "mAP=nan\n", "accuracy=0\n",
+                           at_first(lambda n: n + ".5"), at_first(lambda n: "-" + n), at_first(lambda n: "." + n),
+                           at_first(lambda n: n + "e2"), at_first(lambda n: "0")])
+        fb = {n: bad}
+        other = [o for o in FALLBACK_NAMES if o != n][0]
+        fb[other] = scaled(1)
+        desc.append("%s unparsable %r" % (n, bad[:30]))
+    elif op == 6:  # a hash line, duplicate metric lines (the last counts), CRLF
+        sub = rng.randrange(4)
+        base = scaled(1)
+        if sub == 0:
+            comp = "hash=" + "0" * 64 + "\n" + base
+            what = "a hash line first"
+        elif sub == 1:
+            comp = base + "\nhash=" + "1" * 64 + "\n"
+            what = "a hash line last"
+        elif sub == 2:
+            comp = scaled(choose(rng, [0.5, 1.5])) + "\n" + base
+            what = "a far metric line before the real one"
+        else:
+            comp = base.replace("\n", "\r\n")
+            what = "CRLF"
+        fb = {"baseline_accuracy.txt": base, "compliance_accuracy.txt": comp}
+        if rng.random() < 0.5:
+            fb = {"baseline_accuracy.txt": comp, "compliance_accuracy.txt": base}
+        desc.append("fallback files, one with %s" % what)
+    else:  # the other accuracy/ files: mlperf_log_accuracy.json or accuracy.txt removed, a stray file
+        fb = {"baseline_accuracy.txt": scaled(1), "compliance_accuracy.txt": scaled(1)}
+        sub = rng.randrange(4)
+        if sub == 3:
+            fb = {}
+            for dp, dns, fns in os.walk(os.path.join(tree, acc), topdown=False):
+                for f in fns:
+                    os.unlink(os.path.join(dp, f))
+                os.rmdir(dp)
+            desc.append("the accuracy folder removed")
+        elif sub < 2:
+            n = ["mlperf_log_accuracy.json", "accuracy.txt"][sub]
+            p = os.path.join(tree, acc, n)
+            if os.path.lexists(p):
+                os.unlink(p)
+            desc.append("fallback files equal, %s removed" % n)
+        else:
+            write(tree, os.path.join(acc, "verify_accuracy.txt"), b"TEST PASS\n")
+            desc.append("fallback files equal, a verify_accuracy.txt in accuracy/")
+    for n, text in fb.items():
+        write(tree, os.path.join(acc, n), text.encode("utf-8", "surrogateescape"))
+    return Mut("%s: %s" % (tdir, "; ".join(desc)), damaged)
+
+
+
 class DoesNotApply(RuntimeError):
     """The tree has nothing this kind can damage (drop_compliance on v0.5: no compliance/)."""
 
 
-KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS + EXTRA_KINDS + EXTRA_KINDS2}
+KIND_FUNCS = {k: globals()["m_" + k] for k in KINDS + EXTRA_KINDS + EXTRA_KINDS2 + EXTRA_KINDS3}
 
 
 def apply(kind, tree, rng):

@@ -668,6 +668,80 @@ for vw in 'v3.1:0:Results=7, NoResults=0:WARNING' 'v4.0:0:Results=7, NoResults=0
     "sed -i 's/\"effective_min_duration_ms\", \"value\": 600000/\"effective_min_duration_ms\", \"value\": 300000/' $SSD"
 done
 
+# gen seed 171684 (v5.0, case_change): documentation/ renamed DOCUMENTATION. Tag v5.0.1 has no
+# calibration-document check (check_results_dir of v5.1.1 is the first; calibration_doc_required
+# false in v5.0): looks OK, as with no documentation folder at all
+for snip in 'mv closed/Org1/documentation closed/Org1/DOCUMENTATION' 'rm -r closed/Org1/documentation'; do
+  gen_expect v5.0 calibration_doc 0 'Results=7, NoResults=0, Power Results=1' '^SUMMARY: submission looks OK' "$snip"
+done
+# gen seed 171875 (v5.0, measurements_variant): weight_data_types a JSON list. log_result of tag
+# v5.0.1 concatenates it into both rows and raises a TypeError (csv_weight_data_types_str false;
+# v5.1.1 writes str() in the performance row): no verdict, mlsubmit exits 1 naming the file. In
+# v5.1 the power row still concatenates: a power result's list raises there too (tag v5.1.1)
+WJ=open/Org1/measurements/opn1/synthnet-v1/SingleStream/opn1_SingleStream.json
+WP=closed/Org1/measurements/edge1/resnet50/Offline/edge1_Offline.json
+for vj in v5.0:$WJ v5.1:$WP; do
+  gen_expect "${vj%%:*}" wdt_list 1 'Results=.*' "ERROR *E4 .*${vj#*:}.*weight_data_types is not a string" \
+    "sed -i 's/\"weight_data_types\": \"\\([^\"]*\\)\"/\"weight_data_types\": [\"\\1\"]/' ${vj#*:}"
+done
+# ... and a list in v5.1's performance-only result is written with str() (looks OK there)
+gen_expect v5.1 wdt_list_perf_row 0 'Results=6, NoResults=0, Power Results=1' '^SUMMARY: submission looks OK' \
+  "sed -i 's/\"weight_data_types\": \"\\([^\"]*\\)\"/\"weight_data_types\": [\"\\1\"]/' ${WJ/synthnet-v1/mobilenet-v2}"
+
+# ---- stable-diffusion-xl on the generated v4.0-v5.0 rounds: TEST01's fallback delta and the
+# accuracy images (found reading check_compliance_acc_dir for kind test01_fallback; verdicts
+# taken once from each tag's checker on these trees)
+. "$HERE/lib/power.sh"
+# sdxl_from_resnet FID [IMAGE_ID...]: (inside a generated tree) edge1's resnet50 SingleStream and
+# Offline copied as stable-diffusion-xl (results, measurements, compliance, code), accuracy.txt in
+# the FID/CLIP format, the model's sample count; TEST01's verify_accuracy.txt failed, baseline
+# FID 23.5 and SingleStream's compliance FID as given (Offline: equal); the image ids, if any, in
+# accuracy/images with captions.txt
+sdxl_from_resnet() {
+  local fid=$1 a s T i O=closed/Org1
+  shift
+  for a in results measurements compliance; do
+    cp -a $O/$a/edge1/resnet50 $O/$a/edge1/stable-diffusion-xl || return 1
+    rm -rf $O/$a/edge1/stable-diffusion-xl/MultiStream
+  done
+  cp -a $O/code/resnet50 $O/code/stable-diffusion-xl || return 1
+  for s in SingleStream Offline; do
+    a=$O/results/edge1/stable-diffusion-xl/$s/accuracy
+    { printf "Accuracy Results: {'FID_SCORE': 23.5, 'CLIP_SCORE': 31.75}\n"; grep '^hash=' $a/accuracy.txt; } >$a/acc.new &&
+      mv $a/acc.new $a/accuracy.txt
+    if [ $# -gt 0 ]; then
+      mkdir -p $a/images && touch $a/images/captions.txt
+      for i in "$@"; do touch $a/images/$i.png; done
+    fi
+    T=$O/compliance/edge1/stable-diffusion-xl/$s/TEST01
+    sed -i 's/TEST PASS/TEST FAIL/' $T/verify_accuracy.txt
+    cp $a/accuracy.txt $T/accuracy/accuracy.txt
+    printf "Accuracy Results: {'FID_SCORE': 23.5, 'CLIP_SCORE': 31.75}\n" >$T/accuracy/baseline_accuracy.txt
+    [ $s = Offline ] && fid=23.5
+    printf "Accuracy Results: {'FID_SCORE': %s, 'CLIP_SCORE': 31.75}\n" $fid >$T/accuracy/compliance_accuracy.txt
+  done
+  grep -rl '"effective_performance_sample_count"' $O/results/edge1/stable-diffusion-xl $O/compliance/edge1/stable-diffusion-xl |
+    xargs sed -i 's/"effective_performance_sample_count", "value": 1024/"effective_performance_sample_count", "value": 5000/'
+  power_rehash $O/results/edge1/stable-diffusion-xl/Offline/performance
+}
+IMG40="4459 4015 2705 1682 4048 4683 3757 1578 3319 95"
+IMG41="4655 2569 1303 109 4509 3009 2179 1826 2094 3340"
+# VERSION|NAME|EXIT|COUNTS|FINDING|SNIPPET, the official verdicts:
+# - v5.0: a compliance FID 1.5 % from the baseline fails TEST01 (test01_delta_overrides false:
+#   tag v5.0.1 asks get_delta_perc for acc_type[0], a letter, so FID_SCORE's 2 % never applies);
+# - v4.1: the same delta passes (acc_type is a (metric, target) pair there, the override applies);
+# - v5.0: no accuracy/images is fine (REQUIRED_ACC_BENCHMARK of tag v5.0.1 has no v5.0 key);
+# - v4.0, v4.1: no accuracy/images fails both results (check_extra_files, the tag's own list)
+while IFS='|' read -r v n want_rc want finding snippet; do
+  gen_expect "$v" "$n" "$want_rc" "$want" "$finding" "$snippet" </dev/null
+done <<EOF
+v5.0|sdxl_fid_delta|1|Results=8, NoResults=1, Power Results=2|ERROR *C5 .*stable-diffusion-xl/SingleStream/TEST01.*non-deterministic|sdxl_from_resnet 23.85 $IMG40
+v4.1|sdxl_fid_delta|0|Results=9, NoResults=0, Power Results=2|^SUMMARY: submission looks OK|sdxl_from_resnet 23.85 $IMG41
+v5.0|sdxl_no_images|0|Results=9, NoResults=0, Power Results=2|^SUMMARY: submission looks OK|sdxl_from_resnet 23.5
+v4.0|sdxl_no_images|1|Results=7, NoResults=2, Power Results=2|ERROR *A8 .*stable-diffusion-xl/SingleStream/accuracy.*expected to have the following extra files|sdxl_from_resnet 23.5
+v4.1|sdxl_no_images|1|Results=7, NoResults=2, Power Results=2|ERROR *A8 .*stable-diffusion-xl/SingleStream/accuracy.*expected to have the following extra files|sdxl_from_resnet 23.5
+EOF
+
 command -v python3 >/dev/null || { echo "SKIP: python3 is absent"; exit $fail; }
 # The smoke runs the rounds whose campaign ended with no unexplained divergence: each mutation
 # kind once per round. Add a round here once its campaign is clean.
@@ -684,4 +758,9 @@ python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" -
 python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
   --rounds "${DIFFTEST_SMOKE_OLD_ROUNDS:-rounds/v0.7,rounds/v2.0}" --no-gen \
   --n "${DIFFTEST_SMOKE_OLD_N:-14}" --first 7 --work "$TMP/work-old" || fail=1
+# the TEST01 accuracy fallback (kind test01_fallback, seeds from 170000): seeds 170000-170206 give
+# 9 cases, three each on v2.0 (check_compliance_acc_dir of v2.0), v3.0 and gen-v4.0
+python3 "$HERE/../diff/difftest.py" --mlsubmit "$MLSUBMIT" --wrap "$TEST_WRAP" --shared "$SHARED" \
+  --rounds "${DIFFTEST_SMOKE_T01_ROUNDS:-rounds/v2.0,rounds/v3.0,gen-v4.0}" --kinds test01_fallback \
+  --n "${DIFFTEST_SMOKE_T01_N:-207}" --first 170000 --work "$TMP/work-t01" || fail=1
 exit $fail
