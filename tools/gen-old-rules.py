@@ -183,7 +183,9 @@ ROUNDS["v4.1"].update({
     "equal_issue": ["3d-unet-99", "llama2-70b-99.9", "mixtral-8x7b"],
     # ... read from mlperf.conf / user.conf (check_measurement_dir); the log's boolean compared
     # with the string "true" never matches
-    "switches": dict(OLD_SWITCHES, equal_issue_from_conf=True, equal_issue_closed_only=True),
+    # (the model folder's name compared with a conf line's: model.replace("-99.9", "").replace("-99", ""))
+    "switches": dict(OLD_SWITCHES, equal_issue_from_conf=True, equal_issue_closed_only=True,
+                     equal_issue_conf_model_suffixes=["-99.9", "-99"]),
 })
 
 # v1.0 to v2.1: the checkers of tags v1.0.1, r1.1, v2.0 and v2.1 (check_compliance_dir, the CSV

@@ -275,7 +275,8 @@ static void remove_all(char *s, const char *sub)
 
 /* E7: check_measurement_dir of tag v4.1 (equal_issue_from_conf) reads mlperf.conf, then
  * user.conf, of an equal-issue model for a `<model>.<scenario>.sample_concatenate_permutation =
- * <digits>` line (model without -99/-99.9, or *; scenario the folder's, or *): the first such
+ * <digits>` line (model without the suffixes of equal_issue_conf_model_suffixes, or *; scenario the
+ * folder's, or *): the first such
  * line of a file decides, user.conf after mlperf.conf. Every line but comments and empty ones
  * must split into one "=" and three "."-separated key parts, else Python raises (no verdict);
  * so does a file that is not UTF-8. Spaces are removed before all this, as the checker does. */
@@ -284,8 +285,11 @@ static void meas_equal_issue_conf(sctx *c, const char *mdir_rel)
     ck_scen *s = c->s;
     char ref[256];
     snprintf(ref, sizeof ref, "%s", s->model_dir);
-    remove_all(ref, "-99.9"); /* model.replace("-99.9", "").replace("-99", "") */
-    remove_all(ref, "-99");
+    /* model.replace(...) of each suffix in turn (equal_issue_conf_model_suffixes) */
+    const json_t *sfx = ck_rget(c->r, "equal_issue_conf_model_suffixes");
+    for (size_t i = 0; i < json_array_size(sfx); i++)
+        if (json_string_value(json_array_get(sfx, i)) && *json_string_value(json_array_get(sfx, i)))
+            remove_all(ref, json_string_value(json_array_get(sfx, i)));
     static const char *const names[] = {"mlperf.conf", "user.conf"};
     for (int f = 0; f < 2; f++) {
         char *rel = ck_join(mdir_rel, names[f]);
@@ -302,22 +306,20 @@ static void meas_equal_issue_conf(sctx *c, const char *mdir_rel)
             free(rel);
             continue;
         }
-        long lineno = 0;
-        for (char *p = t.text, *end = t.text + t.len; p < end;) {
-            /* readlines() in text mode: \n, \r\n and a lone \r end a line */
-            size_t n = 0;
-            while (p + n < end && p[n] != '\r' && p[n] != '\n')
-                n++;
-            lineno++;
+        /* readlines() in text mode: \n, \r\n and a lone \r end a line (ms_lines) */
+        ms_lines it;
+        ms_lines_init(&it, t.text, t.len);
+        const char *line;
+        size_t n;
+        int nl;
+        while (ms_lines_next(&it, &line, &n, &nl)) {
+            long lineno = (long)it.line_no;
             char buf[1024];
             size_t k = 0;
             for (size_t i = 0; i < n && k + 1 < sizeof buf; i++)
-                if (p[i] != ' ') /* a NUL is an ordinary character there: kept unequal to all */
-                    buf[k++] = p[i] ? p[i] : '\x01';
+                if (line[i] != ' ') /* a NUL is an ordinary character there: kept unequal to all */
+                    buf[k++] = line[i] ? line[i] : '\x01';
             buf[k] = 0;
-            p += n;
-            if (p < end)
-                p += (p[0] == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
             if (!k || buf[0] == '#')
                 continue;
             char *eq = strchr(buf, '=');

@@ -23,7 +23,7 @@ static const char usage_text[] =
     "        as pandas reads it from the checker's summary.csv (an integer column with a missing\n"
     "        value is float: 32.0; a column with a text is text), so the records are the script's\n"
     "        for the same rows. --published-types: the types of the round's published file\n"
-    "        instead (rules/report.json; v4.1, v5.1), so that a part of a published round gives\n"
+    "        instead (the rounds rules/report.json lists), so that a part of a published round gives\n"
     "        its published records byte for byte;\n"
     "  csv   the same records as CSV;  md  a table per division and suite;\n"
     "  html  one self-contained page (no network): sortable tables, filters by division,\n"
