@@ -24,11 +24,18 @@ static double delta_allowed(const ck_rules *r, const char *model, const char *me
                           : NULL;
     if (json_is_number(o))
         return json_number_value(o);
+    /* accuracy_delta_perc_default: "model_name_contains_<text>" keys (the substring is the
+     * rules' data: "99.9" for the high-accuracy variants), then "otherwise" */
     const json_t *def = ck_rget(r, "accuracy_delta_perc_default");
-    const json_t *hi = json_object_get(def, "model_name_contains_99.9");
+    const char *k;
+    const json_t *v;
+    static const char prefix[] = "model_name_contains_";
+    json_object_foreach((json_t *)def, k, v) {
+        if (!strncmp(k, prefix, sizeof prefix - 1) && k[sizeof prefix - 1] &&
+            strstr(model, k + sizeof prefix - 1) && json_is_number(v))
+            return json_number_value(v);
+    }
     const json_t *lo = json_object_get(def, "otherwise");
-    if (strstr(model, "99.9"))
-        return json_is_number(hi) ? json_number_value(hi) : 0.1;
     return json_is_number(lo) ? json_number_value(lo) : 1;
 }
 

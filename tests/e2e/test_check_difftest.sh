@@ -583,6 +583,22 @@ if bash "$HERE/lib/mkround.sh" "$TMP/g51" --version v5.1 >/dev/null 2>&1; then
 else
   echo "FAIL: mkround.sh v5.1"; fail=1
 fi
+# ---- TEST01's accuracy fallback of a high-accuracy model: the delta is the rules'
+# model_name_contains_99.9 one (0.1 %), not the otherwise one (1 %); verdict of the v3.0 checker
+if [ -d "$SHARED/rounds/v3.0/tree" ]; then
+  Q=closed/Quanta_Cloud_Technology/compliance/1-node-2S-SPR-PyTorch-INT8/3d-unet-99.9/Offline/TEST01
+  old_case v3.0 d999 && sed -i '/TEST PASS/d' "$TMP/d999/$Q/verify_accuracy.txt" &&
+    printf 'Accuracy: mean = 0.86175, kidney = 0.9293, tumor = 0.7942\n' >"$TMP/d999/$Q/accuracy/baseline_accuracy.txt" &&
+    printf 'Accuracy: mean = 0.86605, kidney = 0.9293, tumor = 0.7942\n' >"$TMP/d999/$Q/accuracy/compliance_accuracy.txt" &&
+    old_check v3.0 d999
+  if [ "$rc" = 1 ] && grep -q '^Results=20, NoResults=1$' "$TMP/d999.out" &&
+     grep -q "ERROR *C5 .*DICE differs by 0.4965" "$TMP/d999.out"; then
+    echo "ok: v3.0 TEST01 fallback of 3d-unet-99.9: 0.5 % is beyond its 0.1 % delta (the official verdict)"
+  else
+    echo "FAIL: v3.0 TEST01 fallback of 3d-unet-99.9 (rc=$rc):"; grep -E ' C5 |^(No)?Results' "$TMP/d999.out"; fail=1
+  fi
+fi
+
 # ---- the generated rounds v3.1-v4.1 (lib/mkround.sh): campaign divergences, replayed ---------
 # (verdicts taken once from the official checkers of tags v4.0 and v4.1 on the same damaged trees)
 # gen_expect ROUND NAME RC COUNTS FINDING EDIT: a generated tree of ROUND in $TMP/NAME, EDIT run
