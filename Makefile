@@ -239,13 +239,15 @@ asan: deps
 # VALGRIND_E2E: the e2e scripts run under valgrind (all by default; a full pass takes far longer
 # than the CI budget on 2 cores, so CI names a subset: .ci/run)
 VALGRIND_E2E ?= $(E2E)
+# --vgdb=no: no gdbserver, so no /tmp/vgdb-pipe-* files; a stale one a killed root run left for
+# the same pid made a run as another user (test_hostile.sh's nobody) fail to start
 valgrind: deps
 	@command -v valgrind >/dev/null || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get install -y -qq valgrind >/dev/null; }
 	@$(MAKE) --no-print-directory data
 	@$(MAKE) --no-print-directory deps-browser
 	@$(MAKE) --no-print-directory E2E_JOBS=2 E2E="$(VALGRIND_E2E)" \
-	  E2E_WRAP="valgrind -q --error-exitcode=99 --leak-check=full" e2e
+	  E2E_WRAP="valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full" e2e
 
 demo: deps
 	@$(MAKE) --no-print-directory data
