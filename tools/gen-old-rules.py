@@ -165,8 +165,9 @@ for _v in ("v3.1", "v4.0"):
         # check_results_dir of tag v4.0: a missing accuracy.txt or a file list mismatch of
         # accuracy/ does not end the scenario (tag v4.1 added `continue`); its
         # check_performance_dir only logs too short a run (P14)
+        # extra_check_llama2 of tag v4.0 checks TTFT/TPOT of every run but Offline
         "switches": dict(OLD_SWITCHES, accuracy_failure_stops=False,
-                         performance_findings_logged_only=["P14"]),
+                         performance_findings_logged_only=["P14"], token_limits_all_but_offline=True),
         "guesses": ROUNDS["v3.0"]["guesses"],
     }
 ROUNDS["v4.1"] = dict(ROUNDS["v4.0"])
@@ -185,7 +186,7 @@ ROUNDS["v4.1"].update({
     # with the string "true" never matches
     # (the model folder's name compared with a conf line's: model.replace("-99.9", "").replace("-99", ""))
     "switches": dict(OLD_SWITCHES, equal_issue_from_conf=True, equal_issue_closed_only=True,
-                     equal_issue_conf_model_suffixes=["-99.9", "-99"]),
+                     equal_issue_conf_model_suffixes=["-99.9", "-99"], token_limits_all_but_offline=True),
 })
 
 # v1.0 to v2.1: the checkers of tags v1.0.1, r1.1, v2.0 and v2.1 (check_compliance_dir, the CSV

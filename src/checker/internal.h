@@ -87,6 +87,8 @@ typedef struct ck_switches {
                                      * token-latency check (P3) replaces result_validity (P2) */
     int equal_issue_closed_only;    /* "equal_issue_closed_only" (0): P4 (and E7) only in the
                                      * closed and network divisions */
+    int token_limits_all_but_offline; /* "token_limits_all_but_offline" (0): P3's TTFT/TPOT limits
+                                     * (the model's Server entry) in every scenario but Offline */
     int test01_delta_overrides;     /* "test01_delta_overrides" (1): TEST01's fallback compares a
                                      * metric with accuracy_delta_perc_overrides; 0: only with
                                      * accuracy_delta_perc_default */

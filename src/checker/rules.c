@@ -186,6 +186,7 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         SW("llm_check_decides_validity", llm_check_decides_validity, 0),
         SW("equal_issue_from_conf", equal_issue_from_conf, 0),
         SW("equal_issue_closed_only", equal_issue_closed_only, 0),
+        SW("token_limits_all_but_offline", token_limits_all_but_offline, 0),
         SW("test01_delta_overrides", test01_delta_overrides, 1),
         SW("csv_weight_data_types_str", csv_wdt_str, 1),
 #undef SW

@@ -149,6 +149,12 @@ static void perf_token_latencies(pctx *p, const ck_dlog *d, const char *S)
                "false", "use_token_latencies flag needs to be enabled for LLM benchmarks");
         } else {
             const char *lim_scen = c->pp->token_limits_by_log ? S : p->fixed;
+            /* extra_check_llm of tags v4.1 and v5.0.1 (extra_check_llama2 of v4.0) compares every
+             * run but Offline with the model's one limit (token_limits_all_but_offline: the
+             * rules' Server entry); v5.1.1 only Server and Interactive runs, each with its own */
+            if (lim_scen && r->sw.token_limits_all_but_offline && !CK_SCEN_IS(lim_scen, RU_OFFLINE) &&
+                !CK_SCEN_IS(lim_scen, RU_INTERACTIVE))
+                lim_scen = "Server";
             if (lim_scen && (CK_SCEN_IS(lim_scen, RU_SERVER) || CK_SCEN_IS(lim_scen, RU_INTERACTIVE))) {
                 const json_t *lim = ck_rget3(r, "llm_token_latency_limits_ns", model, lim_scen);
                 double ttft, tpot;

@@ -42,11 +42,15 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the worktree
 import difftest  # noqa: E402
 from derive import gen_old_rules  # noqa: E402
 
 ROUNDS = ("v3.1", "v4.0", "v4.1", "v5.0", "v5.1")
-SYSTEMS = (("dc1", "datacenter"), ("edge1", "edge"))
+# (system, its MODEL_CONFIG key suffix, its system_type): mkround.sh's datacenter and edge systems
+# and a "datacenter,edge" one made from the former (set_type's third kind)
+SYSTEMS = (("dc1", "datacenter", "datacenter"), ("edge1", "edge", "edge"),
+           ("dcedge1", "datacenter-edge", "datacenter,edge"))
 SUBMITTER = "Org1"
 
 
@@ -175,11 +179,16 @@ class Official:
         return self.consts.get("OFFLINE_MIN_SPQ_SINCE_V4", {}).get(model), self.consts.get("OFFLINE_MIN_SPQ", 1)
 
     def token_limits(self, model, scen):
-        """[(ttft, tpot)] the checker may compare a Server/Interactive LLM run with"""
-        t = self.consts.get("LLM_LATENCY_LIMITS", {}).get(model, {})
-        t = t if "ttft" in t else t.get(scen)  # per model (tag v5.0.1) or per model and scenario
-        if t:
+        """[(ttft, tpot)] the checker may compare a non-Offline LLM run with: LLM_LATENCY_LIMITS[model]
+        is one limit (tag v5.0.1), a limit per scenario (v5.1.1) or named constraints any of which
+        passes (v4.1); LLAMA2_LATENCY_LIMITS (v4.0) the constraints of every LLM"""
+        t = self.consts.get("LLM_LATENCY_LIMITS", {}).get(model)
+        if t and "ttft" in t:
             return [(t["ttft"], t["tpot"])]
+        if t and scen in t:
+            return [(t[scen]["ttft"], t[scen]["tpot"])]
+        if t and not set(t) & {"Server", "Interactive", "SingleStream", "MultiStream", "Offline"}:
+            return [(v["ttft"], v["tpot"]) for v in t.values()]
         old = self.consts.get("LLAMA2_LATENCY_LIMITS")
         if old and model in self.llm:
             return [(v["ttft"], v["tpot"]) for v in old.values()]
@@ -374,7 +383,7 @@ class Sweep:
             set_key(recs, "requested_use_token_latencies", is_llm, before="effective_scenario")
         if get_key(recs, "effective_sample_concatenate_permutation") is not None:
             set_key(recs, "effective_sample_concatenate_permutation", model in off.equal_issue)
-        if is_llm and eff == "Server":
+        if is_llm and eff != "Offline":
             lims = off.token_limits(model, scen)
             if lims:
                 ttft = min(t for t, _ in lims) // 2
@@ -392,12 +401,19 @@ class Sweep:
         c = os.path.join(self.tree, "closed", SUBMITTER)
         for d in ("results", "measurements", "compliance", "code"):
             shutil.rmtree(os.path.join(c, d), ignore_errors=True)
+        for sysn, _, stype in SYSTEMS:
+            path = os.path.join(c, "systems", sysn + ".json")
+            if not os.path.exists(path):
+                desc = json.load(open(os.path.join(c, "systems", "dc1.json"), encoding="utf-8"))
+                desc.update(system_type=stype, system_name="Synthetic %s system" % stype)
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(desc, f, indent=4)
         for model in off.models:
             self.comp[model] = off.compliance_tests(model)
             os.makedirs(os.path.join(c, "code", model), exist_ok=True)
             with open(os.path.join(c, "code", model, "README.md"), "w") as f:
                 f.write("# code\n")
-            for sysn, stype in SYSTEMS:
+            for sysn, stype, _ in SYSTEMS:
                 req, opt = off.scenarios(model, stype)
                 for scen in req + [s for s in opt if s not in req]:
                     self.entries.append((sysn, model, scen, scen in req))
@@ -495,7 +511,7 @@ def build_round(version, off, work):
     shutil.rmtree(sw.aside, ignore_errors=True)
     for model in off.unchecked:
         for kind in ("results", "measurements", "compliance"):
-            for sysn, _ in SYSTEMS:
+            for sysn, _, _ in SYSTEMS:
                 src = sw.path(kind, sysn, model)
                 if os.path.isdir(src):
                     dst = os.path.join(sw.aside, os.path.relpath(src, tree))
@@ -540,7 +556,7 @@ def cases(sw):
             with open(os.path.join(tr, "closed", SUBMITTER, "code", model, "README.md"), "w") as f:
                 f.write("# code\n")
         out.append(Case("with %s (absent from OFFLINE_MIN_SPQ_SINCE_V4)" % model, add,
-                        [os.path.join("closed", SUBMITTER, "results", s, model) for s, _ in SYSTEMS]))
+                        [os.path.join("closed", SUBMITTER, "results", s, model) for s, _, _ in SYSTEMS]))
     seen = set()
     for sysn, model, scen, required in sw.entries:
         rel = lambda kind, *rest: os.path.join("closed", SUBMITTER, kind, sysn, model, scen, *rest)  # noqa: E731
@@ -602,7 +618,13 @@ def cases(sw):
             out.append(Case("%s latency_over" % tag,
                             lambda tr, p=perf_rel, n=lat + 1: edit_log(os.path.join(tr, p), effective_target_latency_ns=n),
                             [perf_rel]))
-        if model in off.llm and eff == "Server":
+        if model in off.llm and eff != "Offline":
+            if off.token_limits(model, scen):
+                out.append(Case("%s no_token_latencies" % tag,
+                                lambda tr, p=perf_rel: rewrite(os.path.join(tr, p), "".join(
+                                    ":::MLLOG " + json.dumps(r) + "\n" for r in read_log(os.path.join(tr, p))
+                                    if not r["key"].startswith(("result_first_token", "result_time_per_output_token")))),
+                                [perf_rel]))
             for i, (ttft, tpot) in enumerate(off.token_limits(model, scen)):
                 out.append(Case("%s ttft_at_limit%s" % (tag, i or ""),
                                 lambda tr, p=perf_rel, n=ttft: edit_log(os.path.join(tr, p), **{

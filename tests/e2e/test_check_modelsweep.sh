@@ -26,6 +26,9 @@ FIXED=(
   "v3.1:with gpt3-99.9 (absent from OFFLINE_MIN_SPQ_SINCE_V4)"
   "v5.0:dc1/llama2-70b-interactive-99/Server equal_issue_off"
   "v5.0:dc1/llama2-70b-interactive-99.9/Server equal_issue_off"
+  "v4.1:dcedge1/mixtral-8x7b/SingleStream no_token_latencies"
+  "v4.1:dcedge1/mixtral-8x7b/SingleStream ttft_at_limit"
+  "v4.1:dcedge1/mixtral-8x7b/SingleStream tpot_at_limit"
 )
 args=()
 for c in "${FIXED[@]}"; do args+=(--case "$c"); done
