@@ -757,6 +757,7 @@ def main():
             for case in todo:
                 outcome, d, o, me = run_case(args, rnd, sw, case, work)
                 per[outcome] += 1
+                per["rejected"] += outcome == "same" and o.rc != 0
                 if outcome == "DIFF" or args.verbose:
                     print("%s %s %s" % (outcome, v, case.name))
                     if d:
@@ -767,15 +768,17 @@ def main():
                     sys.stdout.flush()
             divergences += per["DIFF"]
             total.update(per)
-            print("modelsweep %s: %d models, %d scenario results, %d cases: %d same, %d official crashed, "
-                  "%d divergences" % (v, len(off.models), len(sw.entries), sum(per.values()), per["same"],
-                                      per["crashed"], per["DIFF"]), flush=True)
+            print("modelsweep %s: %d models, %d scenario results, %d cases: %d same (%d rejected by both), "
+                  "%d official crashed, %d divergences"
+                  % (v, len(off.models), len(sw.entries), per["same"] + per["crashed"] + per["DIFF"], per["same"],
+                     per["rejected"], per["crashed"], per["DIFF"]), flush=True)
             shutil.rmtree(sw.tree, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.list:
-        print("modelsweep: %d cases, %d same, %d official crashed, %d divergences"
-              % (sum(total.values()), total["same"], total["crashed"], divergences))
+        print("modelsweep: %d cases, %d same (%d rejected by both), %d official crashed, %d divergences"
+              % (total["same"] + total["crashed"] + total["DIFF"], total["same"], total["rejected"],
+                 total["crashed"], divergences))
     return 1 if divergences else 0
 
 

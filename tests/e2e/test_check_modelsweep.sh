@@ -7,7 +7,8 @@
 # (accuracy below a target or over an upper limit, a compliance test removed, a performance
 # sample count, minimum query count or Offline samples per query one short, a Server latency over
 # its constraint, a required scenario missing, ...), and on the cases of the divergences the sweep
-# found (each fixed in rules/ or src/checker/). Skipped without ../shared or python3.
+# found (each fixed in rules/ or src/checker/); then the base trees of the older rounds v3.0,
+# v2.1, v2.0, v1.1 and v1.0 and a few cases of each. Skipped without ../shared or python3.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/common.sh"
@@ -33,13 +34,20 @@ FIXED=(
 args=()
 for c in "${FIXED[@]}"; do args+=(--case "$c"); done
 
-# 12 sampled one-change cases per round (seed 1) besides the base trees and the cases above
-if TMPDIR=$TMP python3 "$HERE/../diff/modelsweep.py" --mlsubmit "$MLSUBMIT" --shared "$SHARED" \
-     --cases 12 --seed 1 "${args[@]}" >"$TMP/sweep.out" 2>&1; then
-  grep '^modelsweep' "$TMP/sweep.out" | sed 's/^/ok: /'
-else
-  cat "$TMP/sweep.out"
-  echo "FAIL: the model sweep diverges from the official checkers"
-  fail=1
-fi
+# 25 sampled one-change cases per generated round (seed 1) besides the base trees and the cases
+# above; then the older rounds (mkround.sh's v3.1 logs as template), their base trees and 4 cases
+sweep() { # sweep NAME ARGS...
+  local name=$1
+  shift
+  if TMPDIR=$TMP python3 "$HERE/../diff/modelsweep.py" --mlsubmit "$MLSUBMIT" --shared "$SHARED" "$@" \
+       >"$TMP/$name.out" 2>&1; then
+    grep '^modelsweep' "$TMP/$name.out" | sed 's/^/ok: /'
+  else
+    cat "$TMP/$name.out"
+    echo "FAIL: the model sweep ($name) diverges from the official checkers"
+    fail=1
+  fi
+}
+sweep gen --cases 25 --seed 1 "${args[@]}"
+sweep old --rounds v3.0,v2.1,v2.0,v1.1,v1.0 --cases 4 --seed 1
 exit $fail
