@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Model sweep of the older rounds: `mlsubmit check` against the official MLCommons checker on a
-tree that holds EVERY model of a round from v0.7 to v3.0, then on one-change copies of it.
+tree that holds EVERY model of a round from v0.5 to v3.0, then on one-change copies of it.
 
 modelsweep.py does this for the rounds tests/e2e/lib/mkround.sh generates (v3.1 on); the older
 rounds have real excerpts instead (../shared/rounds/<R>/tree, with the official verdict on them),
-and this sweep builds from those. For a round R (v0.7, v1.0, v1.1, v2.0, v2.1, v3.0; v1.1 and v2.1
+and this sweep builds from those. For a round R (v0.5, v0.7, v1.0, v1.1, v2.0, v2.1, v3.0; v1.1 and v2.1
 are first derived from v1.0 and v2.0 with derive.py), the base tree's closed division holds, for
 the datacenter system "dc1" and the edge system "edge1", every model of the official checker's
 MODEL_CONFIG[R]["models"] in every scenario its "required-scenarios-<type>" asks for. Each such
@@ -20,7 +20,10 @@ that the tag's ACC_PATTERN reads (checked here with that pattern); and the compl
 the tag's check_compliance_dir asks of that model in that scenario, interpreted from its code
 (copied from real compliance folders of the excerpt, retargeted the same way).
 
-v0.5 is not swept: its MODEL_CONFIG (tag v0.7.1, --version v0.5) requires no scenario of any model.
+v0.5 (tag v0.7.1, --version v0.5) requires no scenario: Config.get_optional makes all four optional
+for it, and the base tree holds each model in each scenario the excerpt has a result of. Its
+published results have no accuracy log: the base tree gets a truncated one (MAX_ACCURACY_LOG_SIZE),
+as it does wherever a template lacks it or holds an untruncated one.
 
 Cases: the base tree, then one change (accuracy just below a target, a compliance test folder
 removed, the performance sample count or the minimum query count or the Offline samples per query
@@ -50,7 +53,7 @@ import difftest  # noqa: E402
 import derive  # noqa: E402
 from modelsweep import Official, Case, accuracy_text, accuracy_values, fmt, just_below, rewrite, run_case  # noqa: E402
 
-ROUNDS = ("v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0")
+ROUNDS = ("v0.5", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0")
 # a round without an excerpt, derived from the excerpt of another
 DERIVED = {"v1.1": "v1.0", "v2.1": "v2.0"}
 SYSTEMS = (("dc1", "datacenter"), ("edge1", "edge"))
@@ -62,6 +65,25 @@ class OldOfficial(Official):
     def compliance_tests(self, model, scen=None):
         """check_compliance_dir's test_list for (model, scenario); [] where the tag has none (v0.7.1)"""
         return super().compliance_tests(model, scen) if "check_compliance_dir" in self.funcs else []
+
+    def _version_return(self, func):
+        """what Config.<func> returns for this version before reading MODEL_CONFIG (v0.7.1's
+        get_required and get_optional: `if self.version in ["v0.5"]: return set([...])`), or None"""
+        fn = self.funcs.get(func)
+        for n in ast.walk(fn) if fn else []:
+            if isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and ast.unparse(n.test.left) == "self.version" \
+                    and isinstance(n.test.ops[0], ast.In) and isinstance(n.body[0], ast.Return) \
+                    and self.version in [e.value for e in n.test.comparators[0].elts]:
+                call = n.body[0].value
+                if isinstance(call, ast.Call) and ast.unparse(call.func) == "set":
+                    return list(self.g.value(call.args[0])) if call.args else []
+        return None
+
+    def scenarios(self, model, stype):
+        req, opt = self._version_return("get_required"), self._version_return("get_optional")
+        if req is None and opt is None:
+            return super().scenarios(model, stype)
+        return (req or []), (opt or [])
 
     def offline_min_spq(self):
         return self.consts.get("OFFLINE_MIN_SPQ")
@@ -158,22 +180,26 @@ class Excerpt:
                             self.comp[(scen, d)].append(os.path.join(root, d))
 
     def result(self, scen):
-        """(division, submitter, system, model, scenario folder) of a valid result of scen"""
+        """(division, submitter, system, model, scenario folder) of a result of scen: one the
+        official checker accepted (a row of expected_summary.csv, the closed division first), else
+        one of the closed division it rejected (tag v0.7.1 rejects every SingleStream run: its
+        RESULT_FIELD has no "Single Stream" key); one with a measurements folder where possible"""
+        cands = []
         for r in self.rows:
             if r["Scenario"] == scen and "/results/" in r["Location"]:
                 div, sub, _, sysn, model, sdir = r["Location"].split("/")
-                return div, sub, sysn, model, sdir
-        # none valid (tag v0.7.1 rejects every SingleStream run: its RESULT_FIELD has no "Single
-        # Stream" key): a result of the closed division the official checker rejected
-        for sub in sorted(os.listdir(os.path.join(self.tree, "closed"))):
-            rdir = os.path.join(self.tree, "closed", sub, "results")
+                cands.append((div, sub, sysn, model, sdir))
+        cdir = os.path.join(self.tree, "closed")
+        for sub in sorted(os.listdir(cdir)):
+            rdir = os.path.join(cdir, sub, "results")
             for sysn in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
-                for model in sorted(os.listdir(os.path.join(rdir, sysn))) if os.path.isdir(os.path.join(rdir, sysn)) else []:
-                    mdir = os.path.join(rdir, sysn, model)
-                    for sdir in sorted(os.listdir(mdir)) if os.path.isdir(mdir) else []:
-                        if SCEN_FIX.get(sdir.lower(), sdir) == scen:
-                            return "closed", sub, sysn, model, sdir
-        return None
+                sdir = os.path.join(rdir, sysn)
+                for model in sorted(os.listdir(sdir)) if os.path.isdir(sdir) else []:
+                    mdir = os.path.join(sdir, model)
+                    cands += [("closed", sub, sysn, model, d) for d in (sorted(os.listdir(mdir)) if os.path.isdir(mdir) else [])
+                              if SCEN_FIX.get(d.lower(), d) == scen]
+        with_meas = [c for c in cands if os.path.isdir(os.path.join(self.tree, c[0], c[1], "measurements", *c[2:]))]
+        return (with_meas or cands or [None])[0]
 
     def compliance(self, scen, test):
         """a real folder of that compliance test: one that passed (verify_performance.txt says TEST
@@ -272,12 +298,13 @@ class Sweep:
                 json.dump(j, f, indent=2)
         for model in off.models:
             for sysn, stype in SYSTEMS:
-                req, _ = off.scenarios(model, stype)
-                for scen in req:
+                req, opt = off.scenarios(model, stype)
+                # the optional scenarios where no scenario is required (v0.5: all four optional)
+                for scen in req or opt:
                     if ex.result(scen) is None:
                         self.missing.append((sysn, model, scen))
                         continue
-                    self.entries.append((sysn, model, scen, True))
+                    self.entries.append((sysn, model, scen, scen in req))
                     self.scenario(sysn, model, scen)
 
     def scenario(self, sysn, model, scen):
@@ -293,6 +320,13 @@ class Sweep:
         if hashes:
             text = "".join(ln for ln in text.splitlines(True) if not ln.startswith("hash=")) + hashes[0]
         rewrite(accp, text)
+        # the accuracy log, where the excerpt has none (v0.5: none published) or an untruncated
+        # one: a truncated log as the rules ask (MAX_ACCURACY_LOG_SIZE)
+        logp = os.path.join(res, "accuracy", "mlperf_log_accuracy.json")
+        limit = off.consts.get("MAX_ACCURACY_LOG_SIZE")
+        if not os.path.exists(logp) or (limit and os.path.getsize(logp) > limit):
+            rewrite(logp, '[\n{ "seq_id" : 0, "qsl_idx" : 5, "data" : "0A0B" }\n]\n') if os.path.exists(logp) else \
+                open(logp, "w").write('[\n{ "seq_id" : 0, "qsl_idx" : 5, "data" : "0A0B" }\n]\n')
         # measurements: the JSON named after the new system, its implementation's code folder
         meas = self.path("measurements", sysn, model, scen)
         tmeas = os.path.join(troot, "measurements", tsys, tmodel, tscen)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The model sweep of the older rounds (tests/diff/modelsweep_old.py): for v0.7, v1.0, v1.1, v2.0,
-# v2.1 and v3.0, a tree whose closed division holds every model of the official checker's
+# The model sweep of the older rounds (tests/diff/modelsweep_old.py): for v0.5, v0.7, v1.0, v1.1,
+# v2.0, v2.1 and v3.0, a tree whose closed division holds every model of the official checker's
 # MODEL_CONFIG in every scenario it requires of a datacenter and an edge system, built from real
 # result folders of the round's excerpt retargeted with the numbers of that checker; `mlsubmit
 # check` and the round's official MLCommons checker must give the same rows, counts and exit
