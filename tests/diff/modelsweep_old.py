@@ -25,9 +25,10 @@ for it, and the base tree holds each model in each scenario the excerpt has a re
 published results have no accuracy log: the base tree gets a truncated one (MAX_ACCURACY_LOG_SIZE),
 as it does wherever a template lacks it or holds an untruncated one.
 
-Cases: the base tree, then one change (accuracy just below a target, a compliance test folder
-removed, the performance sample count or the minimum query count or the Offline samples per query
-one below, a latency over its constraint, a required scenario missing), compared with difftest.py
+Cases: the base tree, then one change (accuracy just below or at a target, a compliance test
+folder removed, the performance sample count one below, the minimum query count or the Offline
+samples per query below or at the minimum, a latency over or at its constraint, a required scenario
+missing, ...; tests/diff/README.md lists them all), compared with difftest.py
 (rows as multisets, counts, exit status; where the official checker crashes, mlsubmit must exit 1
 and name the file).
 
@@ -514,6 +515,35 @@ def cases(sw):
             out.append(Case("%s latency_at_limit" % tag, lambda tr, f=over, n=lat: f(tr, n=n), logs))
         if required:
             out.append(Case(tag + " missing_scenario", lambda tr, ds=dirs: remove_dirs(tr, ds), dirs[:1]))
+    # a scenario's performance runs from another scenario of the model (the results the tags infer:
+    # Offline from SingleStream, and from v2.0 on MultiStream from SingleStream and Offline from
+    # MultiStream)
+    have = collections.defaultdict(set)
+    for sysn, model, scen, _ in sw.entries:
+        have[(sysn, model)].add(scen)
+    for (sysn, model), scens in have.items():
+        for dst, src in (("Offline", "SingleStream"), ("MultiStream", "SingleStream"), ("Offline", "MultiStream")):
+            if dst in scens and src in scens:
+                perf = [os.path.join("closed", SUBMITTER, "results", sysn, model, x, "performance") for x in (dst, src)]
+                out.append(Case("%s/%s/%s run_from_%s" % (sysn, model, dst, src),
+                                lambda tr, p=perf: (shutil.rmtree(os.path.join(tr, p[0])),
+                                                    shutil.copytree(os.path.join(tr, p[1]), os.path.join(tr, p[0]))),
+                                perf[:1]))
+    # a result where the tag asks for none: a scenario of the model on the other system that this
+    # system type neither requires nor allows, or a model this system type does not list at all
+    for sysn, model, scen, _ in sw.entries:
+        for other, stype in SYSTEMS:
+            req, opt = off.scenarios(model, stype)
+            if other == sysn or scen in req + opt or scen in have[(other, model)]:
+                continue
+            src = [os.path.join("closed", SUBMITTER, k, sysn, model, scen) for k in ("results", "measurements", "compliance")]
+
+            def copy(tr, src=src, sysn=sysn, other=other):
+                for d in src:
+                    if os.path.isdir(os.path.join(tr, d)):
+                        shutil.copytree(os.path.join(tr, d), os.path.join(tr, d.replace(os.sep + sysn + os.sep, os.sep + other + os.sep)))
+            out.append(Case("%s/%s/%s not asked of %s" % (other, model, scen, stype), copy,
+                            [src[0].replace(os.sep + sysn + os.sep, os.sep + other + os.sep)]))
     return out
 
 
