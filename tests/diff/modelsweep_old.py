@@ -451,6 +451,15 @@ def cases(sw):
         out.append(Case("%s as datacenter,edge" % sysn,
                         lambda tr, sysn=sysn: set_system_type(tr, sysn, "datacenter,edge"),
                         [os.path.join("closed", SUBMITTER, "systems", sysn + ".json")]))
+    # the whole submission in the open division (accuracy, scenarios and compliance not required)
+    def to_open(tr):
+        os.rename(os.path.join(tr, "closed"), os.path.join(tr, "open"))
+        for sysn, _ in SYSTEMS:
+            p = os.path.join(tr, "open", SUBMITTER, "systems", sysn + ".json")
+            j = json.load(open(p, encoding="utf-8"))
+            j["division"] = "open"
+            rewrite(p, json.dumps(j, indent=2))
+    out.append(Case("division open", to_open, [os.path.join("open", SUBMITTER)]))
     seen = set()
     lower = set()
     for sysn, model, scen, required in sw.entries:
@@ -513,6 +522,11 @@ def cases(sw):
                     edit_fields(tr, ls, p99_query=n)
             out.append(Case("%s latency_over" % tag, over, logs))
             out.append(Case("%s latency_at_limit" % tag, lambda tr, f=over, n=lat: f(tr, n=n), logs))
+        runs = sorted(d for d in os.listdir(os.path.join(sw.tree, rel("results", "performance"))) if d.startswith("run_"))
+        if len(runs) > 1:
+            # the last of several runs (tag v0.7.1 asks run_1 to run_5 of a Server result)
+            last = rel("results", "performance", runs[-1])
+            out.append(Case("%s drop %s" % (tag, runs[-1]), lambda tr, d=last: shutil.rmtree(os.path.join(tr, d)), [last]))
         if required:
             out.append(Case(tag + " missing_scenario", lambda tr, ds=dirs: remove_dirs(tr, ds), dirs[:1]))
     # a scenario's performance runs from another scenario of the model (the results the tags infer:
