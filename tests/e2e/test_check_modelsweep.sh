@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The model sweep (tests/diff/modelsweep.py): for each round mkround.sh generates (v3.1, v4.0,
+# v4.1, v5.0, v5.1), a tree whose closed division holds every model of the official checker's
+# MODEL_CONFIG in every scenario it asks of a datacenter and an edge system, every number read
+# from that checker; `mlsubmit check` and the round's official MLCommons checker must give the
+# same rows, counts and exit status on it, then on a deterministic sample of one-change copies
+# (accuracy below a target or over an upper limit, a compliance test removed, a performance
+# sample count, minimum query count or Offline samples per query one short, a Server latency over
+# its constraint, a required scenario missing, ...), and on the cases of the divergences the sweep
+# found (each fixed in rules/ or src/checker/). Skipped without ../shared or python3.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib/common.sh"
+SHARED=${MLSUBMIT_SHARED:-../shared}
+if [ ! -d "$SHARED/upstream/submission-checkers" ] || [ ! -f "$SHARED/upstream/COMMITS.txt" ] ||
+   ! command -v python3 >/dev/null; then
+  echo "SKIP: $SHARED/upstream/submission-checkers or python3 is absent"
+  exit 0
+fi
+SHARED=$(cd "$SHARED" && pwd)
+
+# The cases of the divergences found by `make modelsweep` (tests/diff/README.md, Model sweep)
+# (the base trees hold the others: v5.0's gptj-99/-99.9 and llama2-70b-interactive-99/-99.9)
+FIXED=(
+  "v3.1:with gpt3-99 (absent from OFFLINE_MIN_SPQ_SINCE_V4)"
+  "v3.1:with gpt3-99.9 (absent from OFFLINE_MIN_SPQ_SINCE_V4)"
+  "v5.0:dc1/llama2-70b-interactive-99/Server equal_issue_off"
+  "v5.0:dc1/llama2-70b-interactive-99.9/Server equal_issue_off"
+)
+args=()
+for c in "${FIXED[@]}"; do args+=(--case "$c"); done
+
+# 12 sampled one-change cases per round (seed 1) besides the base trees and the cases above
+if TMPDIR=$TMP python3 "$HERE/../diff/modelsweep.py" --mlsubmit "$MLSUBMIT" --shared "$SHARED" \
+     --cases 12 --seed 1 "${args[@]}" >"$TMP/sweep.out" 2>&1; then
+  grep '^modelsweep' "$TMP/sweep.out" | sed 's/^/ok: /'
+else
+  cat "$TMP/sweep.out"
+  echo "FAIL: the model sweep diverges from the official checkers"
+  fail=1
+fi
+exit $fail
