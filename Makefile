@@ -70,7 +70,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: difftest modelsweep lgdifftest pydifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: difftest modelsweep modelsweep-old lgdifftest pydifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -334,6 +334,11 @@ difftest: $(BIN)
 CASES ?= all
 modelsweep: $(BIN)
 	@python3 tests/diff/modelsweep.py --mlsubmit $(abspath $(BIN)) --cases $(CASES) \
+	  $(if $(ROUND),--rounds $(ROUND))
+
+# make modelsweep-old [ROUND=v3.0] [CASES=all|base|N]   the same for v0.7 to v3.0, from real excerpts
+modelsweep-old: $(BIN)
+	@python3 tests/diff/modelsweep_old.py --mlsubmit $(abspath $(BIN)) --cases $(CASES) \
 	  $(if $(ROUND),--rounds $(ROUND))
 
 # ---- differential test of mlsubmit report against generate_final_report.py (tests/diff/README.md)

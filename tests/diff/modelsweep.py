@@ -47,8 +47,6 @@ import difftest  # noqa: E402
 from derive import gen_old_rules  # noqa: E402
 
 ROUNDS = ("v3.1", "v4.0", "v4.1", "v5.0", "v5.1")
-# rounds mkround.sh cannot generate: the round whose generated logs are their template
-TEMPLATE_ROUND = {"v3.0": "v3.1", "v2.1": "v3.1", "v2.0": "v3.1", "v1.1": "v3.1", "v1.0": "v3.1"}
 # (system, its MODEL_CONFIG key suffix, its system_type): mkround.sh's datacenter and edge systems
 # and a "datacenter,edge" one made from the former (set_type's third kind)
 SYSTEMS = (("dc1", "datacenter", "datacenter"), ("edge1", "edge", "edge"),
@@ -111,11 +109,13 @@ class Official:
         fn = self.funcs.get(func)
         return set(self._model_lists(fn)) if fn else set()
 
-    def compliance_tests(self, model):
+    def compliance_tests(self, model, scenario=None):
         """check_compliance_dir's test_list for model: its statements up to the first one this
         interpreter cannot evaluate (the `if test_list and not os.path.exists(...)` check)."""
         fn = self.funcs["check_compliance_dir"]
         env = {"model": model, "config.version": self.version}
+        if scenario:  # tags v1.0.1 and r1.1 drop TEST04-A/B for MultiStream (modelsweep_old.py)
+            env["scenario"] = scenario
 
         def ev(e):
             if isinstance(e, ast.BoolOp):
@@ -212,8 +212,7 @@ class Official:
         return self.consts["ACC_PATTERN"][metric]
 
     def seeds(self, test05=False):
-        # before test05_seeds (tag v3.0 on) a TEST05 run is compared with the round's seeds
-        return self.mc["test05_seeds"] if test05 and "test05_seeds" in self.mc else self.mc["seeds"]
+        return self.mc["test05_seeds"] if test05 else self.mc["seeds"]
 
 
 # ------------------------------------------------------------------ accuracy.txt --
@@ -498,8 +497,7 @@ def build_round(version, off, work):
     """mkround.sh's tree of the round with its closed division rebuilt for every model"""
     gen = os.path.join(work, "gen-" + version)
     shutil.rmtree(gen, ignore_errors=True)
-    p = subprocess.run(["bash", os.path.join(REPO, "tests", "e2e", "lib", "mkround.sh"), gen, "--version",
-                        TEMPLATE_ROUND.get(version, version)],
+    p = subprocess.run(["bash", os.path.join(REPO, "tests", "e2e", "lib", "mkround.sh"), gen, "--version", version],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if p.returncode:
         raise SystemExit("modelsweep: mkround.sh failed: " + p.stdout.decode(errors="replace")[-300:])
@@ -512,23 +510,6 @@ def build_round(version, off, work):
     sw.gen_meas = os.path.join(gen, "closed", SUBMITTER, "measurements", "edge1", "resnet50", "SingleStream")
     sw.build()
     shutil.rmtree(gen, ignore_errors=True)
-    if version in TEMPLATE_ROUND:
-        # the open division's logs get the round's seeds and resnet's SingleStream query count,
-        # its model mapped by model_mapping.json goes (no such file before v3.1)
-        mq = off.min_queries("resnet", "SingleStream") or 0
-        for root, _, files in os.walk(os.path.join(tree, "open")):
-            if "mlperf_log_detail.txt" in files:
-                path = os.path.join(root, "mlperf_log_detail.txt")
-                edit_log(path, effective_min_query_count=max(mq, get_key(read_log(path), "effective_min_query_count")),
-                         **{"effective_" + k: v for k, v in off.seeds().items()})
-        mapping = os.path.join(tree, "open", SUBMITTER, "model_mapping.json")
-        if os.path.exists(mapping):
-            for model in json.load(open(mapping, encoding="utf-8")):
-                for kind in ("results", "measurements", "compliance", "code"):
-                    for d in (os.path.join(tree, "open", SUBMITTER, kind, model),
-                              os.path.join(tree, "open", SUBMITTER, kind, "opn1", model)):
-                        shutil.rmtree(d, ignore_errors=True)
-            os.unlink(mapping)
     # the models the official checker cannot check are kept aside: the base tree lacks them, a
     # case adds each one back
     sw.aside = os.path.join(work, "aside-" + version)
