@@ -61,11 +61,38 @@ void ck_presys_division(ck_plan *pl, const char *div)
     free(dabs);
 }
 
+/* The listings the plan then makes of this system's results, <sub>/results/<system> and each
+ * <sub>/results/<system>/<model> (both profiles), made here on every core: the run's listing
+ * store (fsx.c) keeps them, so the plan's serial pass reads them from memory. Best effort: a
+ * listing that fails is simply made again (and fails again) by the plan. */
+static void prefetch_results(const ck_state *run, const ck_pre_sys *p)
+{
+    char *sub = ck_join3(run->root, p->div, p->sub);
+    char *yabs = sub ? ck_join3(sub, "results", p->sys.name) : NULL;
+    ck_dir md;
+    if (yabs && ck_dir_read(&md, yabs) == 0) {
+        for (size_t mi = 0; mi < md.n; mi++) {
+            if (!md.v[mi].is_dir)
+                continue;
+            char *mabs = ck_join(yabs, md.v[mi].name);
+            ck_dir sd;
+            if (mabs && ck_dir_read(&sd, mabs) == 0)
+                ck_dir_free(&sd);
+            free(mabs);
+        }
+        ck_dir_free(&md);
+    }
+    free(yabs);
+    free(sub);
+}
+
 static void presys_task(void *ctx, size_t i)
 {
     ck_plan *pl = ctx;
     ck_pre_sys *p = &pl->pre[i];
     ck_check_system(pl->run, &p->sys, p->div, p->sub, p->abs);
+    if (ck_fs_cache_current())
+        prefetch_results(pl->run, p);
 }
 
 void ck_presys_run(ck_plan *pl)
