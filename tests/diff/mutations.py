@@ -493,6 +493,11 @@ OTHER_METRIC_LINES = [
 ]
 
 
+def crlf(lines):
+    """the lines (split on \\n) with CRLF line ends: a \\r at the end of every non-empty line"""
+    return [l + "\r" if l else l for l in lines], "CRLF line ends"
+
+
 def split_keep(text):
     """lines without their ends, and whether the text ended with a newline"""
     return text.split("\n")
@@ -563,8 +568,7 @@ def m_accuracy_text(tree, rng):
     elif op == 5:  # CRLF line ends, or no final newline, or blank lines first
         sub = rng.randrange(3)
         if sub == 0:
-            lines = [l + "\r" if l else l for l in lines]
-            desc = "CRLF line ends"
+            lines, desc = crlf(lines)
         elif sub == 1:
             while lines and lines[-1] == "":
                 lines.pop()
@@ -625,8 +629,7 @@ def m_compliance_text(tree, rng):
     else:
         sub = rng.randrange(3)
         if sub == 0:
-            lines = [l + "\r" if l else l for l in lines]
-            desc = "CRLF line ends"
+            lines, desc = crlf(lines)
         elif sub == 1:
             lines = lines + lines
             desc = "the whole text twice"
@@ -866,8 +869,7 @@ def m_summary_edit(tree, rng):
     else:
         sub = rng.randrange(3)
         if sub == 0:
-            lines = [l + "\r" if l else l for l in lines]
-            desc = "CRLF line ends"
+            lines, desc = crlf(lines)
         elif sub == 1:
             sut = [i for i, l in enumerate(lines) if l.startswith("SUT name") or l.startswith("====")]
             i = choose(rng, sut)
