@@ -32,7 +32,7 @@ static const char usage_run[] =
     "                --scenario S --output DIR\n"
     "                [--mode compat|strict] [--layout v6|v5.1] [--results DIR] [--reuse-results]\n"
     "                [--mlperf-conf F] [--user-conf F] [--set KEY=VALUE]...\n"
-    "                [--total-samples N] [--performance-samples P] [--loadgen-compat 5.1|6.0]\n"
+    "                [--total-samples N] [--performance-samples P] [--loadgen-compat V]\n"
     "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
     "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
     "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
@@ -325,14 +325,17 @@ static int scorer_cb(const cli_opt *opt, const char *arg, const char *cmd)
     return 0;
 }
 
-/* replay's --loadgen-compat: any release of the rules table (1.0 to 6.0) */
+/* replay's --loadgen-compat: any release of the rules table (rules/loadgen.json) */
 static int replay_compat_cb(const cli_opt *opt, const char *arg, const char *cmd)
 {
     au_replay_opts *o = opt->ctx;
     o->compat = lg_compat_parse(arg);
     o->rules = o->compat >= 0 ? lg_version_rules_of_compat((lg_compat)o->compat) : lg_version_rules_of(arg);
-    if (!o->rules || arg[0] == '.')
-        return cli_usage_error(cmd, "--loadgen-compat: expected a LoadGen version such as 2.1 or 5.1, got '%s'", arg);
+    if (!o->rules || arg[0] == '.') {
+        char names[256];
+        return cli_usage_error(cmd, "--loadgen-compat: expected a LoadGen release (%s), got '%s'",
+                               lg_compat_names(names, sizeof names), arg);
+    }
     return 0;
 }
 
@@ -666,8 +669,8 @@ static int cmd_replay(int argc, char **argv)
     word_arg test = {&o.test, au_test_parse, "--test: expected TEST01, TEST04 or TEST05, got '%s'"};
     const cli_opt opts[] = {
         CLI_CALLBACK(0, "loadgen-compat", "V",
-                     "the rules of LoadGen V (1.0, 1.1, 2.0, 2.1, 3.0, 3.1, 4.0, 4.1, 5.0, 5.1,\n"
-                     "6.0 = 6.0.6+) instead of the log's loadgen_version",
+                     "the rules of LoadGen release V (a version of rules/loadgen.json)\n"
+                     "instead of the log's loadgen_version",
                      replay_compat_cb, &o),
         CLI_CALLBACK(0, "test", "TEST", "the audit of the log (default: from its directory)", word_cb, &test),
         CLI_STRING(0, "model", &o.model, "M", "the log's model (default: from the directory names)"),

@@ -10,7 +10,7 @@
 static const char usage_text[] =
     "usage: mlsubmit report ROOT|--db FILE --format csv|md|html|json [-o FILE] [--version vX.Y]\n"
     "                       [--round vX.Y[,vX.Y...]]\n"
-    "                       [--ids ids.json] [--report-version 5.1] [--repository NAME]\n"
+    "                       [--ids ids.json] [--report-version V] [--repository NAME]\n"
     "                       [--repository-owner OWNER] [--repository-branch BRANCH] [--title TEXT]\n"
     "                       [--published-types] [--force] [checker options]\n"
     "\n"

@@ -444,6 +444,9 @@ typedef struct lg_version_rules {
     /* the Python bindings' TestScenario has MultiStreamFree = 2, Server = 3, Offline = 4
      * (test_settings.h up to tag r1.1); mlsubmit's LoadGen does not run MultiStreamFree */
     int python_multistreamfree;
+    /* the release the Python module emulates until told otherwise (SetLoadgenCompat,
+     * MLSUBMIT_LOADGEN_COMPAT): that of the newest released mlperf_loadgen bindings (one row) */
+    int python_default;
 } lg_version_rules;
 
 /* The rules of a loadgen_version text ("5.1.0 @ 091d51f041", "2.0 @ ...", ".5a1 @ ..." as the

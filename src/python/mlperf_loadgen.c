@@ -46,7 +46,7 @@ static int g_msf;                      /* TestScenario has MultiStreamFree = 2 (
                                           import has python_multistreamfree) */
 static PyObject *g_registry;           /* handle (int) -> capsule of a pysut / pyqsl */
 static lg_conf_session *g_conf;        /* FromConfig's process-wide state (the reference's) */
-static lg_compat g_compat = LG_COMPAT_5_1;
+static lg_compat g_compat = LG_COMPAT_LATEST; /* set at import: python_default_compat() */
 static char *g_dump_issued;            /* SetDumpIssued path, or NULL */
 static _Atomic(lg_test *) g_test;      /* the running test, for the completion calls */
 static _Atomic int g_inflight;         /* completion calls using g_test */
@@ -1799,8 +1799,9 @@ static PyMethodDef module_methods[] = {
     {"FirstTokenComplete", (PyCFunction)(void (*)(void))py_FirstTokenComplete, METH_VARARGS | METH_KEYWORDS,
      "FirstTokenComplete(responses, response_cb=None)"},
     {"SetLoadgenCompat", py_SetLoadgenCompat, METH_O,
-     "mlsubmit extra: SetLoadgenCompat('5.1'|'6.0'), the LoadGen version emulated (default 5.1, "
-     "like `mlsubmit loadgen run --loadgen-compat`)"},
+     "mlsubmit extra: SetLoadgenCompat(version), the LoadGen release emulated (a version of "
+     "rules/loadgen.json; default: the row marked python_default), like `mlsubmit loadgen run "
+     "--loadgen-compat`"},
     {"SetDumpIssued", py_SetDumpIssued, METH_O,
      "mlsubmit extra: SetDumpIssued(path or None): write the issued-query trace of the following "
      "tests (`mlsubmit loadgen run --dump-issued`)"},
@@ -1837,6 +1838,16 @@ static int cache_members(PyObject *cls, PyObject **out, int n, int skip2)
     return 0;
 }
 
+/* The release of the row of rules/loadgen.json marked python_default (the newest released
+ * bindings), or the newest row. */
+static lg_compat python_default_compat(void)
+{
+    for (size_t i = 0; i < lg_version_rules_count(); i++)
+        if (lg_version_rules_at(i)->python_default)
+            return lg_version_rules_compat(lg_version_rules_at(i));
+    return LG_COMPAT_LATEST;
+}
+
 PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
 {
     for (size_t i = 0; i < NFIELDS; i++) {
@@ -1849,6 +1860,7 @@ PyMODINIT_FUNC PyInit_mlperf_loadgen(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
+    g_compat = python_default_compat();
     const char *c = getenv("MLSUBMIT_LOADGEN_COMPAT");
     if (c && lg_compat_parse(c) >= 0)
         g_compat = (lg_compat)lg_compat_parse(c);

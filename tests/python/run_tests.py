@@ -583,6 +583,28 @@ def default_start_test_and_compat(d):
 
 
 @test
+def default_compat_is_the_python_default_row(d):
+    # without SetLoadgenCompat or MLSUBMIT_LOADGEN_COMPAT the module emulates the release of the
+    # row of rules/loadgen.json marked python_default (the newest released bindings)
+    rows = json.load(open(os.path.join(HERE, "..", "..", "rules", "loadgen.json")))["versions"]
+    marked = [r for r in rows if r.get("python_default")]
+    check(len(marked) == 1, "rules/loadgen.json marks %d rows python_default" % len(marked))
+    saved = os.environ.pop("MLSUBMIT_LOADGEN_COMPAT", None)
+    try:
+        ok_py("""
+            sut = lg.ConstructSUT(null_issue, lambda: None)
+            lg.StartTest(sut, qsl(), settings("Offline"))
+        """, d)
+    finally:
+        if saved is not None:
+            os.environ["MLSUBMIT_LOADGEN_COMPAT"] = saved
+    v = {e["key"]: e["value"] for e in detail_entries(os.path.join(d, "mlperf_log_detail.txt"))}
+    check(str(v.get("loadgen_version", "")).startswith(marked[0]["loadgen_version"]),
+          "default compat: loadgen_version %s, the python_default row says %s"
+          % (v.get("loadgen_version"), marked[0]["loadgen_version"]))
+
+
+@test
 def casters_like_pybind11(d):
     # bools, ints and floats convert as pybind11's casters do in a def_readwrite setter
     ok_py("""

@@ -274,6 +274,6 @@ static int cheat_seed_create(lg_sut_instance *si, lg_sut_opts *opts, const lg_su
 LG_SUT_DEFINE(cheat_seed, "CHEATER (seeds): digits SUT predicting the sample order of the official seeds to prefetch",
               "               breaks: no tuning to the official seeds (the alternate-seed audit, TEST05, catches it)\n"
               "               fetch=D (1ms) per-sample fetch when not prefetched   window=N (256) staged ahead\n"
-              "               round=6.0|5.1 (6.0) whose official sample_index_rng_seed, or seed=N\n"
+              "               round=R (the newest LoadGen release) whose official sample_index_rng_seed, or seed=N\n"
               "               and the digits options:\n" DG_OPTIONS_HELP,
               cheat_seed_create)
