@@ -70,7 +70,7 @@ EMBED_CONF := $(sort $(wildcard src/loadgen/conf/*.conf))
 LIB       := $(BUILD)/libmlsubmit.a
 BIN       := $(BUILD)/mlsubmit
 
-.PHONY: difftest modelsweep modelsweep-old lgdifftest pydifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
+.PHONY: realsys difftest modelsweep modelsweep-old lgdifftest pydifftest reportdifftest all deps deps-fuzz deps-browser deps-oracle data test unit e2e demo demo-network asan valgrind bench install clean help fuzz fuzz-smoke fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -341,11 +341,19 @@ modelsweep-old: $(BIN)
 	@python3 tests/diff/modelsweep_old.py --mlsubmit $(abspath $(BIN)) --cases $(CASES) \
 	  $(if $(ROUND),--rounds $(ROUND))
 
+# make realsys REAL=DIR [ROUND=v4.1,v5.0]   published system descriptions and accuracy.txt files
+#   (copied into DIR/<round>/<path in the results repository>) in the model sweeps' base trees
+realsys: $(BIN)
+	@if [ -z "$(REAL)" ]; then echo "realsys: set REAL=DIR, the published files (tests/diff/README.md)"; \
+	  else python3 tests/diff/realsys.py --mlsubmit $(abspath $(BIN)) --real $(REAL) \
+	  $(if $(ROUND),--rounds $(ROUND)); fi
+
 # ---- differential test of mlsubmit report against generate_final_report.py (tests/diff/README.md)
 # make reportdifftest N=200 [FIRST=1] [ROUND=v5.0]   seeded system fields; SEED=N: one case, kept
+# make reportdifftest REAL=DIR N=100                  published system descriptions instead
 reportdifftest: $(BIN)
 	@python3 tests/diff/reportdiff.py --mlsubmit $(abspath $(BIN)) $(if $(ROUND),--round $(ROUND)) \
-	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST))
+	  $(if $(SEED),--seed $(SEED),--n $(N) --first $(FIRST)) $(if $(REAL),--real $(REAL))
 
 # ---- differential test of the LoadGen against the reference LoadGen builds (tests/diff/README.md)
 # make lgdifftest N=100 [FIRST=1] [TAGS=v5.1.1,r0.5]   N seeds, each on every tag (or TAGS)

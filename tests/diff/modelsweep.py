@@ -257,17 +257,29 @@ def accuracy_values(off, model):
     return vals
 
 
-def accuracy_text(off, model, vals):
+# Other ways the evaluation scripts of published results print the same values (e.g. the SDXL
+# script of v5.0 submitters: "Accuracy Results: {'FID_SCORE': '23.81', 'CLIP_SCORE': '31.74'}"),
+# which the patterns of some tags read and others do not: the dict's values as strings, two
+# blanks after the colon, a text before each line.
+PRINTED_FORMS = ("quoted", "two_blanks", "prefixed")
+
+
+def accuracy_text(off, model, vals, form=None):
     lines, d = [], []
     for m, v in vals.items():
         if m in LINE_FORMATS:
             lines.append(LINE_FORMATS[m].format(v=fmt(v)))
         else:
-            d.append("'%s': %s" % (DICT_KEYS[m], fmt(v)))
+            d.append(("'%s': '%s'" if form == "quoted" else "'%s':  %s" if form == "two_blanks" else "'%s': %s")
+                     % (DICT_KEYS[m], fmt(v)))
     if d:
         lines.append("{" + ", ".join(d) + "}")
+    if form == "prefixed":
+        lines = ["Accuracy Results: " + ln for ln in lines]
     lines.append("hash=%064x" % 12345)
     text = "\n".join(lines) + "\n"
+    if form:
+        return text  # whether the official pattern reads it is what the case asks
     # each metric must be read back by the official pattern, with the value written
     for m, v in vals.items():
         got = [re.match(off.pattern(m), ln) for ln in text.splitlines()]
@@ -598,6 +610,13 @@ def cases(sw):
                                     edit_log(os.path.join(tr, p), effective_sample_concatenate_permutation=False),
                                     rewrite(os.path.join(tr, c), "*.%s.target_qps = 100\n" % s)),
                                 [perf_rel, conf]))
+            for form in PRINTED_FORMS:
+                if form != "prefixed" and not any(m in DICT_KEYS for m in vals):
+                    continue
+                out.append(Case("%s acc_printed_%s" % (tag, form),
+                                lambda tr, a=acc_rel, v=vals, mo=model, f=form: rewrite(
+                                    os.path.join(tr, a), accuracy_text(off, mo, v, f)),
+                                [acc_rel]))
             for extra in off.extra_acc_files(model):
                 d = rel("results", "accuracy", extra)
                 out.append(Case("%s no_extra_acc_%s" % (tag, extra), lambda tr, d=d: shutil.rmtree(os.path.join(tr, d)), [d]))
@@ -677,6 +696,15 @@ def run_case(args, rnd, sw, case, work):
     return outcome, d, off, me
 
 
+def common_args(add, verbose_help="print every case"):
+    """the options of every sweep (modelsweep.py, modelsweep_old.py, realsys.py)"""
+    add("--keep", help="copy the tree of each divergent case under this folder")
+    add("--verbose", action="store_true", help=verbose_help)
+    add("--mlsubmit", default=os.path.join(REPO, "build", "mlsubmit"))
+    add("--wrap", default=os.environ.get("TEST_WRAP", ""))
+    add("--shared", default=os.environ.get("MLSUBMIT_SHARED", os.path.join(REPO, "..", "shared")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", default=",".join(ROUNDS))
@@ -687,12 +715,8 @@ def main():
     ap.add_argument("--case", action="append", default=[], metavar="vX.Y:NAME",
                     help="also run this case of that round (its name as --list prints it); repeatable")
     ap.add_argument("--list", action="store_true", help="list the cases, run nothing")
-    ap.add_argument("--keep", help="copy the tree of each divergent case under this folder")
     ap.add_argument("--tree-out", help="keep each round's base tree here (DIR/vX.Y)")
-    ap.add_argument("--verbose", action="store_true", help="print every case")
-    ap.add_argument("--mlsubmit", default=os.path.join(REPO, "build", "mlsubmit"))
-    ap.add_argument("--wrap", default=os.environ.get("TEST_WRAP", ""))
-    ap.add_argument("--shared", default=os.environ.get("MLSUBMIT_SHARED", os.path.join(REPO, "..", "shared")))
+    common_args(ap.add_argument)
     args = ap.parse_args()
     args.shared = os.path.abspath(args.shared)
     args.mlsubmit = os.path.abspath(args.mlsubmit)

@@ -52,7 +52,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import difftest  # noqa: E402
 import derive  # noqa: E402
-from modelsweep import Official, Case, accuracy_text, accuracy_values, fmt, just_below, rewrite, run_case  # noqa: E402
+from modelsweep import Official, Case, common_args, accuracy_text, accuracy_values, fmt, just_below, rewrite, run_case  # noqa: E402
 
 ROUNDS = ("v0.5", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0")
 # a round without an excerpt, derived from the excerpt of another
@@ -638,12 +638,8 @@ def main():
     add("--case", action="append", default=[], metavar="vX.Y:NAME", help="also run this case of that round "
         "(its name as --list prints it); repeatable")
     add("--list", action="store_true", help="list the cases, run nothing")
-    add("--keep", help="copy the tree of each divergent case under this folder")
     add("--tree-out", help="keep each round's base tree here (DIR/vX.Y)")
-    add("--verbose", action="store_true", help="print every case, and the changes the official checker accepted")
-    add("--mlsubmit", default=os.path.join(REPO, "build", "mlsubmit"))
-    add("--wrap", default=os.environ.get("TEST_WRAP", ""))
-    add("--shared", default=os.environ.get("MLSUBMIT_SHARED", os.path.join(REPO, "..", "shared")))
+    common_args(add, "print every case, and the changes the official checker accepted")
     args = ap.parse_args()
     args.shared, args.mlsubmit = os.path.abspath(args.shared), os.path.abspath(args.mlsubmit)
     if not all(os.path.isdir(os.path.join(args.shared, d)) for d in ("upstream", "rounds")):

@@ -14,7 +14,14 @@ byte for byte. Cases where mlsubmit check refuses a system (a field the checker 
 meaningful) still compare what is left; where the official script stops (a traceback: p# is
 int(host_processors_per_node)), mlsubmit must still write its report, and the case is counted apart.
 
+With --real DIR (system descriptions copied byte for byte from the published results
+repositories, as DIR/<round>/<division>/<submitter>/systems/<name>.json; realsys.py says how),
+case i instead puts the i-th and (i+1)-th real descriptions (in path order) into the first
+system of each submitter, their "submitter" and "division" values replaced by the tree's (a text
+substitution: every other byte as published).
+
 Usage: tests/diff/reportdiff.py --mlsubmit BIN [--round v5.1|v5.0] [--n N] [--first SEED] [--seed N --keep]
+                                [--real DIR]
 (--round: the generated round, tests/e2e/lib/mkround.sh --version, and the tag of its official
 script from the upstream sources' COMMITS.txt: v5.1.1 for v5.1, v5.0.1 for v5.0)"""
 import argparse
@@ -91,11 +98,45 @@ def mutate(tree, seed):
     return did
 
 
-def run_case(bin_, tpl, gfr, rnd, seed, work, keep):
+def real_files(real):
+    """the real system descriptions under DIR/<round>/<division>/<submitter>/systems, in path order"""
+    out = []
+    for dp, _, fs in sorted(os.walk(real)):
+        if os.path.basename(dp) == "systems":
+            out += [os.path.join(dp, f) for f in sorted(fs) if f.endswith(".json")]
+    return out
+
+
+def put_real(tree, seed, reals):
+    """the seed-th and next real descriptions as the first system of each submitter"""
+    sys.path.insert(0, HERE)
+    from realsys import sub_field
+    did = []
+    k = 0
+    for div in ("closed", "open"):
+        for sub in sorted(os.listdir(os.path.join(tree, div))):
+            d = os.path.join(tree, div, sub, "systems")
+            names = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+            if not names or k > 1:
+                continue
+            src = reals[(seed - 1 + k) % len(reals)]
+            k += 1
+            text = open(src, "rb").read().decode("utf-8", "surrogateescape")
+            for key, v in (("submitter", sub), ("division", div)):
+                text = sub_field(text, key, v) or text
+            path = os.path.join(d, names[0])
+            os.unlink(path)
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8", "surrogateescape"))
+            did.append("%s <- %s" % (os.path.relpath(path, tree), src))
+    return did
+
+
+def run_case(bin_, tpl, gfr, rnd, seed, work, keep, reals=None):
     case = os.path.join(work, "case%d" % seed)
     tree = os.path.join(case, "tree")
     shutil.copytree(tpl, tree, copy_function=os.link)
-    did = mutate(tree, seed)
+    did = put_real(tree, seed, reals) if reals else mutate(tree, seed)
     off = os.path.join(case, "off")
     os.makedirs(off)
     subprocess.run([bin_, "check", tree, "--version", rnd, "--csv", os.path.join(off, "s.csv")],
@@ -128,7 +169,11 @@ def main():
     ap.add_argument("--first", type=int, default=1)
     ap.add_argument("--seed", type=int)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--real", help="real system descriptions (see above) instead of seeded values")
     a = ap.parse_args()
+    reals = real_files(a.real) if a.real else None
+    if a.real and not reals:
+        raise SystemExit("reportdiff: no system descriptions under %s" % a.real)
     gfr = script_of(a.round)
     if not gfr or not os.path.exists(gfr):
         print("reportdiff: skipped, no %s" % gfr)
@@ -143,7 +188,7 @@ def main():
     bad = 0
     for s in seeds:
         verdict, did, case = run_case(os.path.abspath(a.mlsubmit), tpl, gfr, a.round, s, work,
-                                      a.keep or a.seed is not None)
+                                      a.keep or a.seed is not None, reals)
         key = verdict.split(" (")[0]
         counts[key] = counts.get(key, 0) + 1
         if verdict.startswith("DIVERGENCE") or a.seed is not None:

@@ -30,6 +30,9 @@ FIXED=(
   "v4.1:dcedge1/mixtral-8x7b/SingleStream no_token_latencies"
   "v4.1:dcedge1/mixtral-8x7b/SingleStream ttft_at_limit"
   "v4.1:dcedge1/mixtral-8x7b/SingleStream tpot_at_limit"
+  "v5.0:dc1/stable-diffusion-xl/Server acc_printed_quoted"
+  "v5.0:dc1/stable-diffusion-xl/Server acc_printed_two_blanks"
+  "v5.0:dc1/retinanet/Server acc_printed_prefixed"
 )
 args=()
 for c in "${FIXED[@]}"; do args+=(--case "$c"); done

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Real-file sweep: published system descriptions and accuracy.txt files, each checked by
+`mlsubmit check` and by the official MLCommons checker of its round inside a complete tree.
+
+The model sweeps (modelsweep.py, modelsweep_old.py) check every model of a round, but every
+system description in them is written here, and every accuracy.txt holds the line the tag's
+ACC_PATTERN reads. A published round holds hundreds of system descriptions written by hand by
+different submitters (numbers as strings or as numbers, floats, empty strings, N/A, lists,
+capitalised or spaced status and system_type values, fields of other rounds, missing fields) and
+accuracy.txt files printed by each submitter's own scripts. This sweep puts each real file into a
+model-sweep base tree of its round and compares both checkers (difftest.py's rows as multisets,
+counts, exit status; where the official checker crashes, mlsubmit must exit 1 and name the file).
+
+The real files are not in this repository: --real DIR holds them as DIR/<round>/<path in the
+published results repository> (e.g. DIR/v4.1/closed/NVIDIA/systems/Orin_TRT.json), copied
+byte for byte from github.com/mlcommons/inference_results_<round> (v5.0 and v5.1 from copies of
+those repositories).
+
+Cases, for each system description F of round R (the base tree of R: modelsweep's for v3.1 on,
+modelsweep_old's for v0.5 to v3.0):
+  own:F       F's bytes with its "submitter" and "division" values replaced by the base tree's
+              (a text substitution, every other byte kept), as the description of the base
+              system of its system_type (dc1 datacenter, edge1 edge, dcedge1 both where the round
+              has it);
+  verbatim:F  F's bytes unchanged, as dc1's description;
+  next:F      own:F in the base tree of the round after R (a description one round old).
+For each accuracy.txt A (results/<system>/<model>/<scenario>/accuracy/accuracy.txt) whose model
+folder the base tree has: acc:A, A's bytes as that model's accuracy.txt in the base tree (the same
+scenario where the base tree has it, else its first).
+
+Usage:
+  realsys.py --real DIR [--rounds v4.1,...] [--only SUBSTR] [--keep DIR] [--verbose]
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import difftest  # noqa: E402
+import modelsweep  # noqa: E402
+
+ROUNDS = ("v0.5", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1")
+OLD = ("v0.5", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0")
+SUBMITTER = "Org1"
+
+
+def build_bases(args, rounds, work):
+    """round -> base tree (built by the model sweeps with --cases base --tree-out)"""
+    out = os.path.join(work, "base")
+    old = [r for r in rounds if r in OLD]
+    new = [r for r in rounds if r not in OLD]
+    for script, rs in (("modelsweep_old.py", old), ("modelsweep.py", new)):
+        if not rs:
+            continue
+        p = subprocess.run([sys.executable, os.path.join(HERE, script), "--cases", "base", "--rounds", ",".join(rs),
+                            "--tree-out", out, "--mlsubmit", args.mlsubmit, "--shared", args.shared],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode:
+            raise SystemExit("realsys: %s failed:\n%s" % (script, p.stdout.decode(errors="replace")[-1500:]))
+    return {r: os.path.join(out, r) for r in rounds if os.path.isdir(os.path.join(out, r))}
+
+
+def sub_field(text, key, value):
+    """text with the first string value of "key" replaced (every other byte kept); None when the
+    key has no string value"""
+    m = re.search(r'("%s"\s*:\s*)"((?:[^"\\]|\\.)*)"' % re.escape(key), text)
+    if not m:
+        return None
+    return text[:m.start(2)] + value + text[m.end(2):]
+
+
+def system_slot(data, base):
+    """the base system a description goes to, from its system_type"""
+    try:
+        t = json.loads(data.decode("utf-8-sig")).get("system_type", "")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        t = ""
+    t = t.lower() if isinstance(t, str) else ""
+    have = set(os.listdir(os.path.join(base, "closed", SUBMITTER, "systems")))
+    if "datacenter" in t and "edge" in t and "dcedge1.json" in have:
+        return "dcedge1"
+    if "edge" in t and "datacenter" not in t:
+        return "edge1"
+    return "dc1"
+
+
+class Case:
+    def __init__(self, rnd, name, apply, damaged):
+        self.rnd, self.name, self.apply, self.damaged = rnd, name, apply, damaged
+
+
+def system_cases(real, r, bases, nxt):
+    out = []
+    top = os.path.join(real, r)
+    for dp, _, fs in sorted(os.walk(top)):
+        parts = os.path.relpath(dp, top).split(os.sep)
+        if len(parts) != 3 or parts[2] != "systems":
+            continue
+        for f in sorted(fs):
+            if not f.endswith(".json"):
+                continue
+            rel = os.path.join(os.path.relpath(dp, top), f)
+            data = open(os.path.join(dp, f), "rb").read()
+            text = data.decode("utf-8", "surrogateescape")
+            own = text
+            for k, v in (("submitter", SUBMITTER), ("division", "closed")):
+                own = sub_field(own, k, v) or own
+            own_b = own.encode("utf-8", "surrogateescape")
+
+            def put(b, slot=None):
+                def apply(tree, b=b, slot=slot):
+                    s = slot or system_slot(b, tree)
+                    p = os.path.join(tree, "closed", SUBMITTER, "systems", s + ".json")
+                    os.unlink(p)
+                    with open(p, "wb") as fh:
+                        fh.write(b)
+                    return p
+                return apply
+            dmg = [os.path.join("systems", "dc1.json"), os.path.join("systems", "edge1.json"),
+                   os.path.join("systems", "dcedge1.json")]
+            out.append(Case(r, "own:%s/%s" % (r, rel), put(own_b), dmg))
+            out.append(Case(r, "verbatim:%s/%s" % (r, rel), put(data, "dc1"), dmg))
+            if nxt and nxt in bases:
+                out.append(Case(nxt, "next:%s/%s" % (r, rel), put(own_b), dmg))
+    return out
+
+
+def accuracy_cases(real, r, base):
+    out = []
+    top = os.path.join(real, r)
+    res = os.path.join(base, "closed", SUBMITTER, "results")
+    for dp, _, fs in sorted(os.walk(top)):
+        if "accuracy.txt" not in fs:
+            continue
+        rel = os.path.relpath(os.path.join(dp, "accuracy.txt"), top)
+        parts = rel.split(os.sep)
+        if "results" not in parts:
+            continue
+        i = parts.index("results")
+        if len(parts) < i + 5:
+            continue
+        model, scen = parts[i + 2], parts[i + 3]
+        targets = []
+        for sysn in sorted(os.listdir(res)):
+            md = os.path.join(res, sysn, model)
+            if not os.path.isdir(md):
+                continue
+            scens = sorted(os.listdir(md))
+            pick = [s for s in scens if s.lower() == scen.lower()] or scens[:1]
+            targets.append(os.path.join(sysn, model, pick[0], "accuracy", "accuracy.txt"))
+        if not targets:
+            continue
+        data = open(os.path.join(dp, "accuracy.txt"), "rb").read()
+        tgt = targets[0]
+
+        def apply(tree, data=data, tgt=tgt):
+            p = os.path.join(tree, "closed", SUBMITTER, "results", tgt)
+            if os.path.exists(p):
+                os.unlink(p)
+            with open(p, "wb") as fh:
+                fh.write(data)
+            return p
+        out.append(Case(r, "acc:%s/%s" % (r, rel), apply, [os.path.join("results", tgt)]))
+    return out
+
+
+def run_case(args, rounds, case, work):
+    rnd = rounds[case.rnd]
+    return modelsweep.run_case(args, rnd, Base(rnd.tree), case, work)
+
+
+class Base:  # what modelsweep.run_case reads of a sweep
+    def __init__(self, tree):
+        self.tree = tree
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add = ap.add_argument
+    add("--real", required=True, help="the real files, as DIR/<round>/<path in the results repository>")
+    add("--rounds", default=",".join(ROUNDS))
+    add("--only", help="only cases whose name contains this text")
+    modelsweep.common_args(add)
+    args = ap.parse_args()
+    args.shared, args.mlsubmit = os.path.abspath(args.shared), os.path.abspath(args.mlsubmit)
+    if not os.path.isdir(os.path.join(args.shared, "upstream")):
+        print("SKIP: %s/upstream is absent (no official checker to compare with)" % args.shared)
+        return 0
+    tags = difftest.checker_tags(args.shared)
+    want = [r for r in args.rounds.split(",") if os.path.isdir(os.path.join(args.real, r))]
+    need = sorted(set(want) | {ROUNDS[ROUNDS.index(r) + 1] for r in want if ROUNDS.index(r) + 1 < len(ROUNDS)},
+                  key=ROUNDS.index)
+    work = tempfile.mkdtemp(prefix="mlsubmit-realsys-")
+    total = collections.Counter()
+    try:
+        bases = build_bases(args, need, work)
+        rounds = {}
+        for r, tree in bases.items():
+            checker = difftest.checker_path(args.shared, tags.get(r))
+            if checker:
+                rounds[r] = difftest.Round("real-" + r, tree, r, tags.get(r), checker)
+        for r in want:
+            if r not in rounds:
+                print("note: %s skipped, no base tree or official checker" % r)
+                continue
+            i = ROUNDS.index(r)
+            nxt = ROUNDS[i + 1] if i + 1 < len(ROUNDS) and ROUNDS[i + 1] in rounds else None
+            todo = system_cases(args.real, r, rounds, nxt) + accuracy_cases(args.real, r, rounds[r].tree)
+            if args.only:
+                todo = [c for c in todo if args.only in c.name]
+            per = collections.Counter()
+            for case in todo:
+                outcome, d, o, me = run_case(args, rounds, case, work)
+                per[outcome] += 1
+                per["rejected"] += outcome == "same" and o.rc != 0
+                if outcome == "DIFF" or args.verbose:
+                    print("%s %s (checked as %s)" % (outcome, case.name, case.rnd))
+                    for line in d:
+                        print(line)
+                    if outcome == "DIFF":
+                        print("  official: " + o.short().replace("\n", "\n  "))
+                        print("  mlsubmit: " + me.short().replace("\n", "\n  "))
+                    sys.stdout.flush()
+            total.update(per)
+            print("realsys %s: %d cases: %d same (%d rejected by both), %d official crashed, %d divergences"
+                  % (r, per["same"] + per["crashed"] + per["DIFF"], per["same"], per["rejected"], per["crashed"],
+                     per["DIFF"]), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("realsys: %d cases, %d same (%d rejected by both), %d official crashed, %d divergences"
+          % (total["same"] + total["crashed"] + total["DIFF"], total["same"], total["rejected"], total["crashed"],
+             total["DIFF"]))
+    return 1 if total["DIFF"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
