@@ -26,7 +26,12 @@ modelsweep_old's for v0.5 to v3.0):
   next:F      own:F in the base tree of the round after R (a description one round old).
 For each accuracy.txt A (results/<system>/<model>/<scenario>/accuracy/accuracy.txt) whose model
 folder the base tree has: acc:A, A's bytes as that model's accuracy.txt in the base tree (the same
-scenario where the base tree has it, else its first).
+scenario where the base tree has it, else its first). Likewise comp:F, meas:F and conf:F for a
+published compliance verify file (verify_accuracy.txt, verify_performance.txt of each test),
+measurements JSON (under the base tree's file name) and user.conf.
+Once per round, layout: cases: what published systems/ folders hold besides one description per
+system (a backup_systems/ or unused/ folder, an editor's .json~ copy, system_descriptions.tsv, a
+checklist, the description of a system without results).
 
 Usage:
   realsys.py --real DIR [--rounds v4.1,...] [--only SUBSTR] [--keep DIR] [--verbose]
@@ -92,6 +97,18 @@ def system_slot(data, base):
     return "dc1"
 
 
+# published model folder names -> the official model names of the base trees
+ALIASES = {"resnet50": "resnet", "ssd-mobilenet": "ssd-small", "ssd-resnet34": "ssd-large"}
+
+
+def base_model(model, d):
+    """the folder under d for a published model folder name (itself, or its official name)"""
+    for m in (model, ALIASES.get(model.lower()), model.lower()):
+        if m and os.path.isdir(os.path.join(d, m)):
+            return m
+    return model
+
+
 class Case:
     def __init__(self, rnd, name, apply, damaged):
         self.rnd, self.name, self.apply, self.damaged = rnd, name, apply, damaged
@@ -150,12 +167,12 @@ def accuracy_cases(real, r, base):
         model, scen = parts[i + 2], parts[i + 3]
         targets = []
         for sysn in sorted(os.listdir(res)):
-            md = os.path.join(res, sysn, model)
+            md = os.path.join(res, sysn, base_model(model, os.path.join(res, sysn)))
             if not os.path.isdir(md):
                 continue
             scens = sorted(os.listdir(md))
             pick = [s for s in scens if s.lower() == scen.lower()] or scens[:1]
-            targets.append(os.path.join(sysn, model, pick[0], "accuracy", "accuracy.txt"))
+            targets.append(os.path.join(sysn, os.path.basename(md), pick[0], "accuracy", "accuracy.txt"))
         if not targets:
             continue
         data = open(os.path.join(dp, "accuracy.txt"), "rb").read()
@@ -169,6 +186,91 @@ def accuracy_cases(real, r, base):
                 fh.write(data)
             return p
         out.append(Case(r, "acc:%s/%s" % (r, rel), apply, [os.path.join("results", tgt)]))
+    return out
+
+
+def placed_cases(real, r, base):
+    """comp:, meas:, conf: cases: a published compliance verify file, measurements JSON or
+    user.conf as the file of the same kind of the same model (same scenario where the base tree
+    has it) in the base tree; the measurements JSON keeps the base tree's file name"""
+    out = []
+    top = os.path.join(real, r)
+    sub = os.path.join(base, "closed", SUBMITTER)
+    for dp, _, fs in sorted(os.walk(top)):
+        parts = os.path.relpath(dp, top).split(os.sep)
+        if len(parts) < 6 or parts[2] not in ("compliance", "measurements", "audit"):
+            continue
+        kind, model, scen = parts[2], parts[4], parts[5]
+        for f in sorted(fs):
+            if kind in ("compliance", "audit"):
+                if not (f.startswith("verify_") and f.endswith(".txt")) or len(parts) != 7:
+                    continue
+                test, label = parts[6], "comp"
+            elif f == "user.conf" and len(parts) == 6:
+                test, label = None, "conf"
+            elif f.endswith(".json") and len(parts) == 6:
+                test, label = None, "meas"
+            else:
+                continue
+            # the same kind of file in the base tree: its systems, this model, this scenario first
+            cands = []
+            kdir = os.path.join(sub, "compliance" if kind == "audit" else kind)
+            for sysn in sorted(os.listdir(kdir)) if os.path.isdir(kdir) else []:
+                md = os.path.join(kdir, sysn, base_model(model, os.path.join(kdir, sysn)))
+                if not os.path.isdir(md):
+                    continue
+                for sc in sorted(os.listdir(md), key=lambda x: x.lower() != scen.lower()):
+                    d = os.path.join(md, sc, test) if test else os.path.join(md, sc)
+                    if label == "meas":
+                        names = [x for x in sorted(os.listdir(d)) if x.endswith(".json")] if os.path.isdir(d) else []
+                        if names:
+                            cands.append(os.path.join(d, names[0]))
+                    elif os.path.isfile(os.path.join(d, f)):
+                        cands.append(os.path.join(d, f))
+            if not cands:
+                continue
+            rel = os.path.relpath(os.path.join(dp, f), top)
+            tgt = os.path.relpath(cands[0], base)
+            data = open(os.path.join(dp, f), "rb").read()
+
+            def apply(tree, data=data, tgt=tgt):
+                p = os.path.join(tree, tgt)
+                os.unlink(p)
+                with open(p, "wb") as fh:
+                    fh.write(data)
+                return p
+            out.append(Case(r, "%s:%s/%s" % (label, r, rel), apply, [os.path.relpath(tgt, os.path.join("closed", SUBMITTER))]))
+    return out
+
+
+# What published systems/ folders hold besides one description per system (each seen in a
+# published round): a folder of old descriptions (backup_systems/, unused/), an editor's backup
+# copy, NVIDIA's system_descriptions.tsv, a checklist, a description of a system without results.
+LAYOUTS = (
+    ("backup_folder", "backup_systems/dc1.json"),
+    ("unused_folder", "unused/edge1.json"),
+    ("editor_backup", "dc1.json~"),
+    ("tsv", "system_descriptions.tsv"),
+    ("checklist", "submission_checklist.md"),
+    ("no_results", "dc9.json"),
+)
+
+
+def layout_cases(r):
+    out = []
+    for name, rel in LAYOUTS:
+        def apply(tree, rel=rel):
+            sysd = os.path.join(tree, "closed", SUBMITTER, "systems")
+            p = os.path.join(sysd, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            if rel.endswith((".json", ".json~")):
+                shutil.copyfile(os.path.join(sysd, "dc1.json"), p)
+            else:
+                with open(p, "w") as fh:
+                    fh.write("system\tname\ndc1\tSynthetic server 1\n" if rel.endswith(".tsv") else "# checklist\n")
+            return p
+        out.append(Case(r, "layout:%s/systems/%s (%s)" % (r, rel, name), apply,
+                        [os.path.join("systems", rel.split("/")[0])]))
     return out
 
 
@@ -213,7 +315,8 @@ def main():
                 continue
             i = ROUNDS.index(r)
             nxt = ROUNDS[i + 1] if i + 1 < len(ROUNDS) and ROUNDS[i + 1] in rounds else None
-            todo = system_cases(args.real, r, rounds, nxt) + accuracy_cases(args.real, r, rounds[r].tree)
+            todo = (system_cases(args.real, r, rounds, nxt) + accuracy_cases(args.real, r, rounds[r].tree)
+                     + placed_cases(args.real, r, rounds[r].tree) + layout_cases(r))
             if args.only:
                 todo = [c for c in todo if args.only in c.name]
             per = collections.Counter()
