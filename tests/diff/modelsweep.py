@@ -574,6 +574,18 @@ def cases(sw):
                 f.write("# code\n")
         out.append(Case("with %s (absent from OFFLINE_MIN_SPQ_SINCE_V4)" % model, add,
                         [os.path.join("closed", SUBMITTER, "results", s, model) for s, _, _ in SYSTEMS]))
+    later = getattr(sw, "later", None)
+    for model in [m for m in later.off.models if m not in off.models and m not in later.off.unchecked] if later else []:
+        def add_later(tr, model=model):
+            for kind in ("results", "measurements", "compliance"):
+                for sysn, _, _ in SYSTEMS:
+                    src = later.path(kind, sysn, model)
+                    if os.path.isdir(src):
+                        shutil.copytree(src, os.path.join(tr, os.path.relpath(src, later.tree)))
+            shutil.copytree(os.path.join(later.tree, "closed", SUBMITTER, "code", model),
+                            os.path.join(tr, "closed", SUBMITTER, "code", model))
+        out.append(Case("with %s of %s" % (model, later.off.version), add_later,
+                        [os.path.join("closed", SUBMITTER, "results", s, model) for s, _, _ in SYSTEMS]))
     seen = set()
     for sysn, model, scen, required in sw.entries:
         rel = lambda kind, *rest: os.path.join("closed", SUBMITTER, kind, sysn, model, scen, *rest)  # noqa: E731
@@ -696,6 +708,13 @@ def run_case(args, rnd, sw, case, work):
     return outcome, d, off, me
 
 
+def keep_later(later, sw):
+    """sw becomes the later round of the next (older) round; the one before is removed"""
+    if later:
+        shutil.rmtree(later.tree, ignore_errors=True)
+    return sw
+
+
 def common_args(add, verbose_help="print every case"):
     """the options of every sweep (modelsweep.py, modelsweep_old.py, realsys.py)"""
     add("--keep", help="copy the tree of each divergent case under this folder")
@@ -728,13 +747,18 @@ def main():
     total = collections.Counter()
     divergences = 0
     try:
-        for v in args.rounds.split(","):
+        # newest round first: each round's tree is kept until the round before it has run, for
+        # its "of a later round" cases (a model the later round added, which this round's
+        # checker must refuse)
+        later = None
+        for v in sorted(args.rounds.split(","), key=lambda r: [int(x) for x in re.findall(r"\d+", r)], reverse=True):
             checker = difftest.checker_path(args.shared, tags.get(v))
             if not checker:
                 print("note: %s skipped, no official checker in the upstream sources" % v)
                 continue
             off = Official(checker, v)
             sw = build_round(v, off, work)
+            sw.later = later
             if args.tree_out:
                 dst = os.path.join(args.tree_out, v)
                 shutil.rmtree(dst, ignore_errors=True)
@@ -757,6 +781,7 @@ def main():
             if args.list:
                 for c in todo:
                     print("%s\t%s" % (v, c.name))
+                later = keep_later(later, sw)
                 continue
             per = collections.Counter()
             for case in todo:
@@ -777,7 +802,7 @@ def main():
                   "%d official crashed, %d divergences"
                   % (v, len(off.models), len(sw.entries), per["same"] + per["crashed"] + per["DIFF"], per["same"],
                      per["rejected"], per["crashed"], per["DIFF"]), flush=True)
-            shutil.rmtree(sw.tree, ignore_errors=True)
+            later = keep_later(later, sw)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.list:

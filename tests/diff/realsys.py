@@ -256,8 +256,33 @@ LAYOUTS = (
 )
 
 
+# What published measurements folders hold besides their one description of the run (each seen
+# in a published round): other JSON files of the submitter's tools, beside it, sorting before or
+# after it.
+MEAS_EXTRAS = (
+    ("os_info", "os_info.json", '{"os": "Linux", "kernel": "5.15"}\n'),
+    ("ck_workflow", "ck-workflow-input.json", '{"action": "run", "tags": "mlperf"}\n'),
+    ("config", "config.json", '{"batch_size": 8}\n'),
+    ("aaa_first", "aaa.json", '{}\n'),
+)
+
+
 def layout_cases(r):
     out = []
+    for name, fname, text in MEAS_EXTRAS:
+        def apply_meas(tree, fname=fname, text=text):
+            meas = os.path.join(tree, "closed", SUBMITTER, "measurements")
+            done = []
+            for sysn in sorted(os.listdir(meas)):
+                for model in sorted(os.listdir(os.path.join(meas, sysn)))[:2]:
+                    md = os.path.join(meas, sysn, model)
+                    for scen in sorted(os.listdir(md))[:1]:
+                        p = os.path.join(md, scen, fname)
+                        with open(p, "w") as fh:
+                            fh.write(text)
+                        done.append(p)
+            return done[0] if done else None
+        out.append(Case(r, "layout:%s/measurements/*/%s (%s)" % (r, fname, name), apply_meas, ["measurements"]))
     for name, rel in LAYOUTS:
         def apply(tree, rel=rel):
             sysd = os.path.join(tree, "closed", SUBMITTER, "systems")

@@ -33,6 +33,7 @@ FIXED=(
   "v5.0:dc1/stable-diffusion-xl/Server acc_printed_quoted"
   "v5.0:dc1/stable-diffusion-xl/Server acc_printed_two_blanks"
   "v5.0:dc1/retinanet/Server acc_printed_prefixed"
+  "v5.0:with pointpainting of v5.1"
 )
 args=()
 for c in "${FIXED[@]}"; do args+=(--case "$c"); done
