@@ -202,9 +202,15 @@ static void parse_accuracy(sctx *c, const char *rel, const textfile *t, const js
                 int matched = 0;
                 for (size_t k = 0; k < out->n; k++)
                     matched |= !strcmp(out->keys[k], mt[i]);
-                if (!matched)
-                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, 0, mt[i], "not found",
+                if (!matched) {
+                    /* name the pattern: a value printed another way (quoted, say) is read by
+                     * some rounds' patterns and not by others' */
+                    char want[256];
+                    snprintf(want, sizeof want, "%s: a line the round's pattern %s matches", mt[i],
+                             pt[i]->pattern);
+                    FIND(c, CK_ID(A3), CK_SEV_ERROR, rel, 0, want, "not found",
                          "accuracy metric %s not found in accuracy.txt", mt[i]);
+                }
             }
         if (!hash)
             FIND(c, CK_ID(A4), CK_SEV_ERROR, rel, 0, "hash=<sha256>", "no hash line",

@@ -53,6 +53,15 @@ for V in v5.1 v6.0; do
   case_ "$V directory loop through symlinks" $V '^WARNING	S12	' "ln -s .. $C/documentation/loop && ln -s ../../.. $E/SingleStream/accuracy/up"
   case_ "$V deep nesting" $V '	S9	' "p=$C/documentation; for i in \$(seq 1 400); do p=\$p/d; done; mkdir -p \$p"
 done
+# an accuracy value printed another way: the finding names the round's pattern, so that the
+# submitter sees what the line must look like
+case_ "v5.1 accuracy printed another way" v5.1 '^ERROR	A3	.*accuracy metric acc not found' \
+  "printf 'top1: 76.5\\nhash=%064d\\n' 0 > $E/SingleStream/accuracy/accuracy.txt"
+if ! grep -q "acc: a line the round's pattern \^(?:" "$TMP/s.json"; then
+  echo "FAIL v5.1 accuracy printed another way: the A3 finding does not name the pattern"
+  grep -o '"expected": "[^"]*' "$TMP/s.json" | head -5
+  fail=1
+fi
 # a 60 MB detail log: one garbage line longer than the streaming reader's line limit followed
 # by the records (unified profile: no S5 rejection, so the log really is read)
 case_ "v6.0 60 MB detail log" v6.0 '^ERROR	L1	'"$SSLOG" \
