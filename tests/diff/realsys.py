@@ -34,12 +34,13 @@ system (a backup_systems/ or unused/ folder, an editor's .json~ copy, system_des
 checklist, the description of a system without results).
 
 Usage:
-  realsys.py --real DIR [--rounds v4.1,...] [--only SUBSTR] [--keep DIR] [--verbose]
+  realsys.py --real DIR [--rounds v4.1,...] [--only SUBSTR] [--cases N [--seed S]] [--keep DIR] [--verbose]
 """
 import argparse
 import collections
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -315,6 +316,8 @@ def main():
     add("--real", required=True, help="the real files, as DIR/<round>/<path in the results repository>")
     add("--rounds", default=",".join(ROUNDS))
     add("--only", help="only cases whose name contains this text")
+    add("--cases", type=int, help="a deterministic sample of N cases per round (seed --seed)")
+    add("--seed", type=int, default=1)
     modelsweep.common_args(add)
     args = ap.parse_args()
     args.shared, args.mlsubmit = os.path.abspath(args.shared), os.path.abspath(args.mlsubmit)
@@ -344,6 +347,9 @@ def main():
                      + placed_cases(args.real, r, rounds[r].tree) + layout_cases(r))
             if args.only:
                 todo = [c for c in todo if args.only in c.name]
+            if args.cases is not None:
+                random.Random("%s-%d" % (r, args.seed)).shuffle(todo)
+                todo = todo[:args.cases]
             per = collections.Counter()
             for case in todo:
                 outcome, d, o, me = run_case(args, rounds, case, work)
