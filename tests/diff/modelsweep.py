@@ -708,6 +708,19 @@ def run_case(args, rnd, sw, case, work):
     return outcome, d, off, me
 
 
+def print_case(outcome, title, d, o, me, verbose):
+    """a case's outcome line, its differences and, for a divergence, both verdicts"""
+    if outcome != "DIFF" and not verbose:
+        return
+    print("%s %s" % (outcome, title))
+    for line in d:
+        print(line)
+    if outcome == "DIFF":
+        print("  official: " + o.short().replace("\n", "\n  "))
+        print("  mlsubmit: " + me.short().replace("\n", "\n  "))
+    sys.stdout.flush()
+
+
 def keep_later(later, sw):
     """sw becomes the later round of the next (older) round; the one before is removed"""
     if later:
@@ -788,14 +801,7 @@ def main():
                 outcome, d, o, me = run_case(args, rnd, sw, case, work)
                 per[outcome] += 1
                 per["rejected"] += outcome == "same" and o.rc != 0
-                if outcome == "DIFF" or args.verbose:
-                    print("%s %s %s" % (outcome, v, case.name))
-                    if d:
-                        print("\n".join(d))
-                    if outcome == "DIFF":
-                        print("  official: " + o.short().replace("\n", "\n  "))
-                        print("  mlsubmit: " + me.short().replace("\n", "\n  "))
-                    sys.stdout.flush()
+                print_case(outcome, "%s %s" % (v, case.name), d, o, me, args.verbose)
             divergences += per["DIFF"]
             total.update(per)
             print("modelsweep %s: %d models, %d scenario results, %d cases: %d same (%d rejected by both), "

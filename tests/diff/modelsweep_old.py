@@ -52,7 +52,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import difftest  # noqa: E402
 import derive  # noqa: E402
-from modelsweep import Official, Case, common_args, accuracy_text, accuracy_values, fmt, just_below, rewrite, run_case  # noqa: E402
+from modelsweep import Official, Case, common_args, print_case, accuracy_text, accuracy_values, fmt, just_below, rewrite, run_case  # noqa: E402
 
 ROUNDS = ("v0.5", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0")
 # a round without an excerpt, derived from the excerpt of another
@@ -609,14 +609,7 @@ def sweep_round(args, v, checker, tag, work):
             # a change the official checker let through (a check that tag only logs, or makes
             # not at all): listed with --verbose
             accepted.append(case.name)
-        if outcome == "DIFF" or args.verbose:
-            print("%s %s %s" % (outcome, v, case.name))
-            for line in d:
-                print(line)
-            if outcome == "DIFF":
-                print("  official: " + o.short().replace("\n", "\n  "))
-                print("  mlsubmit: " + me.short().replace("\n", "\n  "))
-            sys.stdout.flush()
+        print_case(outcome, "%s %s" % (v, case.name), d, o, me, args.verbose)
     if accepted and args.verbose:
         print("%s: %d one-change cases the official checker accepted:\n  %s" % (v, len(accepted), "\n  ".join(accepted)))
     print("modelsweep_old %s: %d models, %d scenario results, %d cases: %d same, %d official crashed, "

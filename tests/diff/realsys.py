@@ -355,14 +355,7 @@ def main():
                 outcome, d, o, me = run_case(args, rounds, case, work)
                 per[outcome] += 1
                 per["rejected"] += outcome == "same" and o.rc != 0
-                if outcome == "DIFF" or args.verbose:
-                    print("%s %s (checked as %s)" % (outcome, case.name, case.rnd))
-                    for line in d:
-                        print(line)
-                    if outcome == "DIFF":
-                        print("  official: " + o.short().replace("\n", "\n  "))
-                        print("  mlsubmit: " + me.short().replace("\n", "\n  "))
-                    sys.stdout.flush()
+                modelsweep.print_case(outcome, "%s (checked as %s)" % (case.name, case.rnd), d, o, me, args.verbose)
             total.update(per)
             print("realsys %s: %d cases: %d same (%d rejected by both), %d official crashed, %d divergences"
                   % (r, per["same"] + per["crashed"] + per["DIFF"], per["same"], per["rejected"], per["crashed"],
