@@ -200,10 +200,10 @@ measure() { # measure SYSTEM SUT SCENARIO
     set=$(settings "$scen" "${COST_OF[$sys]}")
     rm -rf "$dir/accuracy" "$dir/performance" "$dir/TEST01" "$dir/TEST04"
     # shellcheck disable=SC2086
-    if "$BIN" audit run TEST01 --quiet --sut "$spec" --model digits --scenario "$scen" --layout v6 \
+    if "$BIN" audit run TEST01 --quiet --sut "$spec" --model digits --scenario "$scen" --layout unified \
          --data "$DATA" $set --output "$dir" &&
        "$BIN" audit run TEST04 --quiet --reuse-results --sut "$spec" --model digits --scenario "$scen" \
-         --layout v6 --data "$DATA" $set --output "$dir"; then
+         --layout unified --data "$DATA" $set --output "$dir"; then
       ok=1
       break
     fi
@@ -223,8 +223,8 @@ measure() { # measure SYSTEM SUT SCENARIO
   cat > "$dir/README.md" <<MD
 # $sys, digits, $scen
 
-    mlsubmit audit run TEST01 --sut $spec --model digits --scenario $scen --layout v6 $set --output .
-    mlsubmit audit run TEST04 --reuse-results --sut $spec --model digits --scenario $scen --layout v6 $set --output .
+    mlsubmit audit run TEST01 --sut $spec --model digits --scenario $scen --layout unified $set --output .
+    mlsubmit audit run TEST04 --reuse-results --sut $spec --model digits --scenario $scen --layout unified $set --output .
     mlsubmit accuracy digits accuracy/mlperf_log_accuracy.json -o accuracy/accuracy.txt
 MD
 }
@@ -256,7 +256,7 @@ MD
   local t
   for t in TEST06 TEST09; do
     # shellcheck disable=SC2086
-    "$BIN" audit run $t --quiet $run --layout v6 $set --output "$dir" ||
+    "$BIN" audit run $t --quiet $run --layout unified $set --output "$dir" ||
       { echo "demo: $sys: $t failed" >&2; exit 1; }
   done
   "$BIN" accuracy tokens "$dir/accuracy/mlperf_log_accuracy.json" -o "$dir/accuracy/accuracy.txt"
@@ -268,8 +268,8 @@ MD
 
     mlsubmit loadgen run --mode accuracy $run $set -o accuracy
     mlsubmit loadgen run $run $set -o performance/run_1
-    mlsubmit audit run TEST06 $run --layout v6 $set --output .
-    mlsubmit audit run TEST09 $run --layout v6 $set --output .
+    mlsubmit audit run TEST06 $run --layout unified $set --output .
+    mlsubmit audit run TEST09 $run --layout unified $set --output .
     mlsubmit accuracy tokens accuracy/mlperf_log_accuracy.json -o accuracy/accuracy.txt
 MD
 }

@@ -51,7 +51,7 @@ const char *au_dtype_name(au_dtype d);
 
 /* Directory layouts of a round (where each round's submission_checker.py check_compliance_dir
  * looks). */
-typedef enum au_layout { AU_LAYOUT_V6 = 0, AU_LAYOUT_V51 = 1 } au_layout;
+typedef enum au_layout { AU_LAYOUT_UNIFIED = 0, AU_LAYOUT_LEGACY = 1 } au_layout;
 struct au_rules;
 /* The layout of a round name (v6.1, 6, v5.1...): the "layouts" of rules/compliance.json; -1 if none */
 int au_layout_parse(const struct au_rules *r, const char *s);

@@ -107,8 +107,9 @@ typedef struct au_logged {
 /* Rebuilds the requested settings of a detail log. compat -1 = from loadgen_version. Returns
  * 0, or -1 with why when the log lacks the keys needed (scenario, mode, QSL counts). */
 int au_logged_settings(const ms_mllog *log, int compat, au_logged *out, char *why, size_t whysz);
-/* 1 if version (e.g. "5.1.0 @ abc") is at least 6.0.6, the loaded-set rule of master. */
-int au_version_is_606(const char *version);
+/* 1 if the release of version (a loadgen_version text) loads the performance set from
+ * accuracy_sample_count (its rules/loadgen.json row's loaded_set_from_count). */
+int au_loads_set_from_count(const char *version);
 
 /* Expected accuracy-log sampling of a performance run (reference loadgen.cc, GenerateQueries:
  * accuracy_log_rng_seed): probability and samples generated. -1 with why if the log does not allow

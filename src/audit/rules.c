@@ -143,14 +143,18 @@ int au_layout_parse(const au_rules *r, const char *s)
 {
     if (!s)
         return -1;
-    if (*s == 'v')
-        s++;
-    /* the rounds of each layout: "layouts" of rules/compliance.json (unified: results/ with the
-     * audits beside the scenario; legacy: compliance/ beside results/) */
+    /* a layout by its name, or by a round that "layouts" of rules/compliance.json lists for it
+     * (unified: results/ with the audits beside the scenario; legacy: compliance/ beside
+     * results/) */
     static const struct {
         const char *profile;
         au_layout layout;
-    } layouts[] = {{"unified", AU_LAYOUT_V6}, {"legacy", AU_LAYOUT_V51}};
+    } layouts[] = {{"unified", AU_LAYOUT_UNIFIED}, {"legacy", AU_LAYOUT_LEGACY}};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
+        if (!strcmp(s, layouts[i].profile))
+            return layouts[i].layout;
+    if (*s == 'v')
+        s++;
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
         size_t k;
         json_t *v;

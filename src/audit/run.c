@@ -23,7 +23,7 @@ void au_run_opts_default(au_run_opts *o)
     o->scenario = LG_OFFLINE;
     o->compat = LG_COMPAT_LATEST;
     o->data_dir = NULL; /* the default places (loadgen/digits.h digits_find_dir) */
-    o->layout = AU_LAYOUT_V6;
+    o->layout = AU_LAYOUT_UNIFIED;
     o->dtype = AU_DT_INT32;
 }
 
@@ -119,7 +119,7 @@ static char *results_for(const au_run_opts *o, ms_err *e)
 {
     if (o->results_dir)
         return strdup(o->results_dir);
-    if (o->layout == AU_LAYOUT_V6)
+    if (o->layout == AU_LAYOUT_UNIFIED)
         return strdup(o->output_dir);
     const char *p = o->output_dir, *hit = NULL;
     for (const char *q = p; (q = strstr(q, "compliance")) != NULL; q++)
@@ -127,7 +127,7 @@ static char *results_for(const au_run_opts *o, ms_err *e)
             hit = q;
     if (!hit) {
         ms_err_set(e, MS_EUSAGE,
-                   "--layout v5.1: --output %s has no 'compliance' directory to map to the results tree; give --results DIR",
+                   "--layout legacy: --output %s has no 'compliance' directory to map to the results tree; give --results DIR",
                    o->output_dir);
         return NULL;
     }

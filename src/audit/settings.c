@@ -6,7 +6,7 @@
 
 #include "audit/audit_int.h"
 
-int au_version_is_606(const char *version)
+int au_loads_set_from_count(const char *version)
 {
     /* the log's release row (rules/loadgen.json) says which loaded-set rule it follows; a
      * version no row names is the newest's */

@@ -30,7 +30,7 @@ static void usage(FILE *o)
 static const char usage_run[] =
     "usage: mlsubmit audit run TEST01|TEST04|TEST05|TEST06|TEST07|TEST08|TEST09 --sut SPEC --model M\n"
     "                --scenario S --output DIR\n"
-    "                [--mode compat|strict] [--layout v6|v5.1] [--results DIR] [--reuse-results]\n"
+    "                [--mode compat|strict] [--layout unified|legacy|ROUND] [--results DIR] [--reuse-results]\n"
     "                [--mlperf-conf F] [--user-conf F] [--set KEY=VALUE]...\n"
     "                [--total-samples N] [--performance-samples P] [--loadgen-compat V]\n"
     "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
@@ -485,10 +485,11 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         CLI_STRING(0, "sut", &o.sut_spec, "SPEC", "the SUT (mlsubmit loadgen suts lists them)"),
         CLI_STRING('o', "output", &o.output_dir, "DIR", "the scenario directory of the layout; TESTxx/ is created inside"),
         CLI_STRING(0, "layout", &layout, "L",
-                   "v6 (default): DIR is results/<system>/<model>/<scenario>, the reference\n"
-                   "runs go to DIR/accuracy and DIR/performance/run_1;\n"
-                   "v5.1: DIR is compliance/<system>/<model>/<scenario>, the reference runs\n"
-                   "go to the same path under results/"),
+                   "unified (default): DIR is results/<system>/<model>/<scenario>, the\n"
+                   "reference runs go to DIR/accuracy and DIR/performance/run_1;\n"
+                   "legacy: DIR is compliance/<system>/<model>/<scenario>, the reference runs\n"
+                   "go to the same path under results/; or a round, the layout\n"
+                   "rules/compliance.json lists it under"),
         CLI_STRING(0, "results", &o.results_dir, "DIR", "where the reference runs go (or are, with --reuse-results)"),
         CLI_FLAG(0, "reuse-results", &o.reuse_results, "verify against the reference logs already in the results directory"),
         CLI_CALLBACK(0, "mode", "M",
@@ -561,7 +562,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         if (lay < 0) {
             au_rules_free(r);
             free(sets);
-            return cli_usage_error(cmd, "--layout: expected v6 or v5.1, got '%s'", layout);
+            return cli_usage_error(cmd, "--layout: expected unified, legacy or a round of rules/compliance.json's layouts, got '%s'", layout);
         }
         o.layout = (au_layout)lay;
     }

@@ -78,15 +78,18 @@ START_TEST(names_parse)
     ck_assert_int_eq(au_dtype_parse("int16"), -1);
     /* the rounds of each layout are data: "layouts" of rules/compliance.json */
     au_rules *r = rules();
-    ck_assert_int_eq(au_layout_parse(r, "v5.1"), AU_LAYOUT_V51);
-    ck_assert_int_eq(au_layout_parse(r, "6.1"), AU_LAYOUT_V6);
-    ck_assert_int_eq(au_layout_parse(r, "v6"), AU_LAYOUT_V6);
+    ck_assert_int_eq(au_layout_parse(r, "v5.1"), AU_LAYOUT_LEGACY);
+    ck_assert_int_eq(au_layout_parse(r, "6.1"), AU_LAYOUT_UNIFIED);
+    ck_assert_int_eq(au_layout_parse(r, "v6"), AU_LAYOUT_UNIFIED);
     ck_assert_int_eq(au_layout_parse(r, "v4.1"), -1);
+    ck_assert_int_eq(au_layout_parse(r, "legacy"), AU_LAYOUT_LEGACY);
+    ck_assert_int_eq(au_layout_parse(r, "unified"), AU_LAYOUT_UNIFIED);
+    ck_assert_int_eq(au_layout_parse(r, "vlegacy"), -1);
     au_rules_free(r);
-    ck_assert_int_eq(au_version_is_606("6.0.6 @ abc"), 1);
-    ck_assert_int_eq(au_version_is_606("6.0.5 @ abc"), 0);
-    ck_assert_int_eq(au_version_is_606("5.1.0 @ abc"), 0);
-    ck_assert_int_eq(au_version_is_606("6.1.0"), 1);
+    ck_assert_int_eq(au_loads_set_from_count("6.0.6 @ abc"), 1);
+    ck_assert_int_eq(au_loads_set_from_count("6.0.5 @ abc"), 0);
+    ck_assert_int_eq(au_loads_set_from_count("5.1.0 @ abc"), 0);
+    ck_assert_int_eq(au_loads_set_from_count("6.1.0"), 1);
     ck_assert_int_eq(au_test_from_path("a/b/TEST04/performance/run_1/x"), 4);
     ck_assert_int_eq(au_test_from_path("a/TEST04x/y"), 0);
 }
