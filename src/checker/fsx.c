@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +54,24 @@ typedef struct cached_dir {
     ck_dir d;
 } cached_dir;
 
-struct ck_fs_store {
+/* The store is split in shards by path hash, each with its own lock: the worker threads look
+ * listings up all the time (every exists / isfile / size question), and with one lock they
+ * queued on it. A waiter that sleeps in the kernel is woken on the CPU of the thread that
+ * released the lock, so the threads ended up taking turns on one CPU while the other idled
+ * (perf sched: 62% of the check's context switches were waits on that lock). */
+#define STORE_SHARDS 64
+
+typedef struct {
     pthread_mutex_t mu;
     cached_dir **slot;     /* open addressing, nslot a power of 2 */
     size_t nslot, n;
     cached_dir **retired;  /* replaced by a sized listing: freed with the store */
     size_t nretired;
-    size_t bytes;
+} store_shard;
+
+struct ck_fs_store {
+    store_shard sh[STORE_SHARDS];
+    _Atomic size_t bytes;  /* of all shards, against STORE_MAX_BYTES */
 };
 
 /* Justified thread state: the store of the parallel phase this thread works in (NULL outside
@@ -81,15 +93,34 @@ static void cached_free(cached_dir *cd)
     free(cd);
 }
 
+/* A mutex that spins a little before it sleeps (glibc's adaptive kind) where there is one:
+ * a shard's lock is held for a hash probe only */
+static int shard_mutex_init(pthread_mutex_t *mu)
+{
+    pthread_mutexattr_t at;
+    if (pthread_mutexattr_init(&at))
+        return -1;
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+    (void)pthread_mutexattr_settype(&at, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    int rc = pthread_mutex_init(mu, &at);
+    pthread_mutexattr_destroy(&at);
+    return rc ? -1 : 0;
+}
+
 ck_fs_store *ck_fs_store_new(void)
 {
     ck_fs_store *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    if (pthread_mutex_init(&s->mu, NULL)) {
-        free(s);
-        return NULL;
-    }
+    atomic_init(&s->bytes, 0);
+    for (size_t i = 0; i < STORE_SHARDS; i++)
+        if (shard_mutex_init(&s->sh[i].mu)) {
+            while (i--)
+                pthread_mutex_destroy(&s->sh[i].mu);
+            free(s);
+            return NULL;
+        }
     return s;
 }
 
@@ -97,13 +128,16 @@ void ck_fs_store_free(ck_fs_store *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->nslot; i++)
-        cached_free(s->slot[i]);
-    for (size_t i = 0; i < s->nretired; i++)
-        cached_free(s->retired[i]);
-    free(s->slot);
-    free(s->retired);
-    pthread_mutex_destroy(&s->mu);
+    for (size_t k = 0; k < STORE_SHARDS; k++) {
+        store_shard *sh = &s->sh[k];
+        for (size_t i = 0; i < sh->nslot; i++)
+            cached_free(sh->slot[i]);
+        for (size_t i = 0; i < sh->nretired; i++)
+            cached_free(sh->retired[i]);
+        free(sh->slot);
+        free(sh->retired);
+        pthread_mutex_destroy(&sh->mu);
+    }
     free(s);
 }
 
@@ -122,12 +156,18 @@ ck_fs_store *ck_fs_cache_current(void)
     return tl_store;
 }
 
-/* with s->mu held */
-static cached_dir **store_slot(const ck_fs_store *s, const char *path, size_t plen, uint64_t h)
+/* the shard of a path hash (its top bits; the slots use the low ones) */
+static store_shard *shard_of(ck_fs_store *s, uint64_t h)
 {
-    size_t mask = s->nslot - 1;
+    return &s->sh[h >> 58];
+}
+
+/* with sh->mu held */
+static cached_dir **store_slot(const store_shard *sh, const char *path, size_t plen, uint64_t h)
+{
+    size_t mask = sh->nslot - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-        cached_dir **sl = &s->slot[i];
+        cached_dir **sl = &sh->slot[i];
         if (!*sl || ((*sl)->hash == h && (*sl)->plen == plen && !memcmp((*sl)->path, path, plen)))
             return sl;
     }
@@ -139,9 +179,10 @@ static const cached_dir *cache_find(const char *path, size_t plen)
     if (!s)
         return NULL;
     uint64_t h = path_hash(path, plen);
-    pthread_mutex_lock(&s->mu);
-    const cached_dir *cd = s->nslot ? *store_slot(s, path, plen, h) : NULL;
-    pthread_mutex_unlock(&s->mu);
+    store_shard *sh = shard_of(s, h);
+    pthread_mutex_lock(&sh->mu);
+    const cached_dir *cd = sh->nslot ? *store_slot(sh, path, plen, h) : NULL;
+    pthread_mutex_unlock(&sh->mu);
     return cd;
 }
 
@@ -201,42 +242,46 @@ static void cache_store(const char *path, const ck_dir *d, int sized)
     cd->plen = plen;
     cd->hash = path_hash(path, plen);
     cd->sized = sized;
-    pthread_mutex_lock(&s->mu);
-    if (s->bytes + bytes > STORE_MAX_BYTES)
-        goto drop;
-    if ((s->n + 1) * 2 > s->nslot) {
-        size_t ns = s->nslot ? s->nslot * 2 : 1024;
+    if (atomic_fetch_add(&s->bytes, bytes) + bytes > STORE_MAX_BYTES) {
+        atomic_fetch_sub(&s->bytes, bytes);
+        cached_free(cd);
+        return;
+    }
+    store_shard *sh = shard_of(s, cd->hash);
+    pthread_mutex_lock(&sh->mu);
+    if ((sh->n + 1) * 2 > sh->nslot) {
+        size_t ns = sh->nslot ? sh->nslot * 2 : 64;
         cached_dir **nv = calloc(ns, sizeof *nv);
         if (!nv)
             goto drop;
-        ck_fs_store old = *s;
-        s->slot = nv;
-        s->nslot = ns;
-        for (size_t i = 0; i < old.nslot; i++)
-            if (old.slot[i])
-                *store_slot(s, old.slot[i]->path, old.slot[i]->plen, old.slot[i]->hash) =
-                    old.slot[i];
-        free(old.slot);
+        cached_dir **oslot = sh->slot;
+        size_t onslot = sh->nslot;
+        sh->slot = nv;
+        sh->nslot = ns;
+        for (size_t i = 0; i < onslot; i++)
+            if (oslot[i])
+                *store_slot(sh, oslot[i]->path, oslot[i]->plen, oslot[i]->hash) = oslot[i];
+        free(oslot);
     }
-    cached_dir **sl = store_slot(s, path, plen, cd->hash);
+    cached_dir **sl = store_slot(sh, path, plen, cd->hash);
     if (*sl) {
         /* listed meanwhile by another thread: keep that one unless this one has sizes */
         if ((*sl)->sized || !sized)
             goto drop;
-        cached_dir **nr = realloc(s->retired, (s->nretired + 1) * sizeof *nr);
+        cached_dir **nr = realloc(sh->retired, (sh->nretired + 1) * sizeof *nr);
         if (!nr)
             goto drop;
-        s->retired = nr;
-        s->retired[s->nretired++] = *sl;
+        sh->retired = nr;
+        sh->retired[sh->nretired++] = *sl;
     } else {
-        s->n++;
+        sh->n++;
     }
     *sl = cd;
-    s->bytes += bytes;
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&sh->mu);
     return;
 drop:
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&sh->mu);
+    atomic_fetch_sub(&s->bytes, bytes);
     cached_free(cd);
 }
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include "common/lazy_crypto.h"
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,21 @@ static int algo_index(const char *algo)
     return -1;
 }
 
+/* The implementations fetched by md_for (libcrypto loaded before), never freed */
+static EVP_MD *fetched[sizeof algos / sizeof algos[0]];
+static void fetch_md5(void)
+{
+    fetched[0] = EVP_MD_fetch(NULL, "MD5", NULL);
+}
+static void fetch_sha1(void)
+{
+    fetched[1] = EVP_MD_fetch(NULL, "SHA1", NULL);
+}
+static void fetch_sha256(void)
+{
+    fetched[2] = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 /* The OpenSSL digest of algo, libcrypto loaded; NULL with e set otherwise */
 static const EVP_MD *md_for(const char *algo, ms_err *e)
 {
@@ -35,6 +51,18 @@ static const EVP_MD *md_for(const char *algo, ms_err *e)
     }
     if (ms_lazy_crypto_load("computing digests", e) != MS_OK)
         return NULL;
+    /* Justified process state: each digest's implementation, fetched from OpenSSL's default
+     * provider once per process and shared by all threads (it is never changed). EVP_sha1()
+     * and its kin are handles without an implementation, looked up again at every
+     * EVP_DigestInit. The first fetch initializes OpenSSL's name map (about 1 ms) under a
+     * lock: two threads doing it at once took turns on that lock for twice as long (the
+     * check's workers, each reaching its first power log), so one thread fetches and the
+     * others wait for it. */
+    static pthread_once_t once[] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+    static void (*const fetch[])(void) = {fetch_md5, fetch_sha1, fetch_sha256};
+    if (pthread_once(&once[i], fetch[i]) == 0 && fetched[i])
+        return fetched[i];
+    /* no provider answered the fetch: the legacy handles still work, only slower */
     return i == 0 ? EVP_md5() : i == 1 ? EVP_sha1() : EVP_sha256();
 }
 
