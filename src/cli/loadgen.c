@@ -12,6 +12,7 @@
 #include "cli/parseopt.h"
 #include "cli/runrec.h"
 #include "common/fsutil.h"
+#include "common/pmqos.h"
 #include "common/strutil.h"
 #include "loadgen/loadgen.h"
 
@@ -23,7 +24,7 @@ static void usage_run(FILE *o)
             "                [--model NAME] [--mlperf-conf F] [--user-conf F] [--audit-config F]\n"
             "                [--set KEY=VALUE]... [--output DIR] [--dump-issued FILE]\n"
             "                [--loadgen-compat V] [--trace] [--timeout D] [--data DIR] [--quiet]\n"
-            "                [--runs-db FILE] [--no-record]\n"
+            "                [--low-latency] [--runs-db FILE] [--no-record]\n"
             "\n"
             "Runs the embedded LoadGen against a reference SUT and writes mlperf_log_summary.txt,\n"
             "mlperf_log_detail.txt, mlperf_log_accuracy.json and mlperf_log_trace.json to DIR\n"
@@ -59,6 +60,11 @@ static void usage_run(FILE *o)
             "                        accepted too); default: $MLSUBMIT_DATA, then data/ beside the\n"
             "                        rules: ./data, the build tree's data/, PREFIX/share/mlsubmit/data\n"
             "  --quiet               no result line on stdout\n"
+            "  --low-latency         keep the CPUs out of deep idle states while the test runs\n"
+            "                        (Linux PM QoS, /dev/cpu_dma_latency; needs root): a query\n"
+            "                        waits less for a sleeping CPU to wake (a network SUT: each\n"
+            "                        query wakes threads on both sides); idle CPUs then use power.\n"
+            "                        Without the permission a warning says so and the run goes on\n"
             "  --runs-db FILE        record the run in FILE (default: $MLSUBMIT_RUNS_DB, else\n"
             "                        $XDG_DATA_HOME/mlsubmit/runs.sqlite, ~/.local/share/...); see\n"
             "                        'mlsubmit runs'\n"
@@ -340,7 +346,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     const char *scen_s = NULL, *mode_s = NULL, *sut_spec = NULL, *model = NULL, *mlperf = NULL;
     const char *user = NULL, *audit = NULL, *outdir = ".", *dump = NULL, *data = NULL;
     uint64_t total = 0, perf = 0;
-    int compat = LG_COMPAT_LATEST, trace = 0, quiet = 0;
+    int compat = LG_COMPAT_LATEST, trace = 0, quiet = 0, low_latency = 0;
     int64_t timeout = 0;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t nsets = 0;
@@ -371,6 +377,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         CLI_STRING(0, "timeout", &timeout_s, "D", NULL),
         CLI_STRING(0, "data", &data, "DIR", NULL),
         CLI_FLAG(0, "quiet", &quiet, NULL),
+        CLI_FLAG(0, "low-latency", &low_latency, NULL),
         CLI_END,
     };
     int rc = MS_OK;
@@ -422,6 +429,15 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
                                (unsigned long long)perf, (unsigned long long)total);
     }
 
+    /* --low-latency: the request is held by this process, and by the supervised test process,
+     * which inherits the descriptor, until both have ended */
+    ms_pmqos qos = MS_PMQOS_INIT;
+    if (low_latency) {
+        ms_err qe;
+        if (ms_pmqos_hold(&qos, 0, &qe) != MS_OK)
+            fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; running without it\n", cmd, qe.msg);
+    }
+
     /* Run supervised (MLSUBMIT_NO_SUPERVISE=1 runs in this process). */
     int log_pipe = -1;
     const char *nosup = getenv("MLSUBMIT_NO_SUPERVISE");
@@ -430,6 +446,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         int code;
         if (lg_supervised_fork(&log_pipe, &code, supervisor_msg, (void *)cmd)) {
             free(sets);
+            ms_pmqos_release(&qos);
             return code;
         }
     }

@@ -7,13 +7,14 @@
 #include "cli/cli.h"
 #include "cli/parseopt.h"
 #include "common/fsutil.h"
+#include "common/pmqos.h"
 #include "loadgen/loadgen.h"
 #include "net/net.h"
 
 static const char usage_text[] =
     "usage: mlsubmit sut serve --sut SPEC --listen [ADDR:]PORT [--name NAME] [--token-file F]\n"
     "                          [--total-samples N] [--max-connections N] [--max-body BYTES]\n"
-    "                          [--port-file F] [--data DIR]\n"
+    "                          [--port-file F] [--data DIR] [--low-latency]\n"
     "\n"
     "Serves a reference SUT (the --sut of `mlsubmit loadgen run`: null, latency, batch, digits,\n"
     "tokens, ...) to a LoadGen on another system, which reaches it with\n"
@@ -50,11 +51,12 @@ static int bounded_cb(const cli_opt *opt, const char *arg, const char *cmd)
 }
 
 /* The options of sut serve, one table: parsed into the arguments, listed by --help. */
-#define SERVE_NOPTS 11
+#define SERVE_NOPTS 12
 typedef struct serve_args {
     const char *spec, *listen, *name, *token_file, *port_file, *data;
     unsigned long long total, maxconn, maxbody;
     bounded_arg total_b, maxconn_b, maxbody_b;
+    int low_latency;
 } serve_args;
 
 static void serve_options(serve_args *a, cli_opt opts[SERVE_NOPTS])
@@ -78,6 +80,10 @@ static void serve_options(serve_args *a, cli_opt opts[SERVE_NOPTS])
                      bounded_cb, &a->maxbody_b),
         CLI_STRING(0, "port-file", &a->port_file, "F", "write the port listened on to F once ready"),
         CLI_STRING(0, "data", &a->data, "DIR", CLI_DATA_OPT_HELP),
+        CLI_FLAG(0, "low-latency", &a->low_latency,
+                 "keep the CPUs out of deep idle states while serving (Linux PM QoS,\n"
+                 "/dev/cpu_dma_latency; needs root): a query waits less for a sleeping\n"
+                 "CPU to wake; idle CPUs then use power (without the permission: a warning)"),
         CLI_TEXT("\nExit status: 0 stopped by a signal, 2 usage, 3 bad token file, 4 cannot listen or start the SUT."),
         CLI_END,
     };
@@ -150,6 +156,12 @@ static int sut_cmd_serve(int argc, char **argv)
                  addr, port);
         name = defname;
     }
+    ms_pmqos qos = MS_PMQOS_INIT;
+    if (args.low_latency) {
+        ms_err qe;
+        if (ms_pmqos_hold(&qos, 0, &qe) != MS_OK)
+            fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; serving without it\n", cmd, qe.msg);
+    }
     /* SIGINT/SIGTERM are taken by sigwait below; the node's threads inherit the mask */
     sigset_t set;
     sigemptyset(&set);
@@ -160,6 +172,7 @@ static int sut_cmd_serve(int argc, char **argv)
     ms_node_options o = {addr, (unsigned)port, name, token, (size_t)maxbody, (unsigned)maxconn};
     ms_node *nd = ms_node_start(si, &o, &e);
     if (!nd) {
+        ms_pmqos_release(&qos);
         lg_run_setup_free(&rs);
         free(token);
         return cli_fail(cmd, &e);
@@ -170,6 +183,7 @@ static int sut_cmd_serve(int argc, char **argv)
         int l = snprintf(buf, sizeof buf, "%u\n", p);
         if (ms_write_file_atomic(port_file, buf, (size_t)l, &e) != MS_OK) {
             ms_node_free(nd);
+            ms_pmqos_release(&qos);
             lg_run_setup_free(&rs);
             free(token);
             return cli_fail(cmd, &e);
@@ -184,6 +198,7 @@ static int sut_cmd_serve(int argc, char **argv)
     fprintf(stderr, "mlsubmit %s: %s: stopped after %llu sample(s) in %llu quer%s\n", cmd, strsignal(sig),
             (unsigned long long)ms_node_samples_served(nd), (unsigned long long)ms_node_queries_issued(nd),
             ms_node_queries_issued(nd) == 1 ? "y" : "ies");
+    ms_pmqos_release(&qos);
     lg_run_setup_free(&rs);
     ms_node_free(nd);
     free(token);

@@ -4,9 +4,13 @@
  * query's time and spinning the rest), an echo server in another process answers from a thread
  * blocked in recv, and a receiving thread blocked in recv takes the answer: the two thread
  * wake-ups and the two loopback TCP trips that any networked SUT costs, nothing else.
- * Usage: echo_floor QPS N (N queries at QPS). Prints "p50 p99 p50 p99": nanoseconds from each
- * query's scheduled time to its answer, then from its send to its answer (after the issue). */
+ * Usage: echo_floor QPS N [low-latency] (N queries at QPS; low-latency: hold a CPU wake-up
+ * latency request of 0 on /dev/cpu_dma_latency meanwhile, as mlsubmit's --low-latency does).
+ * Prints "p50 p99 p50 p99": nanoseconds from each query's scheduled time to its answer, then
+ * from its send to its answer (after the issue). */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -96,8 +100,14 @@ int main(int argc, char **argv)
     double qps = argc > 1 ? atof(argv[1]) : 10000;
     size_t n = argc > 2 ? (size_t)atol(argv[2]) : 20000;
     if (qps <= 0 || n == 0 || n > 10000000) {
-        fprintf(stderr, "usage: echo_floor QPS N\n");
+        fprintf(stderr, "usage: echo_floor QPS N [low-latency]\n");
         return 2;
+    }
+    if (argc > 3 && !strcmp(argv[3], "low-latency")) {
+        /* held until the process exits (the forked server shares the descriptor) */
+        int q = open("/dev/cpu_dma_latency", O_WRONLY), zero = 0;
+        if (q < 0 || write(q, &zero, sizeof zero) != (ssize_t)sizeof zero)
+            fprintf(stderr, "echo_floor: /dev/cpu_dma_latency: %s; measuring without it\n", strerror(errno));
     }
     int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};

@@ -3,6 +3,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
+#include <stdint.h>
+#include <pthread.h>
 
 #include "common/buf.h"
 #include "common/fsutil.h"
@@ -13,6 +16,7 @@
 #include "common/lazy_mhd.h"
 #include "common/lazylib.h"
 #include "common/mllog.h"
+#include "common/pmqos.h"
 #include "common/strutil.h"
 #include "common/textlog.h"
 #include "testutil.h"
@@ -975,6 +979,67 @@ END_TEST
 
 /* The three libraries the binary no longer links load on demand, and their functions are called
  * under their own names (the renaming macros of common/lazy_<lib>.h). */
+/* The digests' implementations are fetched once per process (common/hash.c): threads that start
+ * hashing together all get the right digest, every algorithm. */
+static void *hash_many(void *arg)
+{
+    static const char *const algo[] = {"md5", "sha1", "sha256"};
+    static const char *const want[] = {
+        "900150983cd24fb0d6963f7d28e17f72", "a9993e364706816aba3e25717850c26c9cd0d89d",
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"};
+    long bad = 0;
+    for (int r = 0; r < 200; r++) {
+        int i = (int)(((long)(intptr_t)arg + r) % 3);
+        char hex[65];
+        ms_err e;
+        if (ms_hash_mem(algo[i], "abc", 3, hex, &e) != MS_OK || strcmp(hex, want[i]))
+            bad++;
+    }
+    return (void *)(intptr_t)bad;
+}
+
+START_TEST(hash_digests_from_many_threads_agree)
+{
+    pthread_t th[8];
+    for (long i = 0; i < 8; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, hash_many, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < 8; i++) {
+        void *bad;
+        pthread_join(th[i], &bad);
+        ck_assert_int_eq((int)(intptr_t)bad, 0);
+    }
+}
+END_TEST
+
+/* --low-latency's request: held (the device open) and dropped where this process may write the
+ * device; elsewhere an error naming the device, and nothing held */
+START_TEST(pmqos_holds_or_names_the_device)
+{
+    ms_pmqos q = MS_PMQOS_INIT;
+    ms_err e;
+    int may = access("/dev/cpu_dma_latency", W_OK) == 0;
+    int rc = ms_pmqos_hold(&q, 0, &e);
+    if (may) {
+        ck_assert_int_eq(rc, MS_OK);
+        ck_assert_int_ge(q.fd, 0);
+        char link[64], target[256];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", q.fd);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        ck_assert_int_gt(n, 0);
+        target[n] = '\0';
+        ck_assert_str_eq(target, "/dev/cpu_dma_latency");
+        ck_assert_int_eq(ms_pmqos_hold(&q, 0, &e), MS_OK); /* again: the old request is dropped */
+    } else {
+        ck_assert_int_eq(rc, MS_ERUNTIME);
+        ck_assert_ptr_nonnull(strstr(e.msg, "/dev/cpu_dma_latency"));
+        ck_assert_int_eq(q.fd, -1);
+    }
+    ms_pmqos_release(&q);
+    ck_assert_int_eq(q.fd, -1);
+    ms_pmqos_release(&q); /* twice: nothing */
+}
+END_TEST
+
 START_TEST(lazy_libraries_call_through_their_own_names)
 {
     ms_err e = {0};
@@ -1027,6 +1092,8 @@ static Suite *common_suite(void)
     tcase_add_test(tc, textlog_parses_every_shared_text_log);
     tcase_add_test(tc, lazylib_loads_or_names_the_missing_library);
     tcase_add_test(tc, lazy_libraries_call_through_their_own_names);
+    tcase_add_test(tc, hash_digests_from_many_threads_agree);
+    tcase_add_test(tc, pmqos_holds_or_names_the_device);
     suite_add_tcase(s, tc);
     return s;
 }
