@@ -9,6 +9,7 @@
 #include "audit/audit.h"
 #include "cli/cli.h"
 #include "cli/parseopt.h"
+#include "common/pmqos.h"
 #include "common/fsutil.h"
 #include "cli/runrec.h"
 #include "common/strutil.h"
@@ -36,7 +37,7 @@ static const char usage_run[] =
     "                [--data DIR] [--dtype byte|int32|int64|float32] [--sampling-target N]\n"
     "                [--seeds QSL,SAMPLE,SCHEDULE] [--timeout D] [--force] [--keep-work]\n"
     "                [--strict-report FILE] [--accuracy-script CMD] [--rules FILE] [--quiet]\n"
-    "                [--runs-db FILE] [--no-record]   (recording: see 'mlsubmit loadgen run --help')\n"
+    "                [--low-latency] [--runs-db FILE] [--no-record]   (recording: see 'mlsubmit loadgen run --help')\n"
     "\n"
     "Performs a compliance audit (MLCommons compliance/TESTxx): the reference run(s) the\n"
     "test compares against (TEST01: an accuracy run and a performance run; TEST04/TEST05:\n"
@@ -476,7 +477,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     const char *rules = NULL, *scen = NULL, *layout = NULL;
     seeds_arg seeds = {{0, 0, 0}, &o.test05_seeds};
     uint64_t total = 0, perf = 0;
-    int quiet = 0, rc = MS_OK;
+    int quiet = 0, low_latency = 0, rc = MS_OK;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     if (!sets)
         return MS_ERUNTIME;
@@ -524,6 +525,9 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         CLI_STRING(0, "accuracy-script", &o.accuracy_script, "CMD", "TEST07's scorer: \"COMMAND {accuracy_log}\""),
         CLI_STRING(0, "rules", &rules, "FILE", "the compliance rules (default: rules/compliance.json)"),
         CLI_FLAG(0, "quiet", &quiet, "no progress, no outcome lines"),
+        CLI_FLAG(0, "low-latency", &low_latency,
+                 "keep the CPUs out of deep idle states during the runs (Linux PM QoS,\n"
+                 "/dev/cpu_dma_latency; needs root, else a warning): as loadgen run --low-latency"),
         CLI_TEXT(usage_run_tail),
         CLI_END,
     };
@@ -569,9 +573,16 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     o.note = print_note;
     o.note_ctx = &quiet;
     o.console = cli_stdout_write;
+    ms_pmqos qos = MS_PMQOS_INIT;
+    if (low_latency) {
+        ms_err qe;
+        if (ms_pmqos_hold(&qos, 0, &qe) != MS_OK)
+            fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; running without it\n", cmd, qe.msg);
+    }
     au_run_result res;
     ms_err e = {0};
     rc = au_run(&o, r, &res, &e);
+    ms_pmqos_release(&qos);
     if (rc == MS_OK)
         rc = report(cmd, o.test, o.mode, &res.v, quiet);
     else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --low-latency of `loadgen run` and `sut serve` (common/pmqos.h): the CPU wake-up latency request
+# --low-latency of `loadgen run`, `audit run` and `sut serve` (common/pmqos.h): the CPU wake-up latency request
 # on /dev/cpu_dma_latency is held while the command runs (the node keeps the device open; a run
 # goes on VALID), and where it cannot be made (no permission) the command warns, naming the
 # device, and runs without it.
@@ -34,6 +34,12 @@ if [ -w "$DEV" ] && [ -z "$SLOW_TOOL" ]; then
   # an in-process run
   expect_exit 0 $M loadgen run --scenario SingleStream --sut null $SHORT --low-latency -o "$TMP/ss"
   expect_grep 'Result is : VALID' "$TMP/ss/mlperf_log_summary.txt" "in-process SingleStream with --low-latency"
+  # an audit's runs
+  # (Server: its performance is the scheduled QPS, which no load on the machine moves)
+  expect_exit 0 $M audit run TEST04 --sut null --model resnet50 --scenario Server --output "$TMP/au/Server" \
+    --total-samples 2000 --set min_duration_ms=300 --set server_target_qps=20000 \
+    --set server_target_latency_ns=1000000000 --low-latency --quiet --no-record
+  expect_no_grep 'warning' "$TMP/err" "audit run --low-latency with permission: no warning"
 else
   echo "note $(basename "$0"): $DEV is not writable here (or under valgrind): the held-request part is skipped"
 fi
