@@ -120,6 +120,49 @@ START_TEST(read_file_names_missing_path)
 }
 END_TEST
 
+/* ms_read_file stops at the size fstat gave without a read that returns 0; a file without a size
+ * (/proc: st_size 0, read a page at a time) is still read to its end */
+START_TEST(read_file_whole_with_and_without_a_size)
+{
+    char dir[256], path[300];
+    char big[200001];
+    for (size_t i = 0; i < sizeof big - 1; i++)
+        big[i] = (char)('a' + i % 26);
+    big[sizeof big - 1] = '\0';
+    temp_file(dir, sizeof dir, path, sizeof path, "big.txt", big);
+    ms_err e;
+    char *text;
+    size_t len;
+    ck_assert_int_eq(ms_read_file(path, 0, &text, &len, &e), MS_OK);
+    ck_assert_uint_eq(len, sizeof big - 1);
+    ck_assert_int_eq(memcmp(text, big, len), 0);
+    free(text);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/empty.txt", dir);
+    ck_assert_int_eq(ms_write_file_atomic(path, "", 0, &e), MS_OK);
+    ck_assert_int_eq(ms_read_file(path, 0, &text, &len, &e), MS_OK);
+    ck_assert_uint_eq(len, 0);
+    free(text);
+    unlink(path);
+    rmdir(dir);
+    /* /proc/self/maps: st_size 0, several pages for a process linked with a few libraries */
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f) {
+        size_t want = 0;
+        char chunk[4096];
+        for (size_t r; (r = fread(chunk, 1, sizeof chunk, f)) > 0;)
+            want += r;
+        fclose(f);
+        ck_assert_int_eq(ms_read_file("/proc/self/maps", 0, &text, &len, &e), MS_OK);
+        /* the same mappings, give or take the buffers of the two reads themselves */
+        ck_assert_uint_gt(len, want / 2);
+        ck_assert_ptr_nonnull(strchr(text, '\n'));
+        ck_assert_int_eq(text[len - 1], '\n');
+        free(text);
+    }
+}
+END_TEST
+
 /* ms_parse_file's parser: counts the bytes and keeps the name it was given */
 static int count_parser(const char *text, size_t len, const char *name, void *out, ms_err *e)
 {
@@ -1076,6 +1119,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, path_join_normalises_slashes);
     tcase_add_test(tc, atomic_file_commit_and_abort);
     tcase_add_test(tc, read_file_names_missing_path);
+    tcase_add_test(tc, read_file_whole_with_and_without_a_size);
     tcase_add_test(tc, parse_file_hands_the_text_to_the_parser);
     tcase_add_test(tc, read_some_reads_to_the_end_and_names_errors);
     tcase_add_test(tc, digests_match_known_vectors);
