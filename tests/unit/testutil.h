@@ -3,6 +3,7 @@
 #define MS_TESTUTIL_H
 
 #include <check.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +49,38 @@ static inline void ms_test_tmpdir(char *buf, size_t n)
         }                                                                        \
     } while (0)
 
+/* nftw's callback of MS_TEST_MAIN's clean-up: removes each entry, the deepest first */
+static inline int ms_test_rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+/* Runs the suite with every temporary file of its tests under one directory of this run
+ * ($TMPDIR points there for the forked tests and the library code they call), removed at the
+ * end, kept (and named on stderr) when a test failed: repeated `make test` runs leave nothing
+ * in /tmp. */
 #define MS_TEST_MAIN(suite_fn)                                                   \
     int main(void)                                                               \
     {                                                                            \
+        char run_tmp[4096];                                                      \
+        const char *t0 = getenv("TMPDIR");                                       \
+        snprintf(run_tmp, sizeof run_tmp, "%s/mlsubmit-unit-XXXXXX",             \
+                 t0 && *t0 ? t0 : "/tmp");                                       \
+        /* 0711: tests that run code as another user (nobody) reach their own   \
+         * directories inside, as they do in /tmp */                            \
+        int own_tmp = mkdtemp(run_tmp) != NULL && chmod(run_tmp, 0711) == 0 &&   \
+                      setenv("TMPDIR", run_tmp, 1) == 0;                         \
         SRunner *sr = srunner_create(suite_fn());                                \
         srunner_run_all(sr, CK_NORMAL);                                          \
         int failed = srunner_ntests_failed(sr);                                  \
         srunner_free(sr);                                                        \
+        if (own_tmp && failed)                                                   \
+            fprintf(stderr, "the tests' temporary files are kept in %s\n", run_tmp); \
+        else if (own_tmp)                                                        \
+            nftw(run_tmp, ms_test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);           \
         return failed ? EXIT_FAILURE : EXIT_SUCCESS;                             \
     }
 
