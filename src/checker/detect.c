@@ -222,7 +222,7 @@ static void evidence_text(const evidence *ev, char *out, size_t sz)
 {
     size_t o = (size_t)snprintf(out, sz, "%d detail log(s)", ev->nlogs);
     if (ev->fmt_text && o < sz)
-        o += (size_t)snprintf(out + o, sz - o, ", %d in the text format of LoadGen 0.5/0.7",
+        o += (size_t)snprintf(out + o, sz - o, ", %d in the early LoadGens' text format",
                               ev->fmt_text);
     if (ev->fmt_mllog && o < sz)
         o += (size_t)snprintf(out + o, sz - o, ", %d :::MLLOG", ev->fmt_mllog);
@@ -286,7 +286,7 @@ static int decide(const evidence *evp, const char *root, const char *data_dir, c
         }
     if (ev.fmt_text && ev.fmt_mllog)
         return ms_err_set(e, MS_EINPUT,
-                          "%s mixes rounds (%s): the text detail logs of LoadGen 0.5/0.7 and the "
+                          "%s mixes rounds (%s): text detail logs of the early LoadGens and the "
                           ":::MLLOG logs of later rounds; check each round's tree on its own, "
                           "with --version", root, text);
     /* candidates among the rounds with a "detect" block */

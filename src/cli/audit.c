@@ -574,11 +574,8 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     o.note_ctx = &quiet;
     o.console = cli_stdout_write;
     ms_pmqos qos = MS_PMQOS_INIT;
-    if (low_latency) {
-        ms_err qe;
-        if (ms_pmqos_hold(&qos, 0, &qe) != MS_OK)
-            fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; running without it\n", cmd, qe.msg);
-    }
+    if (low_latency)
+        cli_low_latency(cmd, &qos);
     au_run_result res;
     ms_err e = {0};
     rc = au_run(&o, r, &res, &e);
@@ -612,7 +609,7 @@ static int cmd_verify(int argc, char **argv)
         CLI_CALLBACK(0, "mode", "M",
                      "compat (default): the upstream scripts' verdicts and file contents (TEST01\n"
                      "verify_accuracy.py / verify_performance.py, TEST04 verify_performance.py,\n"
-                     "TEST05 v4.1 verify_performance.py); where they crash (missing file, error\n"
+                     "TEST05 verify_performance.py); where they crash (missing file, error\n"
                      "entries in a detail log) the file names the file and the reason instead;\n"
                      "strict: also the audit.config was applied (its settings in the detail log), every byte of every TEST01\n"
                      "record, a plausible record count, TEST04 tolerance decided on the latency,\n"

@@ -16,6 +16,10 @@
 int cli_fail(const char *cmd, const ms_err *e);
 /* A writer to stdout for the library's console callbacks (lg_run_options.console). */
 void cli_stdout_write(void *ctx, const char *text, size_t len);
+/* --low-latency (loadgen run, audit run, sut serve): holds the CPU wake-up latency request in
+ * *q (common/pmqos.h) or, without the permission, warns that `cmd` goes on without it. */
+struct ms_pmqos;
+void cli_low_latency(const char *cmd, struct ms_pmqos *q);
 /* Prints a usage error with a hint to --help and returns MS_EUSAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The --data option, the same in every command (rules/rules.h ru_dataset_dir). */

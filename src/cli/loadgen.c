@@ -432,11 +432,8 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
     /* --low-latency: the request is held by this process, and by the supervised test process,
      * which inherits the descriptor, until both have ended */
     ms_pmqos qos = MS_PMQOS_INIT;
-    if (low_latency) {
-        ms_err qe;
-        if (ms_pmqos_hold(&qos, 0, &qe) != MS_OK)
-            fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; running without it\n", cmd, qe.msg);
-    }
+    if (low_latency)
+        cli_low_latency(cmd, &qos);
 
     /* Run supervised (MLSUBMIT_NO_SUPERVISE=1 runs in this process). */
     int log_pipe = -1;

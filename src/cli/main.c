@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/pmqos.h"
 #include "cli/runrec.h"
 
 #ifndef MLSUBMIT_VERSION
@@ -43,6 +44,13 @@ int cli_fail(const char *cmd, const ms_err *e)
 {
     fprintf(stderr, "mlsubmit %s: %s\n", cmd, e->msg[0] ? e->msg : "failed");
     return e->code ? e->code : MS_ERUNTIME;
+}
+
+void cli_low_latency(const char *cmd, ms_pmqos *q)
+{
+    ms_err e;
+    if (ms_pmqos_hold(q, 0, &e) != MS_OK)
+        fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; going on without it\n", cmd, e.msg);
 }
 
 void cli_stdout_write(void *ctx, const char *text, size_t len)

@@ -34,7 +34,7 @@ static const char usage_text[] =
     "\n"
     "An index of several rounds (see 'mlsubmit index') is tabled round by round, each with its own\n"
     "rules, in one output with a Round column (first): every round it holds, or those of\n"
-    "--round v0.5,v4.1 (in that order; a round the index does not hold is a usage error).\n"
+    "--round A,B,... (in that order; a round the index does not hold is a usage error).\n"
     "\n"
     "A tree whose check fails (or an index recording one) is refused: the message names the failing\n"
     "checks and the option that skips each (e.g. S2, files at the root: --skip-extra-files-in-root-check);\n"

@@ -54,7 +54,7 @@ static const struct {
      "MLCommons checker: tolerate LoadGen errors"},
     {"skip-power-check", offsetof(ck_options, skip_power_check), "MLCommons checker: no Power WG checks (W4)"},
     {"more-power-check", offsetof(ck_options, more_power_check),
-     "MLCommons checker (v1.0-v4.1): run the Power WG checks"},
+     "MLCommons checker (the rounds that have it): run the Power WG checks"},
     {"skip-meaningful-fields-emptiness-check", offsetof(ck_options, skip_meaningful_fields_emptiness_check),
      "MLCommons checker: empty system fields allowed"},
     {"skip-check-power-measure-files", offsetof(ck_options, skip_check_power_measure_files),

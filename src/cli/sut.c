@@ -157,11 +157,8 @@ static int sut_cmd_serve(int argc, char **argv)
         name = defname;
     }
     ms_pmqos qos = MS_PMQOS_INIT;
-    if (args.low_latency) {
-        ms_err qe;
-        if (ms_pmqos_hold(&qos, 0, &qe) != MS_OK)
-            fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; serving without it\n", cmd, qe.msg);
-    }
+    if (args.low_latency)
+        cli_low_latency(cmd, &qos);
     /* SIGINT/SIGTERM are taken by sigwait below; the node's threads inherit the mask */
     sigset_t set;
     sigemptyset(&set);

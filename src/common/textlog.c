@@ -64,8 +64,8 @@ ms_logfmt ms_log_detect(const char *buf, size_t len)
 const char *ms_logfmt_name(ms_logfmt f)
 {
     switch (f) {
-    case MS_LOGFMT_MLLOG: return ":::MLLOG JSON (LoadGen 1.0 on)";
-    case MS_LOGFMT_TEXT: return "text (LoadGen 0.5/0.7)";
+    case MS_LOGFMT_MLLOG: return ":::MLLOG JSON";
+    case MS_LOGFMT_TEXT: return "text (the early LoadGens, before :::MLLOG)";
     default: return "unknown";
     }
 }
