@@ -380,7 +380,7 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
         return ms_err_oom(e);
     }
     if (!ck_isfile(rfile)) {
-        rc = ms_err_set(e, MS_EUSAGE, "unknown version '%s': no rules file %s", version, rfile);
+        rc = ru_unknown_round(o->data_dir, version, rfile, e);
         free(rfile);
         free(version);
         free(rep);

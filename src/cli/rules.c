@@ -19,12 +19,6 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 clean, 1 problems found, 2 usage error, 3 unreadable file.\n";
 
-/* Round names in version order (v1.0 < v1.1 < v10.0), as the newest-last listing promises. */
-static int cmp(const void *a, const void *b)
-{
-    return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
 int cmd_rules(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -40,41 +34,15 @@ int cmd_rules(int argc, char **argv)
         return cli_fail("rules", &e);
     int rc = MS_OK;
     if (!strcmp(argv[1], "list")) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/rules", data);
-        DIR *d = opendir(path);
-        if (!d) {
+        char **names;
+        size_t n;
+        if (ru_rounds(data, &names, &n, &e)) {
             free(data);
-            ms_err_set(&e, MS_EINPUT, "%s: cannot open", path);
             return cli_fail("rules", &e);
-        }
-        char **names = NULL;
-        size_t n = 0, cap = 0;
-        int oom = 0;
-        for (struct dirent *de; (de = readdir(d));) {
-            size_t l = strlen(de->d_name);
-            if (l <= 5 || de->d_name[0] != 'v' || strcmp(de->d_name + l - 5, ".json"))
-                continue;
-            if (MS_GROW(names, cap, n + 1, 32) || !(names[n] = strndup(de->d_name, l - 5))) {
-                oom = 1;
-                break;
-            }
-            n++;
-        }
-        closedir(d);
-        if (!oom) {
-            qsort(names, n, sizeof *names, cmp);
-            for (size_t i = 0; i < n; i++)
-                printf("%s\n", names[i]);
         }
         for (size_t i = 0; i < n; i++)
-            free(names[i]);
-        free(names);
-        if (oom) {
-            free(data);
-            ms_err_oom(&e);
-            return cli_fail("rules", &e);
-        }
+            printf("%s\n", names[i]);
+        ru_rounds_free(names, n);
     } else if (!strcmp(argv[1], "lint")) {
         if (argc < 3) {
             free(data);

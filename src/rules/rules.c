@@ -213,41 +213,90 @@ static int parse_version(const char *name, int *maj, int *min)
     return 0;
 }
 
-char *ru_newest_round(const char *data, ms_err *e)
+/* version order of the names (v1.9 < v1.10 < v10.0) */
+static int cmp_round(const void *a, const void *b)
 {
+    return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ru_rounds_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int ru_rounds(const char *data, char ***names, size_t *n, ms_err *e)
+{
+    *names = NULL;
+    *n = 0;
     char *rd = ru_data_path(data, "rules", NULL);
-    if (!rd) {
-        ms_err_oom(e);
-        return NULL;
-    }
+    if (!rd)
+        return ms_err_oom(e);
     DIR *d = opendir(rd);
     if (!d) {
-        ms_err_errno(e, MS_EINPUT, errno, "%s", rd);
+        int rc = ms_err_errno(e, MS_EINPUT, errno, "%s: cannot list the rules", rd);
         free(rd);
-        return NULL;
-    }
-    int bm = -1, bn = -1;
-    char best[64] = "";
-    for (struct dirent *de; (de = readdir(d));) {
-        int a, b;
-        if (parse_version(de->d_name, &a, &b) == 0 && (a > bm || (a == bm && b > bn)) &&
-            strlen(de->d_name) < sizeof best) {
-            bm = a;
-            bn = b;
-            snprintf(best, sizeof best, "%.*s", (int)(strlen(de->d_name) - 5), de->d_name);
-        }
-    }
-    closedir(d);
-    if (!best[0]) {
-        ms_err_set(e, MS_EINPUT, "%s holds no v<major>.<minor>.json rules file", rd);
-        free(rd);
-        return NULL;
+        return rc;
     }
     free(rd);
-    char *v = strdup(best);
-    if (!v)
-        ms_err_oom(e);
-    return v;
+    char **v = NULL;
+    size_t nv = 0, cap = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        int a, b;
+        if (parse_version(de->d_name, &a, &b))
+            continue;
+        if (MS_GROW(v, cap, nv + 1, 32) || !(v[nv] = strndup(de->d_name, strlen(de->d_name) - 5))) {
+            closedir(d);
+            ru_rounds_free(v, nv);
+            return ms_err_oom(e);
+        }
+        nv++;
+    }
+    closedir(d);
+    if (nv > 1)
+        qsort(v, nv, sizeof *v, cmp_round);
+    *names = v;
+    *n = nv;
+    return MS_OK;
+}
+
+char *ru_newest_round(const char *data, ms_err *e)
+{
+    char **v;
+    size_t n;
+    if (ru_rounds(data, &v, &n, e))
+        return NULL;
+    if (!n) {
+        char *rd = ru_data_path(data, "rules", NULL);
+        ms_err_set(e, MS_EINPUT, "%s holds no v<major>.<minor>.json rules file", rd ? rd : "rules/");
+        free(rd);
+        ru_rounds_free(v, n);
+        return NULL;
+    }
+    char *best = v[n - 1];
+    v[n - 1] = NULL;
+    ru_rounds_free(v, n);
+    return best;
+}
+
+int ru_unknown_round(const char *data, const char *version, const char *path, ms_err *e)
+{
+    char **v;
+    size_t n;
+    ms_buf known = MS_BUF_INIT;
+    if (ru_rounds(data, &v, &n, e) == MS_OK) {
+        for (size_t i = 0; i < n; i++)
+            if (ms_buf_puts(&known, i ? ", " : "") || ms_buf_puts(&known, v[i])) {
+                ms_buf_free(&known);
+                break;
+            }
+        ru_rounds_free(v, n);
+    }
+    int rc = ms_err_set(e, MS_EUSAGE, "unknown version '%s': no rules file %s (the rounds there: %s)",
+                        version, path, known.data && *known.data ? known.data : "none");
+    ms_buf_free(&known);
+    return rc;
 }
 
 void ru_round_free(ru_round *r)
@@ -277,7 +326,7 @@ int ru_round_load(ru_round *r, const char *data, const char *version, ms_err *e)
         return ms_err_oom(e);
     }
     if (!ms_is_regular_file(r->path)) {
-        int rc = ms_err_set(e, MS_EUSAGE, "unknown version '%s': no rules file %s", r->version, r->path);
+        int rc = ru_unknown_round(r->data_dir, r->version, r->path, e);
         ru_round_free(r);
         return rc;
     }

@@ -56,8 +56,16 @@ char *ru_dataset_dir(const char *given, const char *dataset, const char *marker,
 
 /* ------------------------------------------------------------------ rounds ---- */
 
+/* The rounds of <data>/rules/ (the names of its v<major>.<minor>.json files without .json),
+ * oldest first (v1.1 < v1.10 < v10.0): *names malloc'd, *n of them (free with ru_rounds_free).
+ * MS_EINPUT when the folder cannot be listed. */
+int ru_rounds(const char *data, char ***names, size_t *n, ms_err *e);
+void ru_rounds_free(char **names, size_t n);
 /* The newest round (highest vX.Y of <data>/rules/vX.Y.json), malloc'd; NULL with e if none. */
 char *ru_newest_round(const char *data, ms_err *e);
+/* Sets e (MS_EUSAGE, returned) for a version without a rules file (path), naming the rounds
+ * that <data>/rules/ has. */
+int ru_unknown_round(const char *data, const char *version, const char *path, ms_err *e);
 
 /* A round's rules file, read with Jansson (not validated; `mlsubmit rules lint` validates). */
 typedef struct ru_round {

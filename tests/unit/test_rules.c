@@ -116,6 +116,52 @@ START_TEST(round_load)
     ru_round_free(&r);
     ck_assert_int_eq(ru_round_load(&r, ".", "v0.1", &e), MS_EUSAGE);
     ck_assert_ptr_nonnull(strstr(e.msg, "unknown version 'v0.1'"));
+    /* the message names the rounds there, oldest first */
+    ck_assert_ptr_nonnull(strstr(e.msg, "(the rounds there: v0.5, v0.7, v1.0, v1.1, v2.0, "));
+    ck_assert_ptr_nonnull(strstr(e.msg, ", v6.1)"));
+}
+END_TEST
+
+/* the rounds of a data folder: only v<major>.<minor>.json files, in version order (v1.9 before
+ * v1.10, v10.0 last), the newest the last of them; an empty folder and a missing one */
+START_TEST(rounds_in_version_order)
+{
+    char t[256], p[512];
+    ms_test_tmpdir(t, sizeof t);
+    snprintf(p, sizeof p, "%s/rules", t);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    ms_err e;
+    char **v;
+    size_t n;
+    ck_assert_int_eq(ru_rounds(t, &v, &n, &e), MS_OK);
+    ck_assert_uint_eq(n, 0);
+    ru_rounds_free(v, n);
+    ck_assert_ptr_null(ru_newest_round(t, &e));
+    ck_assert_ptr_nonnull(strstr(e.msg, "holds no v<major>.<minor>.json rules file"));
+    const char *files[] = {"v1.10.json", "v10.0.json", "v1.9.json", "v2.0.json", "demo.json",
+                           "v3.json", "v4.0.json.bak", "vx.1.json", "v0.5.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(p, sizeof p, "%s/rules/%s", t, files[i]);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("{}", f);
+        fclose(f);
+    }
+    ck_assert_int_eq(ru_rounds(t, &v, &n, &e), MS_OK);
+    const char *want[] = {"v0.5", "v1.9", "v1.10", "v2.0", "v10.0"};
+    ck_assert_uint_eq(n, sizeof want / sizeof *want);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_str_eq(v[i], want[i]);
+    ru_rounds_free(v, n);
+    char *newest = ru_newest_round(t, &e);
+    ck_assert_str_eq(newest, "v10.0");
+    free(newest);
+    ru_round r;
+    ck_assert_int_eq(ru_round_load(&r, t, "v9.0", &e), MS_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(e.msg, "(the rounds there: v0.5, v1.9, v1.10, v2.0, v10.0)"));
+    snprintf(p, sizeof p, "%s/none", t);
+    ck_assert_int_eq(ru_rounds(p, &v, &n, &e), MS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "cannot list the rules"));
 }
 END_TEST
 
@@ -222,6 +268,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, data_dir_order);
     tcase_add_test(tc, round_load);
+    tcase_add_test(tc, rounds_in_version_order);
     tcase_add_test(tc, validate_against_the_schema);
     tcase_add_test(tc, model_mapping_empty_entries);
     tcase_add_test(tc, model_mapping_prefix_and_extra_first);
