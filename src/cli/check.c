@@ -208,17 +208,7 @@ int cmd_check(int argc, char **argv)
     }
     /* a folder that is not a submission root checks clean, as the official checker finds it:
      * say so, on stderr (the verdict stays the official one) */
-    int ndiv = 0;
-    static const char *const divisions[] = {"closed", "open", "network"};
-    for (size_t i = 0; i < sizeof divisions / sizeof *divisions; i++) {
-        char *dp = ms_path_join(o.root, divisions[i]);
-        struct stat st;
-        ndiv += dp && stat(dp, &st) == 0 && S_ISDIR(st.st_mode);
-        free(dp);
-    }
-    if (!ndiv)
-        fprintf(stderr, "mlsubmit check: warning: %s holds no division folder (closed/, open/ or network/): "
-                "nothing was checked; is it the submission root?\n", o.root);
+    cli_warn_not_root("check", o.root, "nothing was checked");
     int use_color = !strcmp(color, "always") ||
                     (!strcmp(color, "auto") && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
     ck_report_write_text(rep, stdout, (use_color ? CK_TEXT_COLOR : 0) | (quiet ? CK_TEXT_QUIET : 0));

@@ -20,6 +20,11 @@ void cli_stdout_write(void *ctx, const char *text, size_t len);
  * *q (common/pmqos.h) or, without the permission, warns that `cmd` goes on without it. */
 struct ms_pmqos;
 void cli_low_latency(const char *cmd, struct ms_pmqos *q);
+/* Warns on stderr when root is a directory holding none of the division folders (closed/, open/,
+ * network/): a command given the wrong folder (the parent of the submission root, a submitter's
+ * folder) finds nothing there and would otherwise succeed silently; what: the consequence
+ * ("nothing was checked", ...). Returns the number of division folders found. */
+int cli_warn_not_root(const char *cmd, const char *root, const char *what);
 /* Prints a usage error with a hint to --help and returns MS_EUSAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The --data option, the same in every command (rules/rules.h ru_dataset_dir). */

@@ -86,6 +86,7 @@ static int cli_index_run(rp_index_opts *op, cli_checker *ck, int force, int npos
         return MS_EUSAGE;
     if (!o.root || !o.db)
         return cli_usage_error("index", "ROOT and --db FILE are required");
+    cli_warn_not_root("index", o.root, "no results were indexed");
     o.check = &ck->o;
     o.refuse_failed_check = !force;
     ms_err e;

@@ -55,6 +55,7 @@ int cmd_infer(int argc, char **argv)
         return MS_EUSAGE;
     if (!o.root)
         return cli_usage_error("infer", "ROOT is required");
+    cli_warn_not_root("infer", o.root, "nothing was inferred");
     ms_err e;
     ms_err_clear(&e);
     rp_infer_stats st;

@@ -1,9 +1,12 @@
 /* mlsubmit: git-style dispatch to the subcommands of src/cli/. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "common/fsutil.h"
 #include "common/pmqos.h"
 #include "cli/runrec.h"
 
@@ -51,6 +54,24 @@ void cli_low_latency(const char *cmd, ms_pmqos *q)
     ms_err e;
     if (ms_pmqos_hold(q, 0, &e) != MS_OK)
         fprintf(stderr, "mlsubmit %s: warning: --low-latency: %s; going on without it\n", cmd, e.msg);
+}
+
+int cli_warn_not_root(const char *cmd, const char *root, const char *what)
+{
+    struct stat st;
+    if (!root || stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0; /* the command itself says what is wrong with it */
+    int ndiv = 0;
+    static const char *const divisions[] = {"closed", "open", "network"};
+    for (size_t i = 0; i < sizeof divisions / sizeof *divisions; i++) {
+        char *dp = ms_path_join(root, divisions[i]);
+        ndiv += dp && stat(dp, &st) == 0 && S_ISDIR(st.st_mode);
+        free(dp);
+    }
+    if (!ndiv)
+        fprintf(stderr, "mlsubmit %s: warning: %s holds no division folder (closed/, open/ or network/): "
+                "%s; is it the submission root?\n", cmd, root, what);
+    return ndiv;
 }
 
 void cli_stdout_write(void *ctx, const char *text, size_t len)

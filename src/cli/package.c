@@ -75,6 +75,7 @@ static int package_run(rp_package_opts *op, cli_checker *ck, const char *verify,
     }
     if (!o.root || !o.output)
         return cli_usage_error("package", "ROOT and -o SUBMISSION.tar.gz are required");
+    cli_warn_not_root("package", o.root, "the package holds no results");
     o.check = &ck->o;
     rp_package_stats st;
     int rc = rp_package(&o, &st, &e);

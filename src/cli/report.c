@@ -102,6 +102,8 @@ static int report_run(rp_report_opts *op, cli_checker *ck, int npos, char **pos)
         return cli_usage_error("report", "give either ROOT or --db FILE");
     if (o.rounds && !o.db)
         return cli_usage_error("report", "--round selects rounds of an index: give --db FILE");
+    if (o.root)
+        cli_warn_not_root("report", o.root, "there are no results to report");
     o.check = &ck->o;
     ms_err e;
     ms_err_clear(&e);

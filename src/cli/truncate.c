@@ -73,6 +73,7 @@ int cmd_truncate(int argc, char **argv)
         return cli_usage_error("truncate", "--backup DIR is required");
     if (db && !verify)
         return cli_usage_error("truncate", "--db is only for --verify");
+    cli_warn_not_root("truncate", o.root, verify ? "nothing was verified" : "nothing was truncated");
     o.scenarios_to_skip = (const char *const *)sk.v;
     o.nskip = sk.n;
     ms_err e;

@@ -115,4 +115,18 @@ expect_exit 0 "$M" dataset verify "$TMP/ds.sha256" --roo="$TMP/ds" --ign --jobs=
 expect_exit 2 "$M" dataset verify "$TMP/ds.sha256" --jobs=0; expect_grep "--jobs: expected a number of threads from 1 to 1024, got '0'" "$TMP/err"
 expect_exit 2 "$M" dataset verify a b;                      expect_grep "one manifest file expected, got 'a' and 'b'" "$TMP/err"
 expect_exit 2 "$M" dataset manifest;                        expect_grep "missing the dataset directory" "$TMP/err"
+# every command given a folder that holds no division folder (the parent of the submission root,
+# a submitter's folder) warns, naming it and what that means, instead of succeeding silently;
+# a submission root (one division folder is enough) gets no warning
+mkdir -p "$TMP/notroot/results" "$TMP/aroot/open"
+for c in "check:nothing was checked" "infer:nothing was inferred" "truncate --backup $TMP/bk:nothing was truncated" \
+         "index --db $TMP/nr.db:no results were indexed" "package -o $TMP/nr.tar.gz:the package holds no results" \
+         "report --format csv:there are no results to report"; do
+  cmd=${c%%:*} what=${c#*:}
+  "$M" $cmd "$TMP/notroot" >"$TMP/out" 2>"$TMP/err"
+  expect_grep "mlsubmit ${cmd%% *}: warning: $TMP/notroot holds no division folder \(closed/, open/ or network/\): $what; is it the submission root\?" "$TMP/err"
+  "$M" $cmd "$TMP/aroot" >"$TMP/out" 2>"$TMP/err"
+  if grep -q 'holds no division folder' "$TMP/err"; then fail "${cmd%% *}: warned about a submission root"; else ok; fi
+  rm -rf "$TMP/nr.db" "$TMP/nr.tar.gz" "$TMP/nr.tar.gz.sha256"
+done
 finish
