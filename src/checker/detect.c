@@ -248,7 +248,7 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
     memset(&ev, 0, sizeof ev);
     ck_dir dd;
     if (ck_dir_read(&dd, root))
-        return ms_err_errno(e, MS_EINPUT, dd.err, "%s: cannot list the submission root", root);
+        return ck_err_root(e, root, dd.err);
     for (size_t d = 0; d < dd.n && ev.nlogs < MAX_LOGS; d++) {
         if (!dd.v[d].is_dir || dd.v[d].name[0] == '.')
             continue;

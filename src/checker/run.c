@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checker/internal.h"
@@ -398,8 +399,9 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
         (rc = load_schema(run, o->data_dir, "model_mapping.schema.json", &run->map_schema, e)))
         goto fail;
     if (!ck_isdir(o->root)) {
-        rc = ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root holding "
-                        "closed/, open/ or network/)", o->root);
+        struct stat st;
+        int err = stat(o->root, &st) != 0 ? errno : ENOTDIR;
+        rc = ck_err_root(e, o->root, err);
         goto fail;
     }
     run->root = strdup(o->root);

@@ -173,6 +173,20 @@ fi
 "$MLSUBMIT" check "$TMP/no-such-root" >"$TMP/o.txt" 2>&1 && { echo "FAIL: a missing root checked"; fail=1; }
 grep -q 'no-such-root: cannot list the submission root: No such file or directory' "$TMP/o.txt" ||
   { echo "FAIL: a missing root: no reason given"; cat "$TMP/o.txt"; fail=1; }
+# the same reason with --version given (no round detection); a tarball is named as one, with
+# what to do with it
+"$MLSUBMIT" check "$TMP/no-such-root" --version v5.1 >"$TMP/o.txt" 2>&1 && { echo "FAIL: a missing root checked"; fail=1; }
+grep -q 'no-such-root: cannot list the submission root: No such file or directory' "$TMP/o.txt" ||
+  { echo "FAIL: a missing root with --version: no reason given"; cat "$TMP/o.txt"; fail=1; }
+echo x >"$TMP/sub.TAR.GZ"
+for v in "" "--version v5.1"; do
+  "$MLSUBMIT" check "$TMP/sub.TAR.GZ" $v >"$TMP/o.txt" 2>&1; rc=$?
+  [ $rc = 3 ] || { echo "FAIL: a tarball as root ($v): exit $rc, not 3"; fail=1; }
+  grep -q 'sub.TAR.GZ: an archive, not a submission root: extract it (tar -xf) and check the folder holding closed/, open/ or network/' "$TMP/o.txt" ||
+    { echo "FAIL: a tarball as root ($v): not named as one"; cat "$TMP/o.txt"; fail=1; }
+done
+"$MLSUBMIT" check "$TMP/sub.TAR.GZ.txt" --version v5.1 >"$TMP/o.txt" 2>&1
+grep -q 'an archive' "$TMP/o.txt" && { echo "FAIL: a missing .txt called an archive"; fail=1; }
 mkdir -p "$TMP/not-a-root/results"
 "$MLSUBMIT" check "$TMP/not-a-root" --version v5.1 --no-csv >"$TMP/o.txt" 2>"$TMP/e.txt" ||
   { echo "FAIL: an empty tree's verdict changed"; fail=1; }
