@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checker/internal.h"
+#include "common/fsutil.h"
 #include "common/textlog.h"
 
 #define MAX_LOGS 64
@@ -248,7 +249,7 @@ int ck_detect_round(const char *root, const char *data_dir, char **version, char
     memset(&ev, 0, sizeof ev);
     ck_dir dd;
     if (ck_dir_read(&dd, root))
-        return ck_err_root(e, root, dd.err);
+        return ms_err_root(e, root, dd.err, 0);
     for (size_t d = 0; d < dd.n && ev.nlogs < MAX_LOGS; d++) {
         if (!dd.v[d].is_dir || dd.v[d].name[0] == '.')
             continue;

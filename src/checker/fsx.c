@@ -9,28 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "checker/internal.h"
 #include "common/fsutil.h"
 
-
-int ck_err_root(ms_err *e, const char *root, int err)
-{
-    static const char *const archives[] = {".tar.gz", ".tgz", ".tar", ".tar.xz", ".tar.bz2", ".zip"};
-    size_t rl = strlen(root);
-    if (err == ENOTDIR)
-        for (size_t i = 0; i < sizeof archives / sizeof *archives; i++) {
-            size_t al = strlen(archives[i]);
-            if (rl > al && !strcasecmp(root + rl - al, archives[i]))
-                return ms_err_set(e, MS_EINPUT, "%s: an archive, not a submission root: extract it "
-                                  "(tar -xf) and check the folder holding closed/, open/ or network/ "
-                                  "('mlsubmit package --verify' re-hashes a package)", root);
-        }
-    return ms_err_errno(e, MS_EINPUT, err, "%s: cannot list the submission root", root);
-}
 
 char *ck_join(const char *a, const char *b)
 {

@@ -225,9 +225,6 @@ void ck_fs_cache_begin(ck_fs_store *s);
 void ck_fs_cache_end(void);
 ck_fs_store *ck_fs_cache_current(void);  /* this thread's store, NULL if none */
 char *ck_join(const char *a, const char *b);
-/* Sets e (MS_EINPUT, returned) for a submission root that cannot be listed (err: its errno),
- * with a hint when it is a tarball (a package is extracted before it is checked). */
-int ck_err_root(ms_err *e, const char *root, int err);
 char *ck_join3(const char *a, const char *b, const char *c);
 #define ck_fmt ms_fmt /* common/strutil.h */
 /* 1 if name is the canonical name of scenario sc (rules/rules.h ru_scenario; exact, like

@@ -399,9 +399,7 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
         (rc = load_schema(run, o->data_dir, "model_mapping.schema.json", &run->map_schema, e)))
         goto fail;
     if (!ck_isdir(o->root)) {
-        struct stat st;
-        int err = stat(o->root, &st) != 0 ? errno : ENOTDIR;
-        rc = ck_err_root(e, o->root, err);
+        rc = ms_err_root(e, o->root, 0, 0);
         goto fail;
     }
     run->root = strdup(o->root);

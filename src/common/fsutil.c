@@ -8,10 +8,36 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+int ms_err_root(ms_err *e, const char *root, int err, int nofollow)
+{
+    struct stat st;
+    if (!err) {
+        if ((nofollow ? lstat(root, &st) : stat(root, &st)) != 0)
+            err = errno;
+        else if (S_ISLNK(st.st_mode))
+            return ms_err_set(e, MS_EINPUT, "%s: a symbolic link, not a submission root: give the folder it "
+                              "points to (this command changes the tree in place)", root);
+        else
+            err = ENOTDIR;
+    }
+    static const char *const archives[] = {".tar.gz", ".tgz", ".tar", ".tar.xz", ".tar.bz2", ".zip"};
+    size_t rl = strlen(root);
+    if (err == ENOTDIR)
+        for (size_t i = 0; i < sizeof archives / sizeof *archives; i++) {
+            size_t al = strlen(archives[i]);
+            if (rl > al && !strcasecmp(root + rl - al, archives[i]))
+                return ms_err_set(e, MS_EINPUT, "%s: an archive, not a submission root: extract it "
+                                  "(tar -xf) and give the folder holding closed/, open/ or network/ "
+                                  "('mlsubmit package --verify' re-hashes a package)", root);
+        }
+    return ms_err_errno(e, MS_EINPUT, err, "%s: cannot list the submission root", root);
+}
 
 int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms_err *e)
 {

@@ -12,6 +12,12 @@
  * naming the path if it is missing, unreadable, not a regular file, or larger than max_bytes
  * (0 = no limit). */
 int ms_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ms_err *e);
+/* Sets e (MS_EINPUT, returned) for a submission root that cannot be used as one, in the words
+ * every command shares: "<root>: cannot list the submission root: <reason>". err is the errno
+ * met (0: found here with stat, or lstat when nofollow, for commands that change the tree in
+ * place and refuse a link); a tarball (.tar.gz, .tgz, .tar, ...) is named as one, with what to
+ * do with it. */
+int ms_err_root(ms_err *e, const char *root, int err, int nofollow);
 
 /* One read(2) of up to n bytes, retried on EINTR: MS_OK with *got bytes (0 at the end of the
  * file), or MS_EINPUT "<path>: read error". */

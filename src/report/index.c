@@ -1018,7 +1018,7 @@ int rp_index(const rp_index_opts *o, rp_index_stats *st, ms_err *e)
     st->check_exit = -1;
     int64_t t0 = ms_now_ns();
     if (!rp_is_dir_nofollow(o->root) && !ms_is_dir(o->root))
-        return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root)", o->root);
+        return ms_err_root(e, o->root, 0, 0);
     ictx c = {.o = o, .st = st, .line = MS_BUF_INIT};
     struct stat dbst;
     int have_db = stat(o->db, &dbst) == 0;
@@ -1164,7 +1164,7 @@ int rp_index_mem(const rp_index_opts *o, rp_index_stats *st, unsigned char **dat
     *len = 0;
     int64_t t0 = ms_now_ns();
     if (!ms_is_dir(o->root))
-        return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root)", o->root);
+        return ms_err_root(e, o->root, 0, 0);
     ictx c = {.o = o, .st = st, .line = MS_BUF_INIT};
     char *round = index_round(&c, e);
     if (!round) {

@@ -337,8 +337,7 @@ int rp_infer(const rp_infer_opts *o, rp_infer_stats *st, ms_err *e)
 {
     memset(st, 0, sizeof *st);
     if (!rp_is_dir_nofollow(o->root))
-        return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root holding closed/, open/ or network/)",
-                          o->root);
+        return ms_err_root(e, o->root, 0, 1);
     infer_ctx c = {.o = o, .st = st, .line = MS_BUF_INIT};
     int rc = ru_round_load(&c.rules, o->data_dir, o->version, e);
     if (rc)

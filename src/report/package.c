@@ -290,7 +290,7 @@ int rp_package(const rp_package_opts *o, rp_package_stats *st, ms_err *e)
     st->check_exit = -1;
     ms_buf line = MS_BUF_INIT;
     if (!ms_is_dir(o->root))
-        return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root)", o->root);
+        return ms_err_root(e, o->root, 0, 0);
     member *m = NULL;
     size_t n = 0;
     int rc = list_members(o, &m, &n, e);

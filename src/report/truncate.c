@@ -488,7 +488,7 @@ static int tctx_init(tctx *c, const rp_truncate_opts *o, rp_truncate_stats *st, 
     if (!o->backup)
         return ms_err_set(e, MS_EUSAGE, "a backup directory is required");
     if (!rp_is_dir_nofollow(o->root))
-        return ms_err_set(e, MS_EINPUT, "%s: not a directory (expected a submission root)", o->root);
+        return ms_err_root(e, o->root, 0, 1);
     return ms_pyre_compile(&c->hash_re, "^hash=([\\w\\d]+)$", e);
 }
 

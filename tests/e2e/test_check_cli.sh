@@ -182,7 +182,7 @@ echo x >"$TMP/sub.TAR.GZ"
 for v in "" "--version v5.1"; do
   "$MLSUBMIT" check "$TMP/sub.TAR.GZ" $v >"$TMP/o.txt" 2>&1; rc=$?
   [ $rc = 3 ] || { echo "FAIL: a tarball as root ($v): exit $rc, not 3"; fail=1; }
-  grep -q 'sub.TAR.GZ: an archive, not a submission root: extract it (tar -xf) and check the folder holding closed/, open/ or network/' "$TMP/o.txt" ||
+  grep -q 'sub.TAR.GZ: an archive, not a submission root: extract it (tar -xf) and give the folder holding closed/, open/ or network/' "$TMP/o.txt" ||
     { echo "FAIL: a tarball as root ($v): not named as one"; cat "$TMP/o.txt"; fail=1; }
 done
 "$MLSUBMIT" check "$TMP/sub.TAR.GZ.txt" --version v5.1 >"$TMP/o.txt" 2>&1

@@ -129,4 +129,18 @@ for c in "check:nothing was checked" "infer:nothing was inferred" "truncate --ba
   if grep -q 'holds no division folder' "$TMP/err"; then fail "${cmd%% *}: warned about a submission root"; else ok; fi
   rm -rf "$TMP/nr.db" "$TMP/nr.tar.gz" "$TMP/nr.tar.gz.sha256"
 done
+# a root that is not a folder: the same words in every command (common/fsutil.c ms_err_root),
+# exit 3; a tarball named as one; a link refused, by name, where the command changes the tree in
+# place (infer, truncate)
+echo x >"$TMP/sub.tgz"; ln -s "$TMP/aroot" "$TMP/link"
+for cmd in check infer "truncate --backup $TMP/bk" "index --db $TMP/nr.db" "package -o $TMP/nr.tar.gz" "report --format csv"; do
+  expect_exit 3 "$M" $cmd "$TMP/sub.tgz"
+  expect_grep "mlsubmit ${cmd%% *}: $TMP/sub.tgz: an archive, not a submission root: extract it \(tar -xf\) and give the folder holding closed/, open/ or network/" "$TMP/err"
+  expect_exit 3 "$M" $cmd "$TMP/nothing-here"
+  expect_grep "mlsubmit ${cmd%% *}: $TMP/nothing-here: cannot list the submission root: No such file or directory" "$TMP/err"
+done
+for cmd in infer "truncate --backup $TMP/bk"; do
+  expect_exit 3 "$M" $cmd "$TMP/link"
+  expect_grep "mlsubmit ${cmd%% *}: $TMP/link: a symbolic link, not a submission root: give the folder it points to" "$TMP/err"
+done
 finish
