@@ -187,6 +187,42 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
     return remove(path) != 0 && errno != ENOENT ? -1 : 0;
 }
 
+/* Whether the process pid may still write: it exists (kill 0), and /proc, where it can tell,
+ * does not show it a zombie (Z, X) or exiting (PF_EXITING, 0x4, in the flags field of
+ * /proc/<pid>/stat). A killed LoadGen child whose supervisor was killed too is reparented to
+ * PID 1, which in a container may never reap it: its zombie would keep its temporaries
+ * "alive" for good. */
+static int pid_may_write(long pid)
+{
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* after the command name, which may hold anything */
+    if (!p || p[1] != ' ' || !p[2])
+        return 1;
+    char state = p[2];
+    if (state == 'Z' || state == 'X' || state == 'x')
+        return 0;
+    /* then ppid pgrp session tty_nr tpgid flags */
+    p += 3;
+    for (int f = 0; f < 5 && p; f++) {
+        p = strchr(p + 1, ' ');
+    }
+    if (!p)
+        return 1;
+    unsigned long flags = strtoul(p + 1, NULL, 10);
+    return (flags & 0x4UL) == 0;
+}
+
 void ms_sweep_stale_temps(const char *path)
 {
     char *dir, *base;
@@ -210,7 +246,7 @@ void ms_sweep_stale_temps(const char *path)
         long pid = strtol(n, &endp, 10);
         if (endp == n || errno || pid <= 0 || (*endp && *endp != '.' && *endp != '-'))
             continue;
-        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        if (pid == (long)getpid() || pid_may_write(pid))
             continue; /* ours, or a live writer's */
         char *full = ms_path_join(dir, de->d_name);
         if (!full)

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <pthread.h>
 
@@ -122,6 +124,59 @@ END_TEST
 
 /* ms_read_file stops at the size fstat gave without a read that returns 0; a file without a size
  * (/proc: st_size 0, read a page at a time) is still read to its end */
+/* the temporaries a killed writer left are swept when its pid is gone, or a zombie that no one
+ * reaps (its parent killed, PID 1 of a container not reaping): a live writer's are kept */
+START_TEST(sweep_stale_temps_of_dead_and_zombie_writers)
+{
+    char dir[256], out[300], t[400];
+    ms_test_tmpdir(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/log.json", dir);
+    pid_t live = fork();
+    ck_assert_int_ge(live, 0);
+    if (live == 0) {
+        pause();
+        _exit(0);
+    }
+    pid_t zombie = fork();
+    ck_assert_int_ge(zombie, 0);
+    if (zombie == 0)
+        _exit(0);
+    /* wait until it is a zombie (not reaped: no waitpid yet) */
+    for (int i = 0; i < 2000; i++) {
+        char sp[64], st[256] = "";
+        snprintf(sp, sizeof sp, "/proc/%ld/stat", (long)zombie);
+        FILE *f = fopen(sp, "r");
+        if (f) {
+            size_t n = fread(st, 1, sizeof st - 1, f);
+            st[n] = '\0';
+            fclose(f);
+        }
+        const char *c = strrchr(st, ')');
+        if (c && c[1] == ' ' && c[2] == 'Z')
+            break;
+        usleep(1000);
+    }
+    ck_assert_int_eq(kill(zombie, 0), 0); /* a zombie still "exists" for kill() */
+    long pids[] = {(long)live, (long)zombie, 999999999L};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(t, sizeof t, "%s/.log.json.tmp.%ld.abc123", dir, pids[i]);
+        FILE *f = fopen(t, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+    }
+    ms_sweep_stale_temps(out);
+    snprintf(t, sizeof t, "%s/.log.json.tmp.%ld.abc123", dir, (long)live);
+    ck_assert_int_eq(access(t, F_OK), 0);
+    snprintf(t, sizeof t, "%s/.log.json.tmp.%ld.abc123", dir, (long)zombie);
+    ck_assert_int_ne(access(t, F_OK), 0);
+    snprintf(t, sizeof t, "%s/.log.json.tmp.%ld.abc123", dir, 999999999L);
+    ck_assert_int_ne(access(t, F_OK), 0);
+    kill(live, SIGKILL);
+    waitpid(live, NULL, 0);
+    waitpid(zombie, NULL, 0);
+}
+END_TEST
+
 START_TEST(read_file_whole_with_and_without_a_size)
 {
     char dir[256], path[300];
@@ -1120,6 +1175,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, atomic_file_commit_and_abort);
     tcase_add_test(tc, read_file_names_missing_path);
     tcase_add_test(tc, read_file_whole_with_and_without_a_size);
+    tcase_add_test(tc, sweep_stale_temps_of_dead_and_zombie_writers);
     tcase_add_test(tc, parse_file_hands_the_text_to_the_parser);
     tcase_add_test(tc, read_some_reads_to_the_end_and_names_errors);
     tcase_add_test(tc, digests_match_known_vectors);
