@@ -61,6 +61,20 @@ void ck_report_free(ck_report *r);
 /* 0 when the verdict is "submission looks OK", 1 when it has errors. */
 int ck_report_exit_code(const ck_report *r);
 
+/* Where a check's time went (wall clock, milliseconds), phase by phase, for `check --timings`:
+ * what runs on every core (systems, tasks) and what runs on one (the rest). */
+typedef struct ck_timings {
+    double setup_ms;       /* rules, schemas, waivers, the root */
+    double systems_ms;     /* system descriptions, and their results' listings, on every core */
+    double plan_ms;        /* listing the tree into result tasks, outside the systems phase */
+    double tasks_ms;       /* submitter walks and result directories, on every core */
+    double bookkeeping_ms; /* result keys, summary rows, counts */
+    double free_ms;        /* the plan and the directory listings freed */
+    size_t systems, tasks; /* how many of each */
+    int jobs;              /* threads of the parallel phases */
+} ck_timings;
+const ck_timings *ck_report_timings(const ck_report *r);
+
 /* Human-readable report: findings grouped by division/submitter, system, benchmark and
  * scenario, then the official summary lines. flags: CK_TEXT_COLOR (ANSI colours),
  * CK_TEXT_QUIET (only the findings that count against the verdict, and the summary). */

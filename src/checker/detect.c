@@ -301,7 +301,9 @@ static int decide(const evidence *evp, const char *root, const char *data_dir, c
             strcmp(de->d_name + l - 5, ".json"))
             continue;
         char *p = ck_join(rd, de->d_name);
-        json_t *j = p ? ms_json_load_path(p, 0, NULL) : NULL;
+        /* only what detection reads of each round (its rules file is large) */
+        static const char *const wanted[] = {"detect", "layout", "models", "model_mapping", NULL};
+        json_t *j = p ? ms_json_load_members(p, wanted) : NULL;
         free(p);
         const json_t *det = json_object_get(j, "detect");
         if (!json_is_object(det)) {

@@ -490,7 +490,11 @@ typedef struct ck_state {
     _Atomic int oom;           /* set by any thread on allocation failure */
     char **notes;              /* run-level notes printed in the text report */
     size_t nnotes;
+    ck_timings timings;        /* phase by phase (ck_report_timings) */
 } ck_state;
+
+/* milliseconds on the monotonic clock, for ck_timings */
+double ck_now_ms(void);
 
 /* keys */
 long ck_key_set(ck_state *run, const char *key, const char *value, int truthy);

@@ -964,11 +964,18 @@ int ck_run_legacy(ck_state *run, ms_err *e)
     memset(&pl, 0, sizeof pl);
     pl.run = run;
     pl.p.run = run;
+    ck_timings *t = &run->timings;
+    double t0 = ck_now_ms();
     int rc = plan_tree(&pl, e);
+    t->plan_ms += ck_now_ms() - t0 - t->systems_ms;
     if (rc == MS_OK) {
         ck_plan_run_tasks(&pl.p);
+        t0 = ck_now_ms();
         bookkeeping(&pl);
+        t->bookkeeping_ms += ck_now_ms() - t0;
     }
+    t0 = ck_now_ms();
     plan_free(&pl);
+    t->free_ms += ck_now_ms() - t0;
     return rc;
 }

@@ -97,8 +97,11 @@ static void presys_task(void *ctx, size_t i)
 
 void ck_presys_run(ck_plan *pl)
 {
+    double t0 = ck_now_ms();
     if (pl->npre)
         ck_parallel(pl->run->jobs, pl->npre, presys_task, pl);
+    pl->run->timings.systems_ms += ck_now_ms() - t0;
+    pl->run->timings.systems += pl->npre;
 }
 
 /* Moves the system checked ahead for div/sub/name into *sys (whose name and json_rel, the same
@@ -159,7 +162,10 @@ static void task(void *ctx, size_t i)
 void ck_plan_run_tasks(ck_plan *pl)
 {
     link_plan(pl);
+    double t0 = ck_now_ms();
     ck_parallel(pl->run->jobs, pl->nsubs + pl->nscens, task, pl);
+    pl->run->timings.tasks_ms += ck_now_ms() - t0;
+    pl->run->timings.tasks += pl->nsubs + pl->nscens;
 }
 
 void ck_plan_free(ck_plan *pl)

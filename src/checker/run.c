@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checker/internal.h"
@@ -368,6 +369,7 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
         return ms_err_oom(e);
     ck_state *run = &rep->st;
     run->o = o;
+    double t_start = ck_now_ms();
     int rc;
     char *version = o->version ? strdup(o->version) : ru_newest_round(o->data_dir, e);
     if (!version) {
@@ -414,6 +416,8 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
         run->jobs = 1;
     if (run->jobs > 64)
         run->jobs = 64;
+    run->timings.jobs = run->jobs;
+    run->timings.setup_ms = ck_now_ms() - t_start;
     json_object_seed(0);  /* before threads create Jansson objects (Jansson's advice) */
     /* one listing store for the whole traversal (plan, tasks, bookkeeping): each directory of
      * the tree is listed once per check (fsx.c) */
@@ -421,7 +425,9 @@ int ck_run(const ck_options *o, ck_report **out, ms_err *e)
     ck_fs_cache_begin(fs);
     rc = run->rules.unified ? ck_run_unified(run, e) : ck_run_legacy(run, e);
     ck_fs_cache_begin(prev); /* a check run inside another's task gives that one back */
+    double t_free = ck_now_ms();
     ck_fs_store_free(fs);
+    run->timings.free_ms += ck_now_ms() - t_free;
     if (rc)
         goto fail;
     if (run->oom) {
@@ -442,6 +448,18 @@ void ck_report_free(ck_report *r)
         return;
     state_free(&r->st);
     free(r);
+}
+
+double ck_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const ck_timings *ck_report_timings(const ck_report *r)
+{
+    return &r->st.timings;
 }
 
 const ck_state *ck_report_state(const ck_report *r);

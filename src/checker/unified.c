@@ -574,11 +574,18 @@ int ck_run_unified(ck_state *run, ms_err *e)
     uplan pl;
     memset(&pl, 0, sizeof pl);
     pl.run = run;
+    ck_timings *t = &run->timings;
+    double t0 = ck_now_ms();
     int rc = plan_tree(&pl, e);
+    t->plan_ms += ck_now_ms() - t0 - t->systems_ms;
     if (rc == MS_OK) {
         ck_plan_run_tasks(&pl);
+        t0 = ck_now_ms();
         bookkeeping(&pl);
+        t->bookkeeping_ms += ck_now_ms() - t0;
     }
+    t0 = ck_now_ms();
     ck_plan_free(&pl);
+    t->free_ms += ck_now_ms() - t0;
     return rc;
 }

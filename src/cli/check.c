@@ -7,6 +7,7 @@
 
 #include "checker/checker.h"
 #include "cli/cli.h"
+#include "common/progress.h"
 #include "common/fsutil.h"
 #include "cli/rpopts.h"
 #include "rules/rules.h"
@@ -118,13 +119,27 @@ static int input_cb(const cli_opt *opt, const char *arg, const char *cmd)
     return 0;
 }
 
+/* --timings: the library's phases (ck_timings), the round's detection and the outputs, and how
+ * much of the whole ran on one thread */
+static void print_timings(const ck_timings *t, double detect_ms, double out_ms, double total_ms)
+{
+    double serial = total_ms - t->systems_ms - t->tasks_ms;
+    fprintf(stderr,
+            "mlsubmit check: timings (%d thread%s): detect %.1f ms, setup %.1f ms, systems %.1f ms (%zu, "
+            "parallel), plan %.1f ms, tasks %.1f ms (%zu, parallel), bookkeeping %.1f ms, freeing %.1f "
+            "ms, outputs %.1f ms; total %.1f ms, %.1f ms of it on one thread\n",
+            t->jobs, t->jobs == 1 ? "" : "s", detect_ms, t->setup_ms, t->systems_ms, t->systems,
+            t->plan_ms, t->tasks_ms, t->tasks, t->bookkeeping_ms, t->free_ms, out_ms, total_ms,
+            serial > 0 ? serial : 0);
+}
+
 int cmd_check(int argc, char **argv)
 {
     cli_checker ck;
     cli_checker_init(&ck, NULL);
     ck_options *op = &ck.o;
     const char *csv = "summary.csv", *json = NULL, *tsv = NULL;
-    int no_csv = 0, quiet = 0;
+    int no_csv = 0, quiet = 0, timings = 0;
     check_args ca = {.o = op, .color = "auto"};
     int rc = MS_OK;
     char *detected = NULL; /* the round ck_detect_round found (no --version) */
@@ -146,6 +161,7 @@ int cmd_check(int argc, char **argv)
         CLI_CALLBACK(0, "color", "WHEN", "auto (default: colour on a terminal), always, never", color_cb, &ca),
         CLI_FLAG('q', "quiet", &quiet, "print only errors and the summary"),
         CLI_FLAG(0, "list-checks", &ca.list, "list the check IDs and exit"),
+        CLI_FLAG(0, "timings", &timings, "print where the check's time went, phase by phase, on stderr"),
         CLI_TABLE(ck.opts),
         CLI_CALLBACK(0, "input", "DIR", "MLCommons checker: the submission root", input_cb, &ca),
         CLI_STRING(0, "extra-model-benchmark-map", &op->extra_model_benchmark_map, "FILE",
@@ -187,6 +203,7 @@ int cmd_check(int argc, char **argv)
         goto done;
     }
     o.data_dir = data;
+    int64_t t_begin = ms_now_ns();
     if (!o.version) {
         /* without --version: the round the tree's logs and layout show (ck_detect_round) */
         char *why = NULL;
@@ -200,7 +217,9 @@ int cmd_check(int argc, char **argv)
         o.version = detected;
     }
     ck_report *rep;
+    int64_t t_run = ms_now_ns();
     rc = ck_run(&o, &rep, &e);
+    int64_t t_ran = ms_now_ns();
     if (rc) {
         free(data);
         rc = cli_fail("check", &e);
@@ -223,6 +242,9 @@ int cmd_check(int argc, char **argv)
     if (tsv && ck_report_write_tsv(rep, tsv, &e)) {
         rc = cli_fail("check", &e);
     }
+    if (timings)
+        print_timings(ck_report_timings(rep), (double)(t_run - t_begin) / 1e6,
+                      (double)(ms_now_ns() - t_ran) / 1e6, (double)(ms_now_ns() - t_begin) / 1e6);
     ck_report_free(rep);
     free(data);
 done:

@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/mllog.h"
 
 #define MAX_DEPTH 200
 
@@ -1440,6 +1441,94 @@ int ms_jschema_validate(const ms_jschema *s, const json_t *instance, ms_jschema_
         return -1;
     }
     return r;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* members of the object text[0..len) into out; 0, or -1 when the text is not one object that
+ * the scanner walks (the caller then parses it whole) */
+static int load_members(const char *text, size_t len, const char *const *names, json_t *out)
+{
+    const char *p = text, *end = text + len;
+    char msg[128];
+    p = skip_ws(p, end);
+    if (p == end || *p != '{')
+        return -1;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}')
+        return skip_ws(p + 1, end) == end ? 0 : -1;
+    for (;;) {
+        const char *k = p;
+        if (p == end || *p != '"' || ms_json_scan_value(&p, end, 64, msg, sizeof msg) < 0)
+            return -1;
+        size_t kl;
+        char *key = ms_json_decode_string(k, (size_t)(p - k), &kl);
+        if (!key)
+            return -1;
+        p = skip_ws(p, end);
+        if (p == end || *p != ':') {
+            free(key);
+            return -1;
+        }
+        const char *v = skip_ws(p + 1, end);
+        p = v;
+        if (ms_json_scan_value(&p, end, 2048, msg, sizeof msg) < 0) {
+            free(key);
+            return -1;
+        }
+        int want = 0;
+        for (size_t i = 0; names[i] && !want; i++)
+            want = strlen(names[i]) == kl && !memcmp(names[i], key, kl);
+        if (want) {
+            json_error_t je;
+            json_t *val = json_loadb(v, (size_t)(p - v), JSON_DECODE_ANY, &je);
+            if (!val || json_object_set_new(out, key, val)) {
+                free(key);
+                return -1;
+            }
+        }
+        free(key);
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p = skip_ws(p + 1, end);
+            continue;
+        }
+        if (p < end && *p == '}')
+            return skip_ws(p + 1, end) == end ? 0 : -1;
+        return -1;
+    }
+}
+
+json_t *ms_json_load_members(const char *path, const char *const *names)
+{
+    char *text;
+    size_t len;
+    ms_err e;
+    if (ms_read_file(path, 0, &text, &len, &e) != MS_OK)
+        return NULL;
+    json_t *out = json_object();
+    if (out && load_members(text, len, names, out) != 0) {
+        /* not walked: the whole text through Jansson, then the members taken from it */
+        json_decref(out);
+        json_error_t je;
+        json_t *all = json_loadb(text, len, 0, &je);
+        out = json_is_object(all) ? json_object() : NULL;
+        for (size_t i = 0; out && names[i]; i++) {
+            json_t *m = json_object_get(all, names[i]);
+            if (m && json_object_set(out, names[i], m)) {
+                json_decref(out);
+                out = NULL;
+            }
+        }
+        json_decref(all);
+    }
+    free(text);
+    return out;
 }
 
 json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je)

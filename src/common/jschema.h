@@ -79,4 +79,12 @@ char *ms_json_pointer_append(const char *base, const char *key);
  * (a file that cannot be read is left to json_load_file, for its message). */
 json_t *ms_json_load_path(const char *path, size_t flags, json_error_t *je);
 
+/* The members names[] (NULL-terminated) of the JSON object in the file path, as a new object
+ * holding only them (a member the file lacks is absent; of a repeated key the last, as Jansson
+ * keeps it): the other members' values are scanned (common/mllog.h ms_json_scan_value), not
+ * built, so a few small members of a large file cost little more than reading it. A text the
+ * scanner does not walk as one object is parsed whole instead. NULL when the file cannot be
+ * read or parsed. */
+json_t *ms_json_load_members(const char *path, const char *const *names);
+
 #endif

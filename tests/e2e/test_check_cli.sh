@@ -168,6 +168,21 @@ if [ -z "$TEST_WRAP" ] && command -v strace >/dev/null; then
   [ -s "$TMP/reopened.txt" ] && { echo "FAIL: the check opens files more than twice:"; cat "$TMP/reopened.txt"; fail=1; }
 fi
 
+# --- --timings: one line on stderr, every phase in milliseconds, the parallel phases' counts;
+# the verdict and summary.csv as without it ---
+"$MLSUBMIT" check "$T" --timings --jobs 2 --csv "$TMP/tm.csv" >"$TMP/o.txt" 2>"$TMP/e.txt" ||
+  { echo "FAIL: --timings: the check failed"; fail=1; }
+"$MLSUBMIT" check "$T" --jobs 2 --csv "$TMP/tm0.csv" >/dev/null 2>&1
+cmp -s "$TMP/tm.csv" "$TMP/tm0.csv" || { echo "FAIL: --timings changed summary.csv"; fail=1; }
+re='^mlsubmit check: timings \(2 threads\): detect [0-9.]+ ms, setup [0-9.]+ ms, systems [0-9.]+ ms \([1-9][0-9]*, parallel\), plan [0-9.]+ ms, tasks [0-9.]+ ms \([1-9][0-9]*, parallel\), bookkeeping [0-9.]+ ms, freeing [0-9.]+ ms, outputs [0-9.]+ ms; total [0-9.]+ ms, [0-9.]+ ms of it on one thread$'
+grep -Eq "$re" "$TMP/e.txt" || { echo "FAIL: --timings: no timings line"; cat "$TMP/e.txt"; fail=1; }
+# the phases add up to no more than the total
+grep -E "$re" "$TMP/e.txt" | sed 's/([^)]*)//g' | tr -s ' ,;:' '\n' | awk '
+  /^[0-9.]+$/ { v[n++] = $1 } END { t = v[n - 2]; for (i = 0; i < n - 2; i++) s += v[i]; exit !(s <= t + 0.5 && t > 0) }' ||
+  { echo "FAIL: --timings: the phases add up to more than the total"; cat "$TMP/e.txt"; fail=1; }
+"$MLSUBMIT" check "$T" --no-csv >/dev/null 2>"$TMP/e.txt"
+grep -q 'timings' "$TMP/e.txt" && { echo "FAIL: timings printed without --timings"; fail=1; }
+
 # --- not a submission root: a missing folder names the system's reason; a folder without a
 # division folder checks clean (as the official checker finds it) but says nothing was checked ---
 "$MLSUBMIT" check "$TMP/no-such-root" >"$TMP/o.txt" 2>&1 && { echo "FAIL: a missing root checked"; fail=1; }

@@ -577,6 +577,76 @@ START_TEST(json_load_path_matches_json_load_file)
 }
 END_TEST
 
+/* path's members names[] as a full parse (json_load_file) gives them, against
+ * ms_json_load_members */
+static void members_match(const char *path, const char *const *names)
+{
+    json_error_t je;
+    json_t *all = json_load_file(path, 0, &je), *want = json_object();
+    ck_assert_ptr_nonnull(all);
+    for (size_t k = 0; names[k]; k++)
+        if (json_object_get(all, names[k]))
+            json_object_set(want, names[k], json_object_get(all, names[k]));
+    json_t *got = ms_json_load_members(path, names);
+    ck_assert_msg(got && json_equal(got, want), "%s", path);
+    json_decref(all);
+    json_decref(want);
+    json_decref(got);
+}
+
+/* ms_json_load_members: the wanted members of an object, as a full parse would give them (the
+ * last of a repeated key, an escaped key, nested keys of the same name ignored), the others only
+ * scanned; every rules file of the repository gives the same members as a full parse; what is
+ * not one object, or not JSON, is NULL */
+START_TEST(json_load_members_matches_a_full_parse)
+{
+    char dir[512], path[600];
+    ms_test_tmpdir(dir, sizeof dir);
+    static const char *const names[] = {"detect", "layout", "models", NULL};
+    static const char *const docs[] = {
+        "{\"a\": {\"detect\": 1}, \"detect\": {\"x\": [1, 2]}, \"layout\": \"unified\"}",
+        " {\"detect\": 1, \"detect\": 2}\n",
+        "{\"de\\u0074ect\": true, \"models\": [\"a\", \"b\"], \"z\": [[[]], {}, \"}\"]}",
+        "{}",
+        "{\"other\": 1}",
+    };
+    static const char *const bad[] = {"[1, 2]", "{\"detect\": 1} x", "{\"detect\": }", "", "{\"a\" 1}"};
+    size_t ngood = sizeof docs / sizeof *docs;
+    for (size_t i = 0; i < ngood + sizeof bad / sizeof *bad; i++) {
+        snprintf(path, sizeof path, "%s/m%zu.json", dir, i);
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fputs(i < ngood ? docs[i] : bad[i - ngood], f);
+        fclose(f);
+        if (i < ngood) {
+            members_match(path, names);
+        } else {
+            json_t *got = ms_json_load_members(path, names);
+            ck_assert_msg(got == NULL, "bad doc %zu", i - ngood);
+        }
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/none.json", dir);
+    ck_assert_ptr_null(ms_json_load_members(path, names));
+    rmdir(dir);
+    /* the repository's rules files */
+    static const char *const rnames[] = {"detect", "layout", "models", "model_mapping", NULL};
+    DIR *d = opendir("rules");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".json"))
+            continue;
+        snprintf(path, sizeof path, "rules/%s", de->d_name);
+        members_match(path, rnames);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 14);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("jsonschema");
@@ -589,6 +659,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_pattern_and_dangling_ref_are_errors);
     tcase_add_test(tc, project_schemas_are_valid_and_accept_samples);
     tcase_add_test(tc, json_load_path_matches_json_load_file);
+    tcase_add_test(tc, json_load_members_matches_a_full_parse);
     suite_add_tcase(s, tc);
     return s;
 }
