@@ -429,6 +429,9 @@ typedef struct ck_plan {
     size_t nmodels, capmodels;
     ck_scen *scens;
     size_t nscens, capscens;
+    /* folders of each submitter (<div>/<sub>/<name>) that the plan lists itself: listed ahead,
+     * on every core, with the submitter's system descriptions (NULL-terminated; NULL: none) */
+    const char *const *sub_prefetch;
 } ck_plan;
 
 /* After planning: point every scenario at its submitter, system and model (the arrays may

@@ -208,6 +208,10 @@ static int plan_tree(plan *pl, ms_err *e)
             !ends_with(root.v[i].name, ".pdf"))
             ms_buf_printf(&bad, "%s'%s'", nbad++ ? ", " : "", root.v[i].name);
     if (!nbad) { /* (S2 stops everything: nothing to check ahead) */
+        /* check_s10_s11 lists each submitter's measurements/ and systems/ */
+        static const char *const s10_dirs[] = {"measurements", "systems", NULL};
+        if (!ck_skipped(run, CK_ID(S10)) && run->rules.sw.systems_results_check)
+            pl->p.sub_prefetch = s10_dirs;
         for (size_t di = 0; di < root.n; di++)
             if (root.v[di].is_dir && ck_rlist_has(r, "valid_divisions", root.v[di].name))
                 ck_presys_division(&pl->p, root.v[di].name);

@@ -86,10 +86,30 @@ static void prefetch_results(const ck_state *run, const ck_pre_sys *p)
     free(sub);
 }
 
+/* The plan's own listings of a submitter's folders (ck_plan.sub_prefetch), by the task of the
+ * submitter's first system: into the listing store, off the plan's serial path. */
+static void prefetch_submitter(const ck_plan *pl, size_t i)
+{
+    const ck_pre_sys *p = &pl->pre[i];
+    if (!pl->sub_prefetch || (i > 0 && !strcmp(pl->pre[i - 1].sub, p->sub) && !strcmp(pl->pre[i - 1].div, p->div)))
+        return;
+    char *sub = ck_join3(pl->run->root, p->div, p->sub);
+    for (size_t k = 0; sub && pl->sub_prefetch[k]; k++) {
+        char *d = ck_join(sub, pl->sub_prefetch[k]);
+        ck_dir dd;
+        if (d && ck_dir_read(&dd, d) == 0)
+            ck_dir_free(&dd);
+        free(d);
+    }
+    free(sub);
+}
+
 static void presys_task(void *ctx, size_t i)
 {
     ck_plan *pl = ctx;
     ck_pre_sys *p = &pl->pre[i];
+    if (ck_fs_cache_current())
+        prefetch_submitter(pl, i);
     ck_check_system(pl->run, &p->sys, p->div, p->sub, p->abs);
     if (ck_fs_cache_current())
         prefetch_results(pl->run, p);
