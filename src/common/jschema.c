@@ -1456,6 +1456,7 @@ static int load_members(const char *text, size_t len, const char *const *names, 
 {
     const char *p = text, *end = text + len;
     char msg[128];
+    int simd = ms_simd_level();
     p = skip_ws(p, end);
     if (p == end || *p != '{')
         return -1;
@@ -1464,7 +1465,7 @@ static int load_members(const char *text, size_t len, const char *const *names, 
         return skip_ws(p + 1, end) == end ? 0 : -1;
     for (;;) {
         const char *k = p;
-        if (p == end || *p != '"' || ms_json_scan_value(&p, end, 64, msg, sizeof msg) < 0)
+        if (p == end || *p != '"' || ms_json_scan_value_simd(&p, end, 64, simd, msg, sizeof msg) < 0)
             return -1;
         size_t kl;
         char *key = ms_json_decode_string(k, (size_t)(p - k), &kl);
@@ -1477,7 +1478,7 @@ static int load_members(const char *text, size_t len, const char *const *names, 
         }
         const char *v = skip_ws(p + 1, end);
         p = v;
-        if (ms_json_scan_value(&p, end, 2048, msg, sizeof msg) < 0) {
+        if (ms_json_scan_value_simd(&p, end, 2048, simd, msg, sizeof msg) < 0) {
             free(key);
             return -1;
         }
