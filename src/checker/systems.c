@@ -128,11 +128,15 @@ void ck_check_system(ck_state *run, ck_system *sys, const char *division, const 
         for (size_t i = 0; i < json_array_size(list); i++) {
             const char *k = json_string_value(json_array_get(list, i));
             const json_t *v = json_object_get(j, k);
+            int missing = !v;
+            int empty = !missing && !run->o->skip_meaningful_fields_emptiness_check && !ms_py_truthy(v) &&
+                        ck_jlist_has(mean, k);
+            if (!missing && !empty)
+                continue; /* (the JSON pointer is built only for a finding) */
             char *ptr = ms_json_pointer_append("", k);
-            if (!v)
+            if (missing)
                 YF(CK_ID(Y5), CK_SEV_ERROR, ptr, "present", "missing", "%s, field %s is missing", rel, k);
-            else if (!run->o->skip_meaningful_fields_emptiness_check && ck_jlist_has(mean, k) &&
-                     !ms_py_truthy(v))
+            else
                 YF(CK_ID(Y5), CK_SEV_ERROR, ptr, "a meaningful response", "empty",
                    "%s, field %s requires a meaningful response but is empty%s", rel, k,
                    json_is_integer(v) ? " (the integer 0 counts as empty; write \"0\")" : "");
