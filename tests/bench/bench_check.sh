@@ -11,7 +11,8 @@
 #   walk   `find ROOT -printf '%y %s'` (lists and stats every entry, one thread);
 #   read   read_files.c over exactly the files the check opens (taken from strace once, or
 #          every file when strace is absent), one thread per CPU: the limit;
-#   check  mlsubmit check ROOT --version v5.1 --csv FILE (all cores).
+#   check  mlsubmit check ROOT --version v5.1 --csv FILE (all cores);
+# then one more check's phases (check --timings).
 # and prints check / (walk + read) against the goals (<= 1.5 old-round-shaped, <= 1.3
 # v5.1-shaped). When ../shared is present it then times mlsubmit and the official v5.1.1
 # checker on the real v5.1 mini round (goal >= 30x). BENCH_OFFICIAL=1 also times the official v5.1.1 checker once on the
@@ -159,6 +160,8 @@ bench_tree() { # bench_TREE NAME ROOT GOAL
   # threads) does not: the same ratio in CPU seconds
   printf '  CPU seconds: walk %.2f  read %.2f  check %.2f   check / (walk + read) = %.2f\n' \
     "$cpu_walk" "$cpu_read" "$cpu_check" "$(calc "$cpu_check / (($cpu_walk + $cpu_read) > 0 ? ($cpu_walk + $cpu_read) : 0.01)")"
+  # where one more check's time went (check --timings): the phases on every core and on one
+  "$MLSUBMIT" check "$R" --version v5.1 --no-csv --timings 2>&1 >/dev/null | sed -n 's/^mlsubmit check: /  /p' | tail -1
   if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
     # another mlsubmit build (e.g. before a change) on the same tree, for before/after numbers
     time_median base "$BENCH_BASELINE_BIN" check "$R" --version v5.1 --csv "$T/s.csv"
