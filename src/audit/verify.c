@@ -146,7 +146,7 @@ static void strict_applied(au_rep *rep, const au_verify_opts *o, const au_rules 
     ms_mllog log;
     char why[2048];
     if (au_load_detail(detail, &log, why, sizeof why) != 0) {
-        au_rep_check(rep, AU_FAILED, "audit.config applied (1.7): %s", why);
+        au_rep_check(rep, AU_FAILED, "audit.config applied: %s", why);
         return;
     }
     uint64_t seeds[3];

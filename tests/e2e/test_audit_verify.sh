@@ -104,7 +104,7 @@ sed -i -E 's/("key": "result_completed_samples_per_sec", "value": )([0-9.]+)/\1 
 expect_grep '^Test score = 4000.5$' "$TMP/a2b/verify_performance.txt"
 expect_grep '^TEST FAIL: Test score invalid$' "$TMP/a2b/verify_performance.txt"
 
-# A6: a TEST04 "audit" run without its audit.config passes COMPAT trivially; STRICT flags it (1.7)
+# A6: a TEST04 "audit" run without its audit.config passes COMPAT trivially; STRICT flags it
 ( cd "$TMP" && $M audit verify TEST04 --reference "$R" --audit "$R/performance/run_1" >/dev/null 2>&1 ); rc=$?
 [ $rc = 0 ] && ok || fail "A6 COMPAT: exit $rc"
 ( cd "$TMP" && $M audit verify TEST04 --mode strict --reference "$R" --audit "$R/performance/run_1" >"$TMP/a6" 2>&1 ); rc=$?
@@ -228,7 +228,7 @@ expect_grep '^MISMATCH +loaded_qsl_set \(line [0-9]+\): position 0: log [0-9]+, 
 sed 's/1780908523862526354/1780908523862526355/g' "$L51" > "$E/mlperf_log_detail.txt"
 expect_exit 1 $M audit replay "$E/mlperf_log_detail.txt"
 expect_grep '^MISMATCH +loaded_qsl_set .*qsl_rng_seed 1780908523862526355' "$TMP/out"
-# a TEST04 run whose audit.config was not applied (1.7)
+# a TEST04 run whose audit.config was not applied
 grep -v 'Found Audit Config' "$L51" | sed 's/"key": "effective_performance_issue_same", "value": true/"key": "effective_performance_issue_same", "value": false/;s/"key": "requested_performance_issue_same", "value": true/"key": "requested_performance_issue_same", "value": false/' > "$E/mlperf_log_detail.txt"
 expect_exit 1 $M audit replay "$E/mlperf_log_detail.txt"
 expect_grep "^MISMATCH +TEST04: warning 'Found Audit Config file" "$TMP/out"
