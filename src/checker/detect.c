@@ -5,7 +5,6 @@
  * and whether system JSONs carry system_type. Each rules file's "detect" block says what its
  * round's submissions look like; a round is a candidate when all the evidence fits it. A
  * LoadGen no block knows gets the newest round, as before. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,16 +290,19 @@ static int decide(const evidence *evp, const char *root, const char *data_dir, c
                           ":::MLLOG logs of later rounds; check each round's tree on its own, "
                           "with --version", root, text);
     /* candidates among the rounds with a "detect" block */
+    char **rounds = NULL;
+    size_t nrounds = 0;
+    ms_err le;
+    (void)ru_rounds(data_dir, &rounds, &nrounds, &le); /* none listed: no candidate (below) */
     char *rd = ck_join(data_dir, "rules");
-    DIR *dir = rd ? opendir(rd) : NULL;
     cand cands[32];
     int nc = 0, known[MAX_VERS] = {0};
-    for (struct dirent *de; dir && (de = readdir(dir));) {
-        size_t l = strlen(de->d_name);
-        if (de->d_name[0] != 'v' || l < 6 || l >= sizeof cands[0].name + 5 ||
-            strcmp(de->d_name + l - 5, ".json"))
+    for (size_t ri = 0; rd && ri < nrounds; ri++) {
+        if (strlen(rounds[ri]) >= sizeof cands[0].name)
             continue;
-        char *p = ck_join(rd, de->d_name);
+        char *file = ck_fmt("%s.json", rounds[ri]);
+        char *p = file ? ck_join(rd, file) : NULL;
+        free(file);
         /* only what detection reads of each round (its rules file is large) */
         static const char *const wanted[] = {"detect", "layout", "models", "model_mapping", NULL};
         json_t *j = p ? ms_json_load_members(p, wanted) : NULL;
@@ -334,7 +336,7 @@ static int decide(const evidence *evp, const char *root, const char *data_dir, c
             ok = unified == (ev.unified > 0);
         if (ok && nc < 32) {
             cand *c = &cands[nc++];
-            snprintf(c->name, sizeof c->name, "%.*s", (int)(l - 5), de->d_name);
+            snprintf(c->name, sizeof c->name, "%s", rounds[ri]);
             const char *prim = json_string_value(json_array_get(vl, 0));
             c->primary_fits = topv && prim && vfits(topv, prim);
             c->type_fit = !json_is_boolean(stf) ||
@@ -344,8 +346,7 @@ static int decide(const evidence *evp, const char *root, const char *data_dir, c
         }
         json_decref(j);
     }
-    if (dir)
-        closedir(dir);
+    ru_rounds_free(rounds, nrounds);
     free(rd);
     /* narrow: the rounds whose models the closed folders name, the round whose own LoadGen
      * is the newest seen (not among rounds marked newest_on_tie: their submitters kept using

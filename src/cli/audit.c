@@ -525,9 +525,7 @@ static int cmd_run(int argc, char **argv, cli_rec *rec)
         CLI_STRING(0, "accuracy-script", &o.accuracy_script, "CMD", "TEST07's scorer: \"COMMAND {accuracy_log}\""),
         CLI_STRING(0, "rules", &rules, "FILE", "the compliance rules (default: rules/compliance.json)"),
         CLI_FLAG(0, "quiet", &quiet, "no progress, no outcome lines"),
-        CLI_FLAG(0, "low-latency", &low_latency,
-                 "keep the CPUs out of deep idle states during the runs (Linux PM QoS,\n"
-                 "/dev/cpu_dma_latency; needs root, else a warning): as loadgen run --low-latency"),
+        CLI_FLAG(0, "low-latency", &low_latency, CLI_LOW_LATENCY_OPT_HELP),
         CLI_TEXT(usage_run_tail),
         CLI_END,
     };

@@ -25,6 +25,12 @@ void cli_low_latency(const char *cmd, struct ms_pmqos *q);
  * folder) finds nothing there and would otherwise succeed silently; what: the consequence
  * ("nothing was checked", ...). Returns the number of division folders found. */
 int cli_warn_not_root(const char *cmd, const char *root, const char *what);
+/* The help of an option table's --low-latency (audit run, sut serve; loadgen run's usage text
+ * says the same at more length). */
+#define CLI_LOW_LATENCY_OPT_HELP                                                                       \
+    "keep the CPUs out of deep idle states while running (Linux PM QoS,\n"                            \
+    "/dev/cpu_dma_latency; needs root, else a warning): a query waits less for a\n"                   \
+    "sleeping CPU to wake; idle CPUs then use power"
 /* Prints a usage error with a hint to --help and returns MS_EUSAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The --data option, the same in every command (rules/rules.h ru_dataset_dir). */

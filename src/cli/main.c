@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "common/fsutil.h"
@@ -58,14 +57,13 @@ void cli_low_latency(const char *cmd, ms_pmqos *q)
 
 int cli_warn_not_root(const char *cmd, const char *root, const char *what)
 {
-    struct stat st;
-    if (!root || stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (!root || !ms_is_dir(root))
         return 0; /* the command itself says what is wrong with it */
     int ndiv = 0;
     static const char *const divisions[] = {"closed", "open", "network"};
     for (size_t i = 0; i < sizeof divisions / sizeof *divisions; i++) {
         char *dp = ms_path_join(root, divisions[i]);
-        ndiv += dp && stat(dp, &st) == 0 && S_ISDIR(st.st_mode);
+        ndiv += dp && ms_is_dir(dp);
         free(dp);
     }
     if (!ndiv)

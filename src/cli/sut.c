@@ -80,10 +80,7 @@ static void serve_options(serve_args *a, cli_opt opts[SERVE_NOPTS])
                      bounded_cb, &a->maxbody_b),
         CLI_STRING(0, "port-file", &a->port_file, "F", "write the port listened on to F once ready"),
         CLI_STRING(0, "data", &a->data, "DIR", CLI_DATA_OPT_HELP),
-        CLI_FLAG(0, "low-latency", &a->low_latency,
-                 "keep the CPUs out of deep idle states while serving (Linux PM QoS,\n"
-                 "/dev/cpu_dma_latency; needs root): a query waits less for a sleeping\n"
-                 "CPU to wake; idle CPUs then use power (without the permission: a warning)"),
+        CLI_FLAG(0, "low-latency", &a->low_latency, CLI_LOW_LATENCY_OPT_HELP),
         CLI_TEXT("\nExit status: 0 stopped by a signal, 2 usage, 3 bad token file, 4 cannot listen or start the SUT."),
         CLI_END,
     };
