@@ -285,6 +285,31 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
     return 0;
 }
 
+/* Lines longer than this have their value validated ahead */
+#define PREVALUE_MIN 1024
+
+/* The record at line (bytes up to end, past the line's end too): when its value is a long integer
+ * list or object of plain strings, validates it (or its leading members) ahead and sets the hint
+ * for the record's scan; returns where the line-end search starts (line itself otherwise). */
+static const char *prevalue(const char *line, const char *end, ms_mllog_memo *memo, int simd)
+{
+    const char *key;
+    size_t key_len;
+    const char *vs = ms_mllog_value_start(line, end, &key, &key_len);
+    if (!vs || (*vs != '[' && *vs != '{'))
+        return line;
+    int kind;
+    const char *resume;
+    const char *q = ms_mllog_prevalue(vs, end, simd, &kind, &resume);
+    if (!q)
+        return line;
+    memo->hint_vs = vs;
+    memo->hint_ve = resume ? NULL : q;
+    memo->hint_resume = resume;
+    memo->hint_kind = kind;
+    return q;
+}
+
 static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
                        ms_mllog_memo *memo, int simd)
 {
@@ -383,7 +408,7 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
     }
     size_t line_no = 0;
     ms_mllog_memo memo;
-    memo.len = 0;
+    memset(&memo, 0, sizeof memo);
     int simd = ms_simd_level();
     int skipping = 0, skip_is_record = 0, pending_cr = 0;
     while (!eof || len) {
@@ -411,9 +436,19 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
                     start++;
                 pending_cr = 0;
             }
-            /* the end of the line (\n or \r) and whether it holds non-ASCII bytes */
+            /* the end of the line (\n or \r) and whether it holds non-ASCII bytes; a long value
+             * validated ahead (ms_mllog_prevalue: no line break, no such byte) is not looked
+             * at twice: the search for the line end starts after it */
             int high = 0;
-            size_t i = (size_t)(ck_dlog_line_stop(buf + start, buf + len, &high, simd) - buf);
+            memo.hint_vs = NULL;
+            const char *lim = len - start > PREVALUE_MIN ? buf + start + PREVALUE_MIN : buf + len;
+            const char *stop = ck_dlog_line_stop(buf + start, lim, &high, simd);
+            if (stop == lim && lim < buf + len) {
+                /* a long line: on after its value when that was validated ahead */
+                const char *from = skipping ? lim : prevalue(buf + start, buf + len, &memo, simd);
+                stop = ck_dlog_line_stop(from > lim ? from : lim, buf + len, &high, simd);
+            }
+            size_t i = (size_t)(stop - buf);
             if (i == len && !eof)
                 break;
             if (i == len && start == len)

@@ -69,9 +69,19 @@ typedef struct {
     size_t nretired;
 } store_shard;
 
+/* A pattern compiled once per check (ck_re_shared) */
+typedef struct shared_re {
+    char *pattern;
+    uint32_t options;
+    pcre2_code *code;
+} shared_re;
+
 struct ck_fs_store {
     store_shard sh[STORE_SHARDS];
     _Atomic size_t bytes;  /* of all shards, against STORE_MAX_BYTES */
+    pthread_mutex_t re_mu;  /* the compiled patterns, few */
+    shared_re *re;
+    size_t nre, capre;
 };
 
 /* Justified thread state: the store of the parallel phase this thread works in (NULL outside
@@ -114,10 +124,15 @@ ck_fs_store *ck_fs_store_new(void)
     if (!s)
         return NULL;
     atomic_init(&s->bytes, 0);
+    if (pthread_mutex_init(&s->re_mu, NULL)) {
+        free(s);
+        return NULL;
+    }
     for (size_t i = 0; i < STORE_SHARDS; i++)
         if (shard_mutex_init(&s->sh[i].mu)) {
             while (i--)
                 pthread_mutex_destroy(&s->sh[i].mu);
+            pthread_mutex_destroy(&s->re_mu);
             free(s);
             return NULL;
         }
@@ -138,7 +153,41 @@ void ck_fs_store_free(ck_fs_store *s)
         free(sh->retired);
         pthread_mutex_destroy(&sh->mu);
     }
+    for (size_t i = 0; i < s->nre; i++) {
+        free(s->re[i].pattern);
+        pcre2_code_free(s->re[i].code);
+    }
+    free(s->re);
+    pthread_mutex_destroy(&s->re_mu);
     free(s);
+}
+
+const pcre2_code *ck_re_shared(const char *pattern, uint32_t options)
+{
+    ck_fs_store *s = tl_store;
+    if (!s)
+        return NULL;
+    const pcre2_code *code = NULL;
+    pthread_mutex_lock(&s->re_mu);
+    for (size_t i = 0; i < s->nre && !code; i++)
+        if (s->re[i].options == options && !strcmp(s->re[i].pattern, pattern))
+            code = s->re[i].code;
+    if (!code && !MS_GROW(s->re, s->capre, s->nre + 1, 16)) {
+        int err;
+        PCRE2_SIZE off;
+        shared_re r = {strdup(pattern), options, NULL};
+        if (r.pattern)
+            r.code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, options, &err, &off,
+                                   NULL);
+        if (r.code) {
+            s->re[s->nre++] = r;
+            code = r.code;
+        } else {
+            free(r.pattern);
+        }
+    }
+    pthread_mutex_unlock(&s->re_mu);
+    return code;
 }
 
 void ck_fs_cache_begin(ck_fs_store *s)
@@ -368,10 +417,13 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
 }
 
-static int dir_read(ck_dir *d, const char *path, int sized);
+static int dir_read(ck_dir *d, int at, const char *name, const char *path, int sized, int *keep);
 
-static int dir_read_cached(ck_dir *d, const char *path, int sized)
+static int dir_read_cached(ck_dir *d, int at, const char *name, const char *path, int sized,
+                           int *keep)
 {
+    if (keep)
+        *keep = -1;
     const cached_dir *cd = tl_store ? cache_find(path, strlen(path)) : NULL;
     if (cd && (cd->sized || !sized) && dir_copy(d, &cd->d) == 0)
         return 0;
@@ -392,7 +444,7 @@ static int dir_read_cached(ck_dir *d, const char *path, int sized)
         cache_store(path, d, 1);
         return 0;
     }
-    int rc = dir_read(d, path, sized);
+    int rc = dir_read(d, at, name, path, sized, keep);
     if (rc == 0)
         cache_store(path, d, sized);
     return rc;
@@ -400,12 +452,17 @@ static int dir_read_cached(ck_dir *d, const char *path, int sized)
 
 int ck_dir_read(ck_dir *d, const char *path)
 {
-    return dir_read_cached(d, path, 0);
+    return dir_read_cached(d, AT_FDCWD, path, path, 0, NULL);
 }
 
 int ck_dir_read_sized(ck_dir *d, const char *path)
 {
-    return dir_read_cached(d, path, 1);
+    return dir_read_cached(d, AT_FDCWD, path, path, 1, NULL);
+}
+
+int ck_dir_read_sized_at(ck_dir *d, int at, const char *name, const char *path, int *keep)
+{
+    return dir_read_cached(d, at, name, path, 1, keep);
 }
 
 /* One listing: getdents64 on a descriptor opened here (opendir would add an fstat per
@@ -414,10 +471,11 @@ int ck_dir_read_sized(ck_dir *d, const char *path)
  * isfile (os.path's questions); links and unknown types are stat'ed (following the link) as
  * before. sized: also stat every non-directory for its size (the walk's size limit); otherwise
  * a regular file's size is left unknown (size_known 0) and ck_fsize asks for it. */
-static int dir_read(ck_dir *d, const char *path, int sized)
+static int dir_read(ck_dir *d, int at, const char *name, const char *path, int sized, int *keep)
 {
     memset(d, 0, sizeof *d);
-    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    (void)path;
+    int dfd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         d->err = errno;
         return -1;
@@ -477,7 +535,10 @@ static int dir_read(ck_dir *d, const char *path, int sized)
             }
         }
     }
-    close(dfd);
+    if (keep)
+        *keep = dfd;
+    else
+        close(dfd);
     if (d->n > 1)
         qsort(d->v, d->n, sizeof *d->v, cmp_entry);
     return 0;

@@ -11,6 +11,7 @@
 #define MS_CHECKER_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "checker/checker.h"
@@ -108,6 +109,9 @@ typedef struct ck_rules {
     ck_metric_re *patterns;    /* compiled accuracy_patterns */
     size_t npatterns;
     ms_pyre hash_re;
+    ms_pyre *power_file_res;   /* power_measure_file_patterns compiled (code NULL: one that
+                                  does not compile, which no file matches) */
+    size_t npower_file_res;
     const json_t *smoke;       /* selected profile object, or NULL */
     char *path;
 } ck_rules;
@@ -210,6 +214,16 @@ typedef struct ck_dir {
 int ck_dir_read(ck_dir *d, const char *path);
 /* The same with the size of every non-directory entry (size_known set): one stat per file. */
 int ck_dir_read_sized(ck_dir *d, const char *path);
+/* The same with the directory opened as name relative to the open directory at (AT_FDCWD:
+ * name is a path); path is its whole path (the listing store's key). keep: when the listing is
+ * made here (not taken from the store), *keep gets the directory's open descriptor for the
+ * caller to open entries relative to it and close; otherwise -1. */
+int ck_dir_read_sized_at(ck_dir *d, int at, const char *name, const char *path, int *keep);
+/* The pattern compiled with these PCRE2 options once per check: owned by the check's store (the
+ * caller never frees it; match data stays the caller's), shared by the threads (pcre2_match only
+ * reads it). NULL outside a check's store, on a compile error or without memory: then the
+ * caller compiles its own. */
+const pcre2_code *ck_re_shared(const char *pattern, uint32_t options);
 void ck_dir_free(ck_dir *d);
 int ck_pexists(const char *path);   /* os.path.exists (follows links) */
 int ck_isdir(const char *path);
@@ -494,7 +508,21 @@ typedef struct ck_state {
     char **notes;              /* run-level notes printed in the text report */
     size_t nnotes;
     ck_timings timings;        /* phase by phase (ck_report_timings) */
+    /* memory the traversal no longer needs (the listing store, the plan): freed by ck_run on
+     * a helper thread while its caller prints and writes the outputs; ck_report_free waits
+     * for it (ck_defer_free) */
+    struct ck_late {
+        void (*fn)(void *);
+        void *arg;
+    } late[4];
+    size_t nlate;
+    pthread_t late_thread;
+    int late_running;
 } ck_state;
+
+/* Hands arg to fn (which frees it) once the check is over: on ck_run's helper thread, or here
+ * and now when there is no room left. */
+void ck_defer_free(ck_state *run, void (*fn)(void *), void *arg);
 
 /* milliseconds on the monotonic clock, for ck_timings */
 double ck_now_ms(void);

@@ -95,16 +95,21 @@ static char *pw_rel(const pwctx *c, const char *tail)
 
 /* re.search / re.match through PCRE2. Returns 1 and the match span on a match, 0 otherwise. */
 typedef struct pwre {
-    pcre2_code *code;
+    const pcre2_code *code;
     pcre2_match_data *md;
+    pcre2_code *own;           /* code when compiled here (not the check's shared one) */
 } pwre;
 
 static int pwre_compile(pwre *re, const char *pattern)
 {
     int err;
     PCRE2_SIZE off;
-    re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &err, &off,
-                             NULL);
+    re->own = NULL;
+    /* compiled once per check (the Power WG check of every power result uses the same ones) */
+    re->code = ck_re_shared(pattern, PCRE2_UTF);
+    if (!re->code)
+        re->code = re->own = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
+                                           &err, &off, NULL);
     re->md = re->code ? pcre2_match_data_create_from_pattern(re->code, NULL) : NULL;
     return re->code && re->md ? 0 : -1;
 }
@@ -112,9 +117,10 @@ static int pwre_compile(pwre *re, const char *pattern)
 static void pwre_free(pwre *re)
 {
     pcre2_match_data_free(re->md);
-    pcre2_code_free(re->code);
+    pcre2_code_free(re->own);
     re->md = NULL;
     re->code = NULL;
+    re->own = NULL;
 }
 
 /* group g of the first match at or after the start (anchored: re.match) */

@@ -110,6 +110,9 @@ void ck_rules_free(ck_rules *r)
         ms_pyre_free(&r->patterns[i].re);
     free(r->patterns);
     ms_pyre_free(&r->hash_re);
+    for (size_t i = 0; i < r->npower_file_res; i++)
+        ms_pyre_free(&r->power_file_res[i]);
+    free(r->power_file_res);
     json_decref(r->j);
     free(r->path);
     memset(r, 0, sizeof *r);
@@ -241,6 +244,23 @@ int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
         ms_err_prefix(e, "%s: hash_line_regex", path);
         ck_rules_free(r);
         return MS_EINPUT;
+    }
+    /* the power measurement file patterns, once per check (every power result matches them
+     * against its measurements folder) */
+    const json_t *pm = ck_rget(r, "power_measure_file_patterns");
+    if (json_array_size(pm)) {
+        r->power_file_res = calloc(json_array_size(pm), sizeof *r->power_file_res);
+        if (!r->power_file_res) {
+            ck_rules_free(r);
+            return ms_err_oom(e);
+        }
+        for (size_t i = 0; i < json_array_size(pm); i++) {
+            const char *pat = json_string_value(json_array_get(pm, i));
+            ms_err pe;
+            if (pat)
+                (void)ms_pyre_compile(&r->power_file_res[i], pat, &pe);
+        }
+        r->npower_file_res = json_array_size(pm);
     }
     if (profile) {
         r->smoke = ck_rget2(r, "profiles", profile);

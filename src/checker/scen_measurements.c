@@ -105,10 +105,12 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
     const json_t *pats = ck_rget(c->r, "power_measure_file_patterns");
     for (size_t pi = 0; pi < json_array_size(pats); pi++) {
         const char *pat = json_string_value(json_array_get(pats, pi));
-        ms_pyre re;
         ms_err e;
-        if (!pat || ms_pyre_compile(&re, pat, &e))
+        /* compiled with the rules (ck_rules_load) */
+        const ms_pyre *rep = pi < c->r->npower_file_res ? &c->r->power_file_res[pi] : NULL;
+        if (!pat || !rep || !rep->code)
             continue;
+        const ms_pyre re = *rep;
         char *found_rel = NULL;
         char *dir = strdup(mdir_rel);
         for (int level = 0; level < 4 && dir; level++) {
@@ -141,7 +143,6 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
             free(abs);
         }
         free(found_rel);
-        ms_pyre_free(&re);
     }
 }
 

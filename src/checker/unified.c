@@ -568,6 +568,11 @@ static void bookkeeping(uplan *pl)
     }
 }
 
+static void uplan_free_late(void *pl)
+{
+    ck_plan_free(pl);
+    free(pl);
+}
 
 int ck_run_unified(ck_state *run, ms_err *e)
 {
@@ -584,8 +589,15 @@ int ck_run_unified(ck_state *run, ms_err *e)
         bookkeeping(&pl);
         t->bookkeeping_ms += ck_now_ms() - t0;
     }
+    /* freed once the check is over (ck_defer_free); in place without memory for a copy */
     t0 = ck_now_ms();
-    ck_plan_free(&pl);
+    uplan *late = malloc(sizeof *late);
+    if (late) {
+        *late = pl;
+        ck_defer_free(run, uplan_free_late, late);
+    } else {
+        ck_plan_free(&pl);
+    }
     t->free_ms += ck_now_ms() - t0;
     return rc;
 }

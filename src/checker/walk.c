@@ -5,6 +5,7 @@
  * Its listings (with the size of every file, for S5) go to the listing store of the parallel
  * phase (fsx.c), where the result tasks find them instead of listing and stat'ing again. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,26 @@ static void check_link_target(wctx *c, const char *abs, const char *rel, int is_
     }
 }
 
+/* An open directory of the walk and how many still hold it: itself while it is being listed,
+ * and each of its subdirectories until that one is opened */
+typedef struct wdir {
+    int fd;
+    size_t refs;
+} wdir;
+
+typedef struct wentry {
+    char *path;
+    wdir *parent; /* NULL: open path itself (the top, or a parent listed from the store) */
+} wentry;
+
+static void wdir_release(wdir *w)
+{
+    if (w && !--w->refs) {
+        close(w->fd);
+        free(w);
+    }
+}
+
 void ck_walk_submitter(ck_state *run, ck_submitter *sub)
 {
     wctx c;
@@ -128,21 +149,21 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         c.root_real_len = c.root_real ? strlen(c.root_real) : 0;
     }
     long long limit = (long long)json_integer_value(ck_rget(&run->rules, "file_size_limit_bytes"));
-    /* stack of directories to visit */
-    char **stack = NULL;
+    /* stack of directories to visit; each one is opened by its name relative to its parent,
+     * whose descriptor stays open until its last subdirectory is opened (at most one open
+     * directory per level of the tree): a path lookup of one component instead of the whole
+     * path from the root, for every directory of the tree */
+    wentry *stack = NULL;
     size_t ns = 0, cap = 0;
     char *top = strdup(sub->abs);
-    if (!top)
-        goto oom;
-    stack = malloc(16 * sizeof *stack);
-    if (!stack) {
+    if (!top || MS_GROW(stack, cap, 1, 64)) {
         free(top);
         goto oom;
     }
-    cap = 16;
-    stack[ns++] = top;
+    stack[ns++] = (wentry){top, NULL};
     while (ns) {
-        char *dir = stack[--ns];
+        wentry we = stack[--ns];
+        char *dir = we.path;
         const char *drel = relof(&c, dir);
         const char *dname = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
         check_name(&c, drel, dname);
@@ -150,11 +171,24 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         if (dl >= 11 && !strcmp(dir + dl - 11, "__pycache__"))
             walk_find(&c, CK_ID(S8), 0, drel, NULL, "__pycache__", "__pycache__ directory");
         ck_dir d;
-        if (ck_dir_read_sized(&d, dir)) {
+        int dfd = -1;
+        int rd = we.parent ? ck_dir_read_sized_at(&d, we.parent->fd, dname, dir, &dfd)
+                           : ck_dir_read_sized_at(&d, AT_FDCWD, dir, dir, &dfd);
+        wdir_release(we.parent);
+        if (rd) {
             ck_report_finding(run, &sub->walk, &c.w, CK_ID(R1), CK_SEV_ERROR, drel, 0, NULL, NULL, NULL,
                               "cannot read the directory: %s", strerror(d.err));
             free(dir);
             continue;
+        }
+        /* this directory's descriptor, for its subdirectories (none: closed now) */
+        wdir *self = NULL;
+        if (dfd >= 0) {
+            self = malloc(sizeof *self);
+            if (self)
+                *self = (wdir){dfd, 1};
+            else
+                close(dfd);
         }
         if (d.n == 0)
             walk_find(&c, CK_ID(S9), 0, drel, "files or subdirectories", "an empty directory",
@@ -165,6 +199,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
             if (!path) {
                 ck_dir_free(&d);
                 free(dir);
+                wdir_release(self);
                 goto oom;
             }
             const char *rel = relof(&c, path);
@@ -181,9 +216,12 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
                     free(path);
                     ck_dir_free(&d);
                     free(dir);
+                    wdir_release(self);
                     goto oom;
                 }
-                stack[ns++] = path;
+                if (self)
+                    self->refs++;
+                stack[ns++] = (wentry){path, self};
                 continue;
             }
             /* a file in os.walk's sense: anything that is not a directory */
@@ -220,6 +258,7 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
         }
         ck_dir_free(&d);
         free(dir);
+        wdir_release(self);
     }
     free(stack);
     stack = NULL;
@@ -236,8 +275,11 @@ void ck_walk_submitter(ck_state *run, ck_submitter *sub)
     free(c.root_real);
     return;
 oom:
-    while (ns)
-        free(stack[--ns]);
+    while (ns) {
+        ns--;
+        free(stack[ns].path);
+        wdir_release(stack[ns].parent);
+    }
     free(stack);
     free(c.root_real);
     run->oom = 1;

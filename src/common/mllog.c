@@ -383,9 +383,11 @@ static inline __attribute__((always_inline)) int pairs_block(pairs_state *st, co
         comma |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(','))) << (sh); \
     } while (0)
 
-__attribute__((target("avx2"))) static const char *str_pairs_avx2(const char *p, const char *end)
+__attribute__((target("avx2"))) static const char *str_pairs_avx2(const char *p, const char *end,
+                                                                  int *high)
 {
     pairs_state st = {0, 0, 0, 1, p};
+    __m256i acc = _mm256_setzero_si256();
     for (const char *q = p; end - q >= 64; q += 64) {
         uint64_t qm = 0, x = 0, colon = 0, comma = 0;
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)q);
@@ -394,7 +396,9 @@ __attribute__((target("avx2"))) static const char *str_pairs_avx2(const char *p,
         PAIRS_MASKS32(b, qm, x, colon, comma, 32);
         if (!pairs_block(&st, q, qm, x, colon, comma))
             break;
+        acc = _mm256_or_si256(acc, _mm256_or_si256(a, b));
     }
+    *high = _mm256_movemask_epi8(acc) != 0;
     return st.start;
 }
 
@@ -417,12 +421,14 @@ pairs_block_clmul(pairs_state *st, const char *q, uint64_t qm, uint64_t x, uint6
 
 /* AVX-512BW: one load and five compares into bit masks a step */
 __attribute__((target("avx512bw,pclmul"))) static const char *str_pairs_avx512(const char *p,
-                                                                               const char *end)
+                                                                               const char *end,
+                                                                               int *high)
 {
     pairs_state st = {0, 0, 0, 1, p};
     const __m512i quote = _mm512_set1_epi8('"'), bslash = _mm512_set1_epi8('\\'),
                   ctl = _mm512_set1_epi8(0x1f), colon = _mm512_set1_epi8(':'),
                   comma = _mm512_set1_epi8(',');
+    __m512i acc = _mm512_setzero_si512();
     for (const char *q = p; end - q >= 64; q += 64) {
         __m512i v = _mm512_loadu_si512((const void *)q);
         uint64_t qm = _mm512_cmpeq_epi8_mask(v, quote);
@@ -430,7 +436,9 @@ __attribute__((target("avx512bw,pclmul"))) static const char *str_pairs_avx512(c
         if (!pairs_block_clmul(&st, q, qm, x, _mm512_cmpeq_epi8_mask(v, colon),
                                _mm512_cmpeq_epi8_mask(v, comma)))
             break;
+        acc = _mm512_or_si512(acc, v);
     }
+    *high = _mm512_movepi8_mask(acc) != 0;
     return st.start;
 }
 #endif
@@ -443,20 +451,22 @@ __attribute__((target("avx512bw,pclmul"))) static const char *str_pairs_avx512(c
  * to the line's UTF-8 check, as scan_string leaves it). 64 bytes a step (AVX-512BW or AVX2 when
  * the CPU has it, else SSE2) with the parity of the quotes (prefix XOR) carried from one step to the next:
  * a gap between two strings must be one byte, ':' after a key and ',' after a value. */
-static const char *str_pairs_run(const char *p, const char *end, int simd)
+static const char *str_pairs_run(const char *p, const char *end, int simd, int *high)
 {
 #ifdef HAVE_AVX2_PATH
     if (simd >= MS_SIMD_AVX512)
-        return str_pairs_avx512(p, end);
+        return str_pairs_avx512(p, end, high);
     if (simd >= MS_SIMD_AVX2)
-        return str_pairs_avx2(p, end);
+        return str_pairs_avx2(p, end, high);
 #endif
     pairs_state st = {0, 0, 0, 1, p};
+    uint64_t hi = 0;
     for (const char *q = p; end - q >= 64; q += 64) {
-        uint64_t qm = 0, x = 0, colon = 0, comma = 0;
+        uint64_t qm = 0, x = 0, colon = 0, comma = 0, h = 0;
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + 16 * k));
+            h |= (uint64_t)(unsigned)_mm_movemask_epi8(v);
             __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v); /* <= 0x1f */
             qm |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')))
                   << (16 * k);
@@ -470,13 +480,18 @@ static const char *str_pairs_run(const char *p, const char *end, int simd)
         }
         if (!pairs_block(&st, q, qm, x, colon, comma))
             break;
+        hi |= h;
     }
+    *high = hi != 0;
     return st.start;
 }
 #endif
 
 static int scan_value(const char **pp, const char *end, int depth_limit, int simd, char *msg,
                       size_t msgsz);
+
+static int container_members(const char **pp, const char *p, const char *end, int object,
+                             int depth_limit, int simd, char *msg, size_t msgsz);
 
 /* An object or array starting at p (its opening bracket), up to past its closing bracket. */
 static int scan_container(const char **pp, const char *p, const char *end, int depth_limit,
@@ -492,9 +507,21 @@ static int scan_container(const char **pp, const char *p, const char *end, int d
     }
 #if defined(__SSE2__)
     /* a long object of plain strings (loadgen_file_sha1): its members up to the last few */
-    if (object && end - p >= 256 && *p == '"')
-        p = str_pairs_run(p, end, simd);
+    if (object && end - p >= 256 && *p == '"') {
+        int high;
+        p = str_pairs_run(p, end, simd, &high);
+    }
 #endif
+    return container_members(pp, p, end, object, depth_limit, simd, msg, msgsz);
+}
+
+/* The members (elements) of a container from p, the start of one, up to past its closing
+ * bracket. */
+static int container_members(const char **pp, const char *p, const char *end, int object,
+                             int depth_limit, int simd, char *msg, size_t msgsz)
+{
+    char close = object ? '}' : ']';
+    int kind = object ? MS_JV_OBJECT : MS_JV_ARRAY;
     for (;;) {
         if (object) {
             p = skip_ws(p, end);
@@ -573,6 +600,59 @@ static int scan_value(const char **pp, const char *end, int depth_limit, int sim
     }
     }
     return fail(msg, msgsz, "invalid JSON value");
+}
+
+static int simd_cap(int simd);
+
+const char *ms_mllog_value_start(const char *line, const char *end, const char **key,
+                                 size_t *key_len)
+{
+    static const char head[] = MLLOG_PREFIX " {\"key\": \"";
+    static const char mid[] = "\", \"value\": ";
+    size_t hn = sizeof head - 1, mn = sizeof mid - 1;
+    if ((size_t)(end - line) < hn || memcmp(line, head, hn))
+        return NULL;
+    const char *k = line + hn, *p = k;
+    /* a short key of printable ASCII without escapes (a quote ends it) */
+    while (p < end && p - k < 256 && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 &&
+           (unsigned char)*p < 0x7f)
+        p++;
+    if (p >= end || *p != '"' || (size_t)(end - p) < mn || memcmp(p, mid, mn))
+        return NULL;
+    *key = k;
+    *key_len = (size_t)(p - k);
+    return p + mn;
+}
+
+const char *ms_mllog_prevalue(const char *vs, const char *end, int simd, int *kind,
+                              const char **resume)
+{
+    simd = simd_cap(simd);
+    *resume = NULL;
+    if (end - vs < 2)
+        return NULL;
+    if (*vs == '[') {
+        int closed;
+        const char *q = int_list_run(vs + 1, end, &closed, simd);
+        if (!closed)
+            return NULL;
+        *kind = MS_JV_ARRAY;
+        return q + 1;
+    }
+#if defined(__SSE2__)
+    if (*vs == '{' && vs[1] == '"' && end - vs >= 257 && simd >= MS_SIMD_SSE2) {
+        int high;
+        const char *r = str_pairs_run(vs + 1, end, simd, &high);
+        /* str_pairs_run leaves bytes above 0x7f to the line's UTF-8 check, which only sees
+         * the bytes after the ones taken here: none in the blocks it took */
+        if (r == vs + 1 || high)
+            return NULL;
+        *kind = MS_JV_OBJECT;
+        *resume = r;
+        return r;
+    }
+#endif
+    return NULL;
 }
 
 int ms_simd_level(void)
@@ -784,7 +864,19 @@ static int scan_standard(const char *p, const char *end, ms_mllog_rec *rec, cons
     if (!LIT(", \"value\": "))
         return 0;
     const char *vs = p;
-    int kind = scan_value(&p, end, DEPTH_LIMIT, simd, msg, sizeof msg);
+    int kind;
+    if (memo && memo->hint_vs == vs && memo->hint_ve && memo->hint_ve <= end) {
+        /* validated ahead by the reader (ms_mllog_prevalue, or the same bytes as a value it
+         * validated before) */
+        kind = memo->hint_kind;
+        p = memo->hint_ve;
+    } else if (memo && memo->hint_vs == vs && memo->hint_resume && memo->hint_resume < end) {
+        /* the leading members validated ahead: the rest */
+        kind = container_members(&p, memo->hint_resume, end, *vs == '{', DEPTH_LIMIT, simd,
+                                 msg, sizeof msg);
+    } else {
+        kind = scan_value(&p, end, DEPTH_LIMIT, simd, msg, sizeof msg);
+    }
     if (kind < 0)
         return 0;
     const char *ve = p;
@@ -879,13 +971,19 @@ static int scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char
     memset(rec, 0, sizeof *rec);
     rec->time_ms = NAN;
     size_t pl = strlen(MLLOG_PREFIX);
-    if (len < pl || memcmp(line, MLLOG_PREFIX, pl) != 0)
+    if (len < pl || memcmp(line, MLLOG_PREFIX, pl) != 0) {
+        if (memo)
+            memo->hint_vs = NULL;
         return 0;
+    }
     const char *p = line + pl, *end = line + len;
     /* right-strip like the Python tools */
     while (end > p && isspace((unsigned char)end[-1]))
         end--;
-    if (scan_standard(p, end, rec, key, key_len, want_time, memo, simd))
+    int std = scan_standard(p, end, rec, key, key_len, want_time, memo, simd);
+    if (memo)
+        memo->hint_vs = NULL; /* for this line only */
+    if (std)
         return 1;
     memset(rec, 0, sizeof *rec);
     rec->time_ms = NAN;

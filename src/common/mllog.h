@@ -65,8 +65,8 @@ int ms_mllog_parse_line(const char *line, size_t len, ms_mllog_rec *rec, char *m
 int ms_mllog_scan_line(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                        size_t *key_len, char *msg, size_t msgsz);
 
-/* What ms_mllog_scan_line_memo keeps from one line to the next of a log (set len to 0 before
- * the first line): the text after time_ms of the previous record in the LoadGen's layout,
+/* What ms_mllog_scan_line_memo keeps from one line to the next of a log (zeroed before the
+ * first line): the text after time_ms of the previous record in the LoadGen's layout,
  * already validated: the whole rest of the line when it fits, else its middle part (namespace,
  * event_type, is_error, is_warning, file). */
 typedef struct ms_mllog_memo {
@@ -75,6 +75,13 @@ typedef struct ms_mllog_memo {
     int whole;           /* text is the whole rest of the line (else only the middle part) */
     int is_error, is_warning;
     char text[384];
+    /* Set by a reader that validated the record's value ahead, in the bytes before the line's
+     * end (ms_mllog_prevalue), for the next ms_mllog_scan_line_memo / _simd call only: the value
+     * that starts at hint_vs (a line in the LoadGen's layout) is, up to hint_ve, a whole valid
+     * JSON value of kind hint_kind; or (hint_ve NULL) an object whose members up to hint_resume
+     * (a member's start) are valid, the rest to be scanned. hint_vs NULL: no hint. */
+    const char *hint_vs, *hint_ve, *hint_resume;
+    int hint_kind;
 } ms_mllog_memo;
 
 /* ms_mllog_scan_line for a reader going through the lines of one log in order: a record whose
@@ -90,6 +97,21 @@ int ms_simd_level(void);
 int ms_mllog_scan_line_simd(const char *line, size_t len, ms_mllog_rec *rec, const char **key,
                             size_t *key_len, ms_mllog_memo *memo /* or NULL */, int simd,
                             char *msg, size_t msgsz);
+
+/* For a reader that has not found the end of the line yet (bytes up to end available, which may
+ * run past it): when line starts a record in the LoadGen's layout whose key is plain printable
+ * ASCII, *key / *key_len get the key's text (without quotes) and the value's start is returned;
+ * NULL otherwise. */
+const char *ms_mllog_value_start(const char *line, const char *end, const char **key,
+                                 size_t *key_len);
+/* Validates ahead the start of the value at vs ('[' or '{'), in bytes that may run past the line:
+ * an array of plain non-negative integers up to its ']' (returns past it, *kind MS_JV_ARRAY,
+ * *resume NULL), or the leading members of an object of plain ASCII strings (returns the
+ * first member not taken in *resume and the same pointer, *kind MS_JV_OBJECT). Neither takes a
+ * line break or a byte above 0x7f, so the bytes validated are inside the line. NULL when
+ * nothing was taken. */
+const char *ms_mllog_prevalue(const char *vs, const char *end, int simd, int *kind,
+                              const char **resume);
 
 /* First record with this key, or NULL. */
 const ms_mllog_rec *ms_mllog_find(const ms_mllog *log, const char *key);

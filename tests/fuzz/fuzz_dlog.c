@@ -15,7 +15,7 @@
 static void differential(const char *data, size_t size)
 {
     ms_mllog_memo memo;
-    memo.len = 0;
+    memset(&memo, 0, sizeof memo);
     const char *p = data, *end = data + size;
     char m1[200], m2[200];
     while (p < end) {

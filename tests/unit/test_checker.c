@@ -130,6 +130,168 @@ END_TEST
  * invalid byte just after the line end (it belongs to the next line), with or without a final
  * newline: records, their lines and the first bad UTF-8 line are what line-by-line reading
  * gives. */
+/* Long values validated ahead of the line end (ms_mllog_prevalue: integer lists and objects of
+ * plain strings, bytes up to the end of the read block, which run past the line) against a
+ * line-by-line reference (split like Python's text mode, each line through the plain scanner):
+ * valid and damaged lists and objects (a line break, a byte above 0x7f, valid or not as UTF-8,
+ * a space, a leading zero, an escape, a missing bracket), lines longer than the read block,
+ * three kinds of line end. Every record, key, kind, line number, bad record and bad UTF-8 line
+ * must be the same. */
+static void gen_long_value(ms_buf *b, unsigned *seed, int object)
+{
+    size_t n = 200 + (*seed = *seed * 1103515245u + 12345u) % 12000;
+    if (object) {
+        ms_buf_putc(b, '{');
+        for (size_t i = 0; i < n / 60; i++)
+            ms_buf_printf(b, "%s\"/loadgen/src/file_%04zu.cc\":\"%040zu\"", i ? "," : "", i, i * 7);
+        ms_buf_putc(b, '}');
+    } else {
+        ms_buf_putc(b, '[');
+        for (size_t i = 0; i < n / 5; i++)
+            ms_buf_printf(b, "%s%zu", i ? "," : "", (i * 2654435761u) % 50000);
+        ms_buf_putc(b, ']');
+    }
+}
+
+START_TEST(dlog_values_validated_ahead_match_line_by_line)
+{
+    ms_test_tmpdir(tmpdir, sizeof tmpdir);
+    char path[300];
+    snprintf(path, sizeof path, "%s/log.txt", tmpdir);
+    static const char *const damage[] = {"\n", "\r", "\xc3\xa9", "\xff", " ", "00", "\\n", "\"",
+                                         "]", "}", ",", "\x01"};
+    static const char *const ends[] = {"\n", "\r", "\r\n"};
+    unsigned seed = 777;
+    for (int iter = 0; iter < 400; iter++) {
+        ms_buf b = MS_BUF_INIT;
+        int nlines = 1 + (int)((seed = seed * 1103515245u + 12345u) % 6);
+        for (int l = 0; l < nlines; l++) {
+            seed = seed * 1103515245u + 12345u;
+            int object = (seed >> 8) & 1;
+            ms_buf v = MS_BUF_INIT;
+            gen_long_value(&v, &seed, object);
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 8) % 3 == 0) {
+                /* damage at some offset */
+                size_t at = 1 + (seed >> 12) % (v.len - 1);
+                seed = seed * 1103515245u + 12345u;
+                const char *dmg = damage[(seed >> 8) % (sizeof damage / sizeof *damage)];
+                ms_buf w = MS_BUF_INIT;
+                ms_buf_append(&w, v.data, at);
+                ms_buf_puts(&w, dmg);
+                ms_buf_append(&w, v.data + at, v.len - at);
+                ms_buf_free(&v);
+                v = w;
+            }
+            ms_buf_printf(&b, ":::MLLOG {\"key\": \"%s%d\", \"value\": ", object ? "sha" : "qsl",
+                          (int)((seed >> 16) % 3));
+            ms_buf_append(&b, v.data, v.len);
+            ms_buf_puts(&b, ", \"time_ms\": 0.5, \"namespace\": \"mlperf::logging\", \"event_type\": "
+                            "\"POINT_IN_TIME\", \"metadata\": {\"is_error\": false, \"is_warning\": "
+                            "false, \"file\": \"loadgen.cc\", \"line_no\": 1, \"pid\": 1, \"tid\": 1}}");
+            ms_buf_free(&v);
+            seed = seed * 1103515245u + 12345u;
+            ms_buf_puts(&b, ends[(seed >> 8) % 3]);
+            if ((seed >> 12) % 4 == 0)
+                ms_buf_puts(&b, REC("short", "1") "\n");
+        }
+        write_file(path, b.data, b.len);
+        /* the reference: Python's line split, each line scanned alone */
+        size_t nbad = 0, first_bad = 0, bad_utf8_line = 0, line_no = 0;
+        ck_dlog d;
+        ms_err e;
+        ck_assert_int_eq(ck_dlog_load(&d, path, &e), MS_OK);
+        const char *p = b.data, *end = b.data + b.len;
+        size_t nkeys = 0;
+        char keys[64][16];
+        while (p < end) {
+            const char *q = p;
+            while (q < end && *q != '\n' && *q != '\r')
+                q++;
+            line_no++;
+            size_t off;
+            if (!bad_utf8_line && !ms_utf8_valid(p, (size_t)(q - p), &off))
+                bad_utf8_line = line_no;
+            ms_mllog_rec rec;
+            const char *key;
+            size_t key_len;
+            char msg[200];
+            int r = ms_mllog_scan_line(p, (size_t)(q - p), &rec, &key, &key_len, msg, sizeof msg);
+            if (r < 0 && !nbad++)
+                first_bad = line_no;
+            if (r > 0 && key && key_len >= 2 && key_len - 2 < sizeof keys[0]) {
+                char k[16];
+                memcpy(k, key + 1, key_len - 2);
+                k[key_len - 2] = '\0';
+                int seen = 0;
+                for (size_t i = 0; i < nkeys; i++)
+                    seen |= !strcmp(keys[i], k);
+                if (!seen && nkeys < 64) {
+                    strcpy(keys[nkeys++], k);
+                    const ck_dval *dv = ck_dlog_get(&d, k);
+                    ck_assert_msg(dv != NULL, "iter %d: key %s missing", iter, k);
+                    ck_assert_int_eq(dv->line, line_no);
+                    ck_assert_int_eq(dv->kind, rec.kind);
+                    ck_assert_uint_eq(dv->raw_len, rec.raw_len);
+                }
+            }
+            if (q >= end)
+                p = end;
+            else if (*q == '\r' && q + 1 < end && q[1] == '\n')
+                p = q + 2;
+            else
+                p = q + 1;
+        }
+        ck_assert_msg(d.nbad == nbad, "iter %d: %zu bad records, reference %zu", iter, d.nbad, nbad);
+        if (nbad)
+            ck_assert_uint_eq(d.first_bad_line, first_bad);
+        ck_assert_int_eq(d.bad_utf8, bad_utf8_line != 0);
+        if (bad_utf8_line)
+            ck_assert_uint_eq(d.bad_utf8_line, bad_utf8_line);
+        ck_assert_uint_eq(d.n, nkeys);
+        ck_dlog_free(&d);
+        ms_buf_free(&b);
+    }
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Patterns compiled once per check: the same code for the same pattern and options inside a
+ * check's store (from any thread), none outside one or for a pattern that does not compile */
+static void re_shared_task(void *ctx, size_t i)
+{
+    const pcre2_code **out = ctx;
+    out[i] = ck_re_shared("(?<=version=)(.+?)-", PCRE2_UTF);
+}
+
+START_TEST(re_shared_once_per_check)
+{
+    ck_assert_ptr_null(ck_re_shared("a+", 0));
+    ck_fs_store *s = ck_fs_store_new();
+    ck_assert_ptr_nonnull(s);
+    ck_fs_cache_begin(s);
+    const pcre2_code *a = ck_re_shared("a+", 0), *b = ck_re_shared("a+", 0);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_eq(a, b);
+    const pcre2_code *u = ck_re_shared("a+", PCRE2_UTF);
+    ck_assert_ptr_nonnull(u);
+    ck_assert_ptr_ne(a, u);
+    ck_assert_ptr_null(ck_re_shared("(unclosed", 0));
+    const pcre2_code *got[64];
+    ck_parallel(4, 64, re_shared_task, got);
+    for (int i = 1; i < 64; i++)
+        ck_assert_ptr_eq(got[i], got[0]);
+    ck_assert_ptr_nonnull(got[0]);
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(got[0], NULL);
+    ck_assert_int_eq(pcre2_match(got[0], (PCRE2_SPTR) "version=4.1-x", 13, 0, 0, md, NULL), 2);
+    pcre2_match_data_free(md);
+    ck_fs_cache_end();
+    ck_fs_store_free(s);
+    ck_assert_ptr_null(ck_re_shared("a+", 0));
+}
+END_TEST
+
 START_TEST(dlog_line_ends_and_utf8_at_every_offset)
 {
     ms_test_tmpdir(tmpdir, sizeof tmpdir);
@@ -566,6 +728,8 @@ static Suite *suite(void)
     tcase_add_test(tc, files_diff_like_python);
     tcase_add_test(tc, listing_cache_answers_like_stat_and_ends_with_the_task);
     tcase_add_test(tc, dlog_line_ends_and_utf8_at_every_offset);
+    tcase_add_test(tc, dlog_values_validated_ahead_match_line_by_line);
+    tcase_add_test(tc, re_shared_once_per_check);
     tcase_add_test(tc, check_catalogue_complete);
     tcase_add_test(tc, check_skip_flags);
     tcase_add_test(tc, ptd_strptime_like_python);

@@ -623,7 +623,7 @@ START_TEST(mllog_memo_scan_matches_the_stateless_scan)
     static const char repl[] = {'"', '\\', ' ', 'x', '1', '}', ',', 't', 'f', '\x01', (char)0xc3};
     unsigned seed = 4242;
     ms_mllog_memo memo;
-    memo.len = 0;
+    memset(&memo, 0, sizeof memo);
     char line[600], msg1[200], msg2[200];
     for (int iter = 0; iter < 200000; iter++) {
         seed = seed * 1103515245u + 12345u;
@@ -875,8 +875,7 @@ START_TEST(mllog_simd_levels_match_python_grammar)
     unsigned seed = 9001;
     int best = ms_simd_level();
     ms_mllog_memo memo[MS_SIMD_AVX512 + 1];
-    for (int l = 0; l <= MS_SIMD_AVX512; l++)
-        memo[l].len = 0;
+    memset(memo, 0, sizeof memo);
     size_t nvalid = 0, ninvalid = 0;
     for (int iter = 0; iter < 30000; iter++) {
         ms_buf b = MS_BUF_INIT;
