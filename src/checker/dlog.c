@@ -288,16 +288,117 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
 /* Lines longer than this have their value validated ahead */
 #define PREVALUE_MIN 1024
 
+/* ---- values seen before ------------------------------------------------------------------
+ * The long values of a LoadGen's detail logs repeat from one log to the next: loadgen_file_sha1
+ * (the digests of the LoadGen's sources, the same in every run of one build) and
+ * loaded_qsl_set (the same set for every performance run of a model with the same seed and
+ * sample count). Each worker thread keeps the last few long array or object values it
+ * validated (ASCII, no line break: a line's bytes), by key; a record whose value starts with
+ * the same bytes, followed by the ',' that ends it, has that value (a container ends at its
+ * own closing bracket) and it is not scanned again. Justified thread state: the memo of the
+ * thread between ck_dlog_memo_begin and ck_dlog_memo_end (ck_parallel's workers); none
+ * elsewhere. */
+#define VMEMO_SLOTS 4
+#define VMEMO_MIN 1024           /* values at least this long are remembered */
+#define VMEMO_MAX (1u << 20)     /* and at most this long */
+#define VMEMO_KEY 64
+
+typedef struct vslot {
+    char key[VMEMO_KEY];
+    size_t key_len;
+    char *val;
+    size_t len, cap;             /* len 0: empty */
+    int kind;
+    unsigned long used;          /* the clock when last stored or hit */
+} vslot;
+
+typedef struct vmemo {
+    vslot s[VMEMO_SLOTS];
+    unsigned long clock;
+} vmemo;
+
+static _Thread_local int tl_vmemo_on;
+static _Thread_local vmemo *tl_vmemo;
+
+void ck_dlog_memo_begin(void)
+{
+    tl_vmemo_on = 1;
+}
+
+void ck_dlog_memo_end(void)
+{
+    if (tl_vmemo)
+        for (int i = 0; i < VMEMO_SLOTS; i++)
+            free(tl_vmemo->s[i].val);
+    free(tl_vmemo);
+    tl_vmemo = NULL;
+    tl_vmemo_on = 0;
+}
+
+static vslot *vmemo_find(vmemo *m, const char *key, size_t key_len)
+{
+    for (int i = 0; i < VMEMO_SLOTS; i++)
+        if (m->s[i].len && m->s[i].key_len == key_len && !memcmp(m->s[i].key, key, key_len))
+            return &m->s[i];
+    return NULL;
+}
+
+/* Remembers the validated value v (n bytes, a line's ASCII bytes) of key: best effort */
+static void vmemo_store(const char *key, size_t key_len, const char *v, size_t n, int kind)
+{
+    if (!tl_vmemo_on || n < VMEMO_MIN || n > VMEMO_MAX || key_len > VMEMO_KEY)
+        return;
+    if (!tl_vmemo && !(tl_vmemo = calloc(1, sizeof *tl_vmemo)))
+        return;
+    vmemo *m = tl_vmemo;
+    /* the key's slot, else the least recently used one (an empty one has used 0) */
+    vslot *sl = vmemo_find(m, key, key_len);
+    if (!sl) {
+        sl = &m->s[0];
+        for (int i = 1; i < VMEMO_SLOTS; i++)
+            if (m->s[i].used < sl->used)
+                sl = &m->s[i];
+    }
+    if (n > sl->cap) {
+        char *nv = realloc(sl->val, n);
+        if (!nv) {
+            sl->len = 0;
+            return;
+        }
+        sl->val = nv;
+        sl->cap = n;
+    }
+    memcpy(sl->val, v, n);
+    memcpy(sl->key, key, key_len);
+    sl->key_len = key_len;
+    sl->len = n;
+    sl->kind = kind;
+    sl->used = ++m->clock;
+}
+
 /* The record at line (bytes up to end, past the line's end too): when its value is a long integer
  * list or object of plain strings, validates it (or its leading members) ahead and sets the hint
- * for the record's scan; returns where the line-end search starts (line itself otherwise). */
-static const char *prevalue(const char *line, const char *end, ms_mllog_memo *memo, int simd)
+ * for the record's scan; returns where the line-end search starts (line itself otherwise).
+ * *from_memo: the value was one seen before (vmemo). */
+static const char *prevalue(const char *line, const char *end, ms_mllog_memo *memo, int simd,
+                            int *from_memo)
 {
     const char *key;
     size_t key_len;
+    *from_memo = 0;
     const char *vs = ms_mllog_value_start(line, end, &key, &key_len);
     if (!vs || (*vs != '[' && *vs != '{'))
         return line;
+    vslot *sl = tl_vmemo ? vmemo_find(tl_vmemo, key, key_len) : NULL;
+    if (sl && (size_t)(end - vs) > sl->len && vs[sl->len] == ',' && !memcmp(vs, sl->val, sl->len)) {
+        sl->used = ++tl_vmemo->clock;
+        memo->hint_vs = vs;
+        memo->hint_ve = vs + sl->len;
+        memo->hint_resume = NULL;
+        memo->hint_kind = sl->kind;
+        *from_memo = 1;
+        return vs + sl->len;
+    }
     int kind;
     const char *resume;
     const char *q = ms_mllog_prevalue(vs, end, simd, &kind, &resume);
@@ -310,14 +411,18 @@ static const char *prevalue(const char *line, const char *end, ms_mllog_memo *me
     return q;
 }
 
+/* remember: the line is a long ASCII line whose value was not one seen before (vmemo_store) */
 static int handle_line(ck_dlog *d, const char *line, size_t len, size_t line_no,
-                       ms_mllog_memo *memo, int simd)
+                       ms_mllog_memo *memo, int simd, int remember)
 {
     ms_mllog_rec rec;
     const char *key;
     size_t key_len;
     char msg[200];
     int r = ms_mllog_scan_line_simd(line, len, &rec, &key, &key_len, memo, simd, msg, sizeof msg);
+    if (remember && r > 0 && key && key_len >= 2 && !memchr(key, '\\', key_len) &&
+        (rec.kind == MS_JV_ARRAY || rec.kind == MS_JV_OBJECT))
+        vmemo_store(key + 1, key_len - 2, rec.raw, rec.raw_len, rec.kind);
     if (line_no == 1)
         d->first_line_is_record = r != 0;
     if (r < 0) {
@@ -439,14 +544,16 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
             /* the end of the line (\n or \r) and whether it holds non-ASCII bytes; a long value
              * validated ahead (ms_mllog_prevalue: no line break, no such byte) is not looked
              * at twice: the search for the line end starts after it */
-            int high = 0;
+            int high = 0, from_memo = 0, long_line = 0;
             memo.hint_vs = NULL;
             const char *lim = len - start > PREVALUE_MIN ? buf + start + PREVALUE_MIN : buf + len;
             const char *stop = ck_dlog_line_stop(buf + start, lim, &high, simd);
             if (stop == lim && lim < buf + len) {
                 /* a long line: on after its value when that was validated ahead */
-                const char *from = skipping ? lim : prevalue(buf + start, buf + len, &memo, simd);
+                const char *from = skipping ? lim
+                                            : prevalue(buf + start, buf + len, &memo, simd, &from_memo);
                 stop = ck_dlog_line_stop(from > lim ? from : lim, buf + len, &high, simd);
+                long_line = 1;
             }
             size_t i = (size_t)(stop - buf);
             if (i == len && !eof)
@@ -473,7 +580,8 @@ int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept
                         d->bad_utf8_line = line_no;
                     }
                 }
-                if (handle_line(d, line, ll, line_no, &memo, simd)) {
+                if (handle_line(d, line, ll, line_no, &memo, simd,
+                                long_line && !high && !from_memo)) {
                     free(buf);
                     close(fd);
                     ck_dlog_free(d);

@@ -301,6 +301,11 @@ int ck_dlog_load(ck_dlog *d, const char *path, ms_err *e);
 int ck_dlog_load_keep(ck_dlog *d, const char *path, size_t keep_max, char **kept, size_t *kept_len,
                       ms_err *e);
 void ck_dlog_free(ck_dlog *d);
+/* The calling thread keeps the long values it validated (between begin and end, which frees
+ * them): a later log's record with the same bytes is not scanned again (dlog.c, "values seen
+ * before"). ck_parallel's workers do. */
+void ck_dlog_memo_begin(void);
+void ck_dlog_memo_end(void);
 /* The end of the line starting at p: the first '\n' or '\r' in [p, end), or end; *high is set
  * when a byte >= 0x80 comes before it (only such a line needs the UTF-8 check). simd: an
  * ms_simd_level() value (at most the CPU's; every level gives the same result). */

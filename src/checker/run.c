@@ -190,12 +190,14 @@ static void *worker(void *arg)
 {
     pool *p = arg;
     ck_fs_cache_begin(p->fs);
+    ck_dlog_memo_begin();
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
             break;
         p->fn(p->ctx, i);
     }
+    ck_dlog_memo_end();
     ck_fs_cache_end();
     return NULL;
 }

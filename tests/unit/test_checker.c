@@ -131,15 +131,18 @@ END_TEST
  * newline: records, their lines and the first bad UTF-8 line are what line-by-line reading
  * gives. */
 /* Long values validated ahead of the line end (ms_mllog_prevalue: integer lists and objects of
- * plain strings, bytes up to the end of the read block, which run past the line) against a
- * line-by-line reference (split like Python's text mode, each line through the plain scanner):
+ * plain strings, bytes up to the end of the read block, which run past the line) or taken as
+ * the same bytes as a value seen in an earlier log (the thread's memo) against a line-by-line
+ * reference (split like Python's text mode, each line through the plain scanner):
  * valid and damaged lists and objects (a line break, a byte above 0x7f, valid or not as UTF-8,
  * a space, a leading zero, an escape, a missing bracket), lines longer than the read block,
  * three kinds of line end. Every record, key, kind, line number, bad record and bad UTF-8 line
  * must be the same. */
 static void gen_long_value(ms_buf *b, unsigned *seed, int object)
 {
-    size_t n = 200 + (*seed = *seed * 1103515245u + 12345u) % 12000;
+    /* a few lengths, so that values repeat from one log to the next (the thread's memo of
+     * values seen before) and shorter ones are prefixes of longer ones */
+    size_t n = 200 + ((*seed = *seed * 1103515245u + 12345u) >> 8) % 8 * 1500;
     if (object) {
         ms_buf_putc(b, '{');
         for (size_t i = 0; i < n / 60; i++)
@@ -162,6 +165,7 @@ START_TEST(dlog_values_validated_ahead_match_line_by_line)
                                          "]", "}", ",", "\x01"};
     static const char *const ends[] = {"\n", "\r", "\r\n"};
     unsigned seed = 777;
+    ck_dlog_memo_begin(); /* as a worker thread: long values remembered from log to log */
     for (int iter = 0; iter < 400; iter++) {
         ms_buf b = MS_BUF_INIT;
         int nlines = 1 + (int)((seed = seed * 1103515245u + 12345u) % 6);
@@ -252,6 +256,7 @@ START_TEST(dlog_values_validated_ahead_match_line_by_line)
         ck_dlog_free(&d);
         ms_buf_free(&b);
     }
+    ck_dlog_memo_end();
     unlink(path);
     rmdir(tmpdir);
 }
