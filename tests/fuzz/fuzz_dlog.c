@@ -1,6 +1,7 @@
 /* libFuzzer harness: the checker's streaming detail-log reader (ck_dlog_load: block reads,
  * universal newlines, the 64-byte line-end/UTF-8 scan, the memo of the previous record's middle
- * part, the repeated-key shortcut) and, line by line, ms_mllog_scan_line_memo against the
+ * part, the repeated-key shortcut, long values validated ahead of the line end or remembered
+ * from an earlier input) and, line by line, ms_mllog_scan_line_memo against the
  * stateless ms_mllog_scan_line: any difference in a result aborts. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +39,13 @@ static void differential(const char *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* as a worker thread of the check: the long values of one input are remembered for the
+     * next ones (dlog.c, "values seen before") */
+    static int memo_on;
+    if (!memo_on) {
+        ck_dlog_memo_begin();
+        memo_on = 1;
+    }
     differential((const char *)data, size);
     int fd = memfd_create("dlog", MFD_CLOEXEC);
     if (fd < 0)
