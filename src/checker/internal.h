@@ -27,6 +27,7 @@
 typedef struct ck_metric_re {
     const char *metric;
     ms_pyre re;
+    _Atomic int jit;           /* machine code made (ck_rules_pattern, once, at the first use) */
 } ck_metric_re;
 
 /* Behaviour switches of a round: the only place a round's different behaviour is decided
@@ -108,6 +109,8 @@ typedef struct ck_rules {
     ck_switches sw;            /* the round's behaviour switches (ck_rules_load) */
     ck_metric_re *patterns;    /* compiled accuracy_patterns */
     size_t npatterns;
+    pthread_mutex_t jit_mu;    /* the patterns' machine code is made under it */
+    int jit_mu_ok;
     ms_pyre hash_re;
     ms_pyre *power_file_res;   /* power_measure_file_patterns compiled (code NULL: one that
                                   does not compile, which no file matches) */
@@ -125,6 +128,9 @@ int ck_jlist_has(const json_t *arr, const char *s);
 /* rules[key][a] or rules[key][a][b]; NULL when absent */
 const json_t *ck_rget2(const ck_rules *r, const char *key, const char *a);
 const json_t *ck_rget3(const ck_rules *r, const char *key, const char *a, const char *b);
+/* The compiled accuracy pattern of a metric (NULL: none); made machine code (PCRE2's JIT) at its
+ * first use: it is matched on every line of every accuracy.txt, and only the metrics the tree
+ * uses are worth the compiling. Thread-safe. */
 const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric);
 /* required / optional scenario lists for (category, model); NULL when the model is absent */
 const char *ck_remap(const ck_rules *r, const char *model);

@@ -100,18 +100,26 @@ typedef struct pwre {
     pcre2_code *own;           /* code when compiled here (not the check's shared one) */
 } pwre;
 
-static int pwre_compile(pwre *re, const char *pattern)
+/* anchored: the pattern is only ever matched at the subject's start (re.match): anchored when
+ * compiled, which lets PCRE2's JIT code run it (an anchored match option would not) */
+static int pwre_compile_as(pwre *re, const char *pattern, int anchored)
 {
     int err;
     PCRE2_SIZE off;
+    uint32_t opts = PCRE2_UTF | (anchored ? PCRE2_ANCHORED : 0);
     re->own = NULL;
     /* compiled once per check (the Power WG check of every power result uses the same ones) */
-    re->code = ck_re_shared(pattern, PCRE2_UTF);
+    re->code = ck_re_shared(pattern, opts);
     if (!re->code)
-        re->code = re->own = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
-                                           &err, &off, NULL);
+        re->code = re->own = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &err,
+                                           &off, NULL);
     re->md = re->code ? pcre2_match_data_create_from_pattern(re->code, NULL) : NULL;
     return re->code && re->md ? 0 : -1;
+}
+
+static int pwre_compile(pwre *re, const char *pattern)
+{
+    return pwre_compile_as(re, pattern, 0);
 }
 
 static void pwre_free(pwre *re)
@@ -150,12 +158,13 @@ typedef struct pwtime {
 static int pwtime_init(pwtime *t)
 {
     memset(t, 0, sizeof *t);
-    return pwre_compile(&t->strptime_re,
-                        "(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\\d|0[1-9]|[1-9]| [1-9])-(\\d\\d\\d\\d)"
-                        "\\s+(2[0-3]|[0-1]\\d|\\d):([0-5]\\d|\\d):(6[0-1]|[0-5]\\d|\\d)\\."
-                        "([0-9]{1,6})") ||
+    return pwre_compile_as(&t->strptime_re,
+                           "(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\\d|0[1-9]|[1-9]| [1-9])-(\\d\\d\\d\\d)"
+                           "\\s+(2[0-3]|[0-1]\\d|\\d):([0-5]\\d|\\d):(6[0-1]|[0-5]\\d|\\d)\\."
+                           "([0-9]{1,6})",
+                           1) ||
            pwre_compile(&t->loadgen_re, "\\d*-\\d*-\\d* \\d*:\\d*:\\d*\\.\\d*") ||
-           pwre_compile(&t->ptd_re, "\\d\\d-\\d\\d-\\d\\d\\d\\d \\d\\d:\\d\\d:\\d\\d.\\d\\d\\d");
+           pwre_compile_as(&t->ptd_re, "\\d\\d-\\d\\d-\\d\\d\\d\\d \\d\\d:\\d\\d:\\d\\d.\\d\\d\\d", 1);
 }
 
 static void pwtime_free(pwtime *t)
@@ -179,7 +188,7 @@ static long grp(const pwre *re, const char *s, int g)
  * Returns 0, or -1 when Python raises ValueError. */
 static int py_strptime_us(const pwtime *t, const char *s, size_t n, int64_t *us)
 {
-    int rc = pcre2_match(t->strptime_re.code, (PCRE2_SPTR)s, n, 0, PCRE2_ANCHORED,
+    int rc = pcre2_match(t->strptime_re.code, (PCRE2_SPTR)s, n, 0, 0, /* anchored when compiled */
                          t->strptime_re.md, NULL);
     if (rc < 8)
         return -1;
@@ -1294,7 +1303,7 @@ out:
 static int ptd_time(const pwtime *tm, const char *l, size_t n, int64_t *t)
 {
     size_t s, len;
-    if (!pwre_find(&tm->ptd_re, l, n, 1, 0, &s, &len))
+    if (!pwre_find(&tm->ptd_re, l, n, 0, 0, &s, &len)) /* anchored when compiled */
         return 0;
     return py_strptime_us(tm, l + s, len, t) ? -1 : 1;
 }

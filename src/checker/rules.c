@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,8 +42,22 @@ const json_t *ck_rget3(const ck_rules *r, const char *key, const char *a, const 
 const ms_pyre *ck_rules_pattern(const ck_rules *r, const char *metric)
 {
     for (size_t i = 0; i < r->npatterns; i++)
-        if (!strcmp(r->patterns[i].metric, metric))
-            return &r->patterns[i].re;
+        if (!strcmp(r->patterns[i].metric, metric)) {
+            /* the rules are read-only during a check but for this cache: the JIT code is
+             * attached to the compiled pattern once, under the lock, before any thread matches
+             * with it (a match never runs while it is being made) */
+            ck_metric_re *m = (ck_metric_re *)&r->patterns[i];
+            if (r->jit_mu_ok && !atomic_load_explicit(&m->jit, memory_order_acquire)) {
+                pthread_mutex_t *mu = (pthread_mutex_t *)&r->jit_mu;
+                pthread_mutex_lock(mu);
+                if (!atomic_load_explicit(&m->jit, memory_order_relaxed)) {
+                    ms_pyre_jit(&m->re);
+                    atomic_store_explicit(&m->jit, 1, memory_order_release);
+                }
+                pthread_mutex_unlock(mu);
+            }
+            return &m->re;
+        }
     return NULL;
 }
 
@@ -110,6 +125,8 @@ void ck_rules_free(ck_rules *r)
         ms_pyre_free(&r->patterns[i].re);
     free(r->patterns);
     ms_pyre_free(&r->hash_re);
+    if (r->jit_mu_ok)
+        pthread_mutex_destroy(&r->jit_mu);
     for (size_t i = 0; i < r->npower_file_res; i++)
         ms_pyre_free(&r->power_file_res[i]);
     free(r->power_file_res);
@@ -121,6 +138,8 @@ void ck_rules_free(ck_rules *r)
 int ck_rules_load(ck_rules *r, const char *path, const char *profile, ms_err *e)
 {
     memset(r, 0, sizeof *r);
+    /* without the lock the patterns are only interpreted (the same results) */
+    r->jit_mu_ok = pthread_mutex_init(&r->jit_mu, NULL) == 0;
     json_error_t je;
     r->j = ms_json_load_path(path, 0, &je);
     if (!r->j)

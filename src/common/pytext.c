@@ -237,6 +237,12 @@ int ms_pyre_compile(ms_pyre *re, const char *pattern, ms_err *e)
     return MS_OK;
 }
 
+void ms_pyre_jit(ms_pyre *re)
+{
+    if (re->code)
+        (void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
+}
+
 void ms_pyre_free(ms_pyre *re)
 {
     if (re->code)

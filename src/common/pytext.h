@@ -54,6 +54,9 @@ typedef struct ms_pyre {
  * and the offset. */
 int ms_pyre_compile(ms_pyre *re, const char *pattern, ms_err *e);
 void ms_pyre_free(ms_pyre *re);
+/* Machine code for a pattern that will be matched many times (PCRE2's JIT), when PCRE2 can make
+ * it; the same results either way. Not while other threads match with it. */
+void ms_pyre_jit(ms_pyre *re);
 
 /* re.match(pattern, subject): 1 on a match, 0 on none, -1 on a matching error (message in e).
  * If g1 is given, it receives group 1 (NULL if it did not participate). */

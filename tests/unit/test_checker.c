@@ -406,6 +406,73 @@ static void load_rules(ck_rules *r, const char *version)
     ck_assert_msg(ck_rules_load(r, path, NULL, &e) == MS_OK, "%s", e.msg);
 }
 
+/* The accuracy patterns get their machine code at the first use, from any thread at once:
+ * every thread's matches (on lines that match, fail and carry invalid UTF-8) are those of the
+ * same pattern compiled alone and interpreted */
+typedef struct jit_case {
+    ck_rules *r;
+    const char *const *metrics;
+    size_t nmetrics;
+    const char *const *lines;
+    size_t nlines;
+    int *got;                  /* [task][metric][line]: match result * 1000 + group length */
+} jit_case;
+
+static void jit_task(void *ctx, size_t t)
+{
+    jit_case *c = ctx;
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        const ms_pyre *re = ck_rules_pattern(c->r, c->metrics[m]);
+        for (size_t l = 0; l < c->nlines; l++) {
+            const char *g = NULL;
+            size_t gl = 0;
+            ms_err e;
+            int rc = ms_pyre_match(re, c->lines[l], strlen(c->lines[l]), &g, &gl, &e);
+            c->got[(t * c->nmetrics + m) * c->nlines + l] = rc * 1000 + (g ? (int)gl : -1);
+        }
+    }
+}
+
+START_TEST(accuracy_patterns_jit_once_from_any_thread)
+{
+    ck_rules r;
+    load_rules(&r, "v5.1");
+    static const char *const metrics[] = {"ACCURACY", "AUC", "DICE", "mAP", "acc", "ROUGE1"};
+    static const char *const lines[] = {
+        "Word Error Rate: 1.5%, accuracy=98.12345%", "AUC=0.80312 x", "Accuracy: mean = 0.86170",
+        "mAP=37.551%", "accuracy=76.456%, good=38228, total=50000", "{'rouge1': 38.7792}",
+        "nothing here", "AUC=\xff\xfe", "", "accuracy=\xc3\xa9"};
+    size_t nm = sizeof metrics / sizeof *metrics, nl = sizeof lines / sizeof *lines, nt = 16;
+    int *got = calloc(nt * nm * nl, sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    jit_case c = {&r, metrics, nm, lines, nl, got};
+    ck_parallel(4, nt, jit_task, &c);
+    size_t matched = 0;
+    for (size_t m = 0; m < nm; m++) {
+        const ms_pyre *shared = ck_rules_pattern(&r, metrics[m]);
+        if (!shared)
+            continue;
+        ms_pyre alone;
+        ms_err e;
+        ck_assert_int_eq(ms_pyre_compile(&alone, shared->pattern, &e), MS_OK);
+        for (size_t l = 0; l < nl; l++) {
+            const char *g = NULL;
+            size_t gl = 0;
+            int rc = ms_pyre_match(&alone, lines[l], strlen(lines[l]), &g, &gl, &e);
+            int want = rc * 1000 + (g ? (int)gl : -1);
+            matched += rc > 0;
+            for (size_t t = 0; t < nt; t++)
+                ck_assert_msg(got[(t * nm + m) * nl + l] == want, "%s on line %zu, task %zu",
+                              metrics[m], l, t);
+        }
+        ms_pyre_free(&alone);
+    }
+    ck_assert_uint_ge(matched, 5); /* the lines above match most of the metrics */
+    free(got);
+    ck_rules_free(&r);
+}
+END_TEST
+
 START_TEST(rules_model_mapping_and_scenarios)
 {
     ck_rules r;
@@ -735,6 +802,7 @@ static Suite *suite(void)
     tcase_add_test(tc, dlog_line_ends_and_utf8_at_every_offset);
     tcase_add_test(tc, dlog_values_validated_ahead_match_line_by_line);
     tcase_add_test(tc, re_shared_once_per_check);
+    tcase_add_test(tc, accuracy_patterns_jit_once_from_any_thread);
     tcase_add_test(tc, check_catalogue_complete);
     tcase_add_test(tc, check_skip_flags);
     tcase_add_test(tc, ptd_strptime_like_python);
