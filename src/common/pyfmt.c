@@ -1,6 +1,7 @@
 #include "common/pyfmt.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,20 @@
 static void shortest_digits(double x, char *digits, int *decpt)
 {
     char buf[64];
-    for (int prec = 1; prec <= 17; prec++) {
+    int first = 1;
+    if (x >= DBL_MIN) {
+        /* A normal double: a decimal of at most 15 (DBL_DIG) significant digits that reads back
+         * as x is what x rounds to at 15 digits (decimal -> double -> 15 digits is exact), so
+         * the nearest 15-digit decimal, its trailing zeros dropped, is the shortest when it
+         * reads back as x, and no decimal of 15 digits or fewer does otherwise: 16 and 17
+         * digits are left (with their neighbours). One try instead of up to 15 (subnormals,
+         * with fewer digits of precision, take every length). */
+        snprintf(buf, sizeof buf, "%.*e", 14, x);
+        if (strtod(buf, NULL) == x)
+            goto digits_of_buf;
+        first = 16;
+    }
+    for (int prec = first; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*e", prec - 1, x);
         int ok = strtod(buf, NULL) == x;
         if (!ok && prec > 1) {
@@ -58,6 +72,7 @@ static void shortest_digits(double x, char *digits, int *decpt)
         if (ok)
             break;
     }
+digits_of_buf:
     /* buf is d[.ddd]e[+-]XX */
     char *e = strchr(buf, 'e');
     int exp10 = atoi(e + 1);
