@@ -1,6 +1,8 @@
 #include "common/jschema.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +31,25 @@ struct id_entry {
     char *base; /* base URI in effect inside node */
 };
 
+/* The references resolved so far, shared by every validation against the schema, from any
+ * thread: the same reference text (the schema's own string, compared by address) from the
+ * same base resolves to the same target. Published entries never change (readers take the
+ * count with acquire and read below it without the lock); the lock orders the writers. A
+ * schema validates many documents of one kind (every system description of a round): each
+ * used to resolve its references again, a URI resolution and two copies each time. */
+#define REF_SHARED 64
+typedef struct ref_shared {
+    const char *ref;
+    char *base, *newbase;
+    const json_t *target;
+} ref_shared;
+
+typedef struct ref_cache {
+    pthread_mutex_t mu;
+    _Atomic size_t n;
+    ref_shared v[REF_SHARED];
+} ref_cache;
+
 struct ms_jschema {
     json_t *root;
     ms_jschema_dialect dialect;
@@ -38,6 +59,7 @@ struct ms_jschema {
     size_t nres, capres;
     struct id_entry *ids;
     size_t nids, capids;
+    ref_cache *refs;           /* NULL: none (without memory) */
 };
 
 /* ------------------------------------------------------------------ URIs ---- */
@@ -495,6 +517,10 @@ int ms_jschema_new_dialect(ms_jschema **out, json_t *schema, const char *name,
     if (add_id(s, s->root_base, schema, s->root_base) || compile_all(s, schema, 0) ||
         index_ids(s, schema, s->root_base, 0))
         goto oom;
+    if ((s->refs = calloc(1, sizeof *s->refs)) && pthread_mutex_init(&s->refs->mu, NULL)) {
+        free(s->refs);
+        s->refs = NULL;
+    }
     *out = s;
     return MS_OK;
 oom:
@@ -539,6 +565,14 @@ void ms_jschema_free(ms_jschema *s)
     }
     free(s->res);
     free(s->ids);
+    if (s->refs) {
+        for (size_t i = 0; i < atomic_load(&s->refs->n); i++) {
+            free(s->refs->v[i].base);
+            free(s->refs->v[i].newbase);
+        }
+        pthread_mutex_destroy(&s->refs->mu);
+        free(s->refs);
+    }
     json_decref(s->root);
     free(s->name);
     free(s->root_base);
@@ -889,9 +923,46 @@ static const json_t *resolve_ref(vctx *c, const char *ref, const char *base, cha
 }
 
 /* Validates inst against the target of the reference ref (resolved against base). */
+/* The shared resolution of ref from base (ref_cache), NULL when not there yet */
+static const ref_shared *shared_ref(const ref_cache *rc, const char *ref, const char *base)
+{
+    size_t n = rc ? atomic_load_explicit(&rc->n, memory_order_acquire) : 0;
+    for (size_t i = 0; i < n; i++)
+        if (rc->v[i].ref == ref && !strcmp(rc->v[i].base, base))
+            return &rc->v[i];
+    return NULL;
+}
+
+/* Publishes a resolution for every later validation (best effort: full, or out of memory) */
+static void share_ref(ref_cache *rc, const char *ref, const char *base, const json_t *target,
+                      const char *newbase)
+{
+    if (!rc)
+        return;
+    pthread_mutex_lock(&rc->mu);
+    size_t n = atomic_load_explicit(&rc->n, memory_order_relaxed);
+    if (n < REF_SHARED && !shared_ref(rc, ref, base)) {
+        ref_shared *e = &rc->v[n];
+        e->ref = ref;
+        e->target = target;
+        e->base = strdup(base);
+        e->newbase = strdup(newbase);
+        if (e->base && e->newbase) {
+            atomic_store_explicit(&rc->n, n + 1, memory_order_release);
+        } else {
+            free(e->base);
+            free(e->newbase);
+        }
+    }
+    pthread_mutex_unlock(&rc->mu);
+}
+
 static int validate_ref(vctx *c, const char *ref, const json_t *inst, const char *ptr,
                         const char *base, int depth)
 {
+    const ref_shared *sh = shared_ref(c->s->refs, ref, base);
+    if (sh)
+        return validate(c, sh->target, inst, ptr, sh->newbase, depth + 1);
     for (size_t i = 0; i < c->nrefs; i++)
         if (c->refs[i].ref == ref && !strcmp(c->refs[i].base, base))
             return validate(c, c->refs[i].target, inst, ptr, c->refs[i].newbase, depth + 1);
@@ -902,6 +973,7 @@ static int validate_ref(vctx *c, const char *ref, const json_t *inst, const char
             ms_err_set(c->e, MS_EINPUT, "%s: $ref '%s' cannot be resolved", c->s->name, ref);
         return -1;
     }
+    share_ref(c->s->refs, ref, base, target, nb);
     if (c->nrefs < REF_CACHE) {
         ref_memo *m = &c->refs[c->nrefs];
         if ((m->base = strdup(base))) {

@@ -4,6 +4,7 @@
  * Draft 2020-12: the package has no such directory, so $MLSUBMIT_JSTS_2020 names one (the
  * tests/draft2020-12 folder of a JSON-Schema-Test-Suite checkout); skipped when absent. */
 #include <dirent.h>
+#include <pthread.h>
 
 #include "common/jschema.h"
 #include "testutil.h"
@@ -536,6 +537,98 @@ END_TEST
 
 /* ms_json_load_path gives what Jansson's json_load_file gives: the value, or the same error text,
  * line and column (a missing file included). */
+/* The references a schema resolves are shared by every validation against it, from any thread
+ * (the first resolutions race): each thread's verdicts and error counts are those of a fresh
+ * copy of the schema validating alone */
+#define REFS_THREADS 4
+#define REFS_DOCS 64
+typedef struct refs_job {
+    const ms_jschema *s;
+    json_t **docs;
+    int verdict[REFS_DOCS];
+    size_t nerr[REFS_DOCS];
+} refs_job;
+
+static void *refs_worker(void *arg)
+{
+    refs_job *j = arg;
+    for (int i = 0; i < REFS_DOCS; i++) {
+        ms_jschema_errors errs = {0};
+        ms_err e;
+        j->verdict[i] = ms_jschema_validate(j->s, j->docs[i], &errs, 0, &e);
+        j->nerr[i] = errs.n;
+        ms_jschema_errors_free(&errs);
+    }
+    return NULL;
+}
+
+START_TEST(refs_shared_across_threads)
+{
+    static const char schema[] =
+        "{\"$id\": \"https://example.com/root.json\", \"type\": \"object\","
+        " \"properties\": {\"a\": {\"$ref\": \"#/definitions/pos\"},"
+        "  \"b\": {\"$ref\": \"item.json\"}, \"c\": {\"type\": \"array\", \"items\": {\"$ref\": \"#\"}},"
+        "  \"d\": {\"$ref\": \"#/definitions/nested\"}},"
+        " \"required\": [\"a\"],"
+        " \"definitions\": {\"pos\": {\"type\": \"integer\", \"minimum\": 1},"
+        "  \"item\": {\"$id\": \"item.json\", \"type\": \"object\","
+        "   \"properties\": {\"n\": {\"$ref\": \"#/definitions/s\"}},"
+        "   \"definitions\": {\"s\": {\"type\": \"string\", \"minLength\": 2}}},"
+        "  \"nested\": {\"type\": \"object\", \"properties\": {\"x\": {\"$ref\": \"#/definitions/pos\"}}}}}";
+    json_error_t je;
+    json_t *sch = json_loads(schema, 0, &je);
+    ck_assert_ptr_nonnull(sch);
+    json_t *docs[REFS_DOCS];
+    unsigned seed = 5;
+    for (int i = 0; i < REFS_DOCS; i++) {
+        seed = seed * 1103515245u + 12345u;
+        char text[300];
+        snprintf(text, sizeof text,
+                 "{\"a\": %d, \"b\": {\"n\": \"%s\"}, \"c\": [{\"a\": %d}, {\"a\": 2, \"d\": {\"x\": %d}}],"
+                 " \"d\": {\"x\": %d}}",
+                 (int)(seed >> 8) % 3, (seed >> 12) % 2 ? "ok" : "x", (int)(seed >> 14) % 3 - 1,
+                 (int)(seed >> 16) % 3, (int)(seed >> 18) % 2);
+        docs[i] = json_loads(text, 0, &je);
+        ck_assert_ptr_nonnull(docs[i]);
+    }
+    ms_jschema *shared, *alone;
+    ms_err e;
+    ck_assert_int_eq(ms_jschema_new(&shared, sch, "shared", &e), MS_OK);
+    ck_assert_int_eq(ms_jschema_new(&alone, sch, "alone", &e), MS_OK);
+    refs_job jobs[REFS_THREADS], ref = {.s = alone, .docs = docs};
+    pthread_t th[REFS_THREADS];
+    for (int t = 0; t < REFS_THREADS; t++) {
+        jobs[t] = (refs_job){.s = shared, .docs = docs};
+        ck_assert_int_eq(pthread_create(&th[t], NULL, refs_worker, &jobs[t]), 0);
+    }
+    for (int t = 0; t < REFS_THREADS; t++)
+        pthread_join(th[t], NULL);
+    /* the reference: a schema of its own, one document at a time, resolving afresh */
+    int nvalid = 0;
+    for (int i = 0; i < REFS_DOCS; i++) {
+        ms_jschema *fresh;
+        ck_assert_int_eq(ms_jschema_new(&fresh, sch, "fresh", &e), MS_OK);
+        ms_jschema_errors errs = {0};
+        ref.verdict[i] = ms_jschema_validate(fresh, docs[i], &errs, 0, &e);
+        ref.nerr[i] = errs.n;
+        ms_jschema_errors_free(&errs);
+        ms_jschema_free(fresh);
+        nvalid += ref.verdict[i] == 0;
+        for (int t = 0; t < REFS_THREADS; t++) {
+            ck_assert_int_eq(jobs[t].verdict[i], ref.verdict[i]);
+            ck_assert_uint_eq(jobs[t].nerr[i], ref.nerr[i]);
+        }
+    }
+    ck_assert_int_gt(nvalid, 0);
+    ck_assert_int_lt(nvalid, REFS_DOCS);
+    for (int i = 0; i < REFS_DOCS; i++)
+        json_decref(docs[i]);
+    ms_jschema_free(shared);
+    ms_jschema_free(alone);
+    json_decref(sch);
+}
+END_TEST
+
 START_TEST(json_load_path_matches_json_load_file)
 {
     char dir[512], path[600];
@@ -658,6 +751,7 @@ static Suite *suite(void)
     tcase_add_test(tc, errors_carry_pointer_and_keyword);
     tcase_add_test(tc, bad_pattern_and_dangling_ref_are_errors);
     tcase_add_test(tc, project_schemas_are_valid_and_accept_samples);
+    tcase_add_test(tc, refs_shared_across_threads);
     tcase_add_test(tc, json_load_path_matches_json_load_file);
     tcase_add_test(tc, json_load_members_matches_a_full_parse);
     suite_add_tcase(s, tc);
