@@ -38,11 +38,14 @@ struct id_entry {
  * schema validates many documents of one kind (every system description of a round): each
  * used to resolve its references again, a URI resolution and two copies each time. */
 #define REF_SHARED 64
-typedef struct ref_shared {
+/* A $ref resolved: the reference text (the schema's own string, compared by address), the
+ * base it was resolved from, its target and the target's base; also the per-validation memo */
+typedef struct ref_memo {
     const char *ref;
     char *base, *newbase;
     const json_t *target;
-} ref_shared;
+} ref_memo;
+typedef ref_memo ref_shared;
 
 typedef struct ref_cache {
     pthread_mutex_t mu;
@@ -671,14 +674,8 @@ static kwmask keyword_mask(const json_t *sch)
 /* json_object_get(sch, name) for a keyword of the list, through the mask */
 #define KW(sch, mask, id, name) (((mask) >> KW_##id & 1) ? json_object_get(sch, name) : NULL)
 
-/* A $ref resolved during one validation: the same reference text (the schema's own string,
- * compared by address) from the same base resolves to the same target */
+/* The $refs resolved during one validation (when the schema's shared table is full) */
 #define REF_CACHE 32
-typedef struct ref_memo {
-    const char *ref;
-    char *base, *newbase;
-    const json_t *target;
-} ref_memo;
 
 typedef struct vctx {
     const ms_jschema *s;
