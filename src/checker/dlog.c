@@ -150,10 +150,7 @@ const char *ck_dlog_line_stop(const char *p, const char *end, int *high, int sim
 
 static uint64_t key_hash(const char *k, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)k[i]) * 1099511628211ULL;
-    return h;
+    return ms_hash_bytes(k, n); /* every record's key is hashed: 8 bytes a step */
 }
 
 /* The slot of key k (n bytes) in the hash index: the one holding it, or the empty one where it

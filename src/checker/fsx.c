@@ -88,24 +88,11 @@ struct ck_fs_store {
  * it: no caching). */
 static _Thread_local ck_fs_store *tl_store;
 
-/* 8 bytes a step (paths are ~100 bytes and hashed at every exists / isfile / size question):
- * each word multiplied in, then the bits folded down, as the top bits pick the shard and the
- * low ones the slot */
+/* paths are ~100 bytes and hashed at every exists / isfile / size question: the top bits pick
+ * the shard, the low ones the slot */
 static uint64_t path_hash(const char *p, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    for (; n >= 8; p += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 29;
-    h *= 0xff51afd7ed558ccdULL;
-    return h ^ (h >> 32);
+    return ms_hash_bytes(p, n);
 }
 
 /* A stored listing is one block: the cached_dir, its path, its entries, their names (freeing

@@ -145,3 +145,21 @@ char *ms_fmt(const char *fmt, ...)
     va_end(ap);
     return s;
 }
+
+uint64_t ms_hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *k = p;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    for (; n >= 8; k += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, k, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, k, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 32);
+}

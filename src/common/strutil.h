@@ -30,4 +30,8 @@ int ms_starts_with(const char *s, const char *prefix);
 void ms_hex_upper(const unsigned char *data, size_t len, char *out);
 void ms_hex_lower(const unsigned char *data, size_t len, char *out);
 
+/* A 64-bit hash of n bytes for hash tables (not for security), 8 bytes a step: every bit of
+ * the result depends on every byte, top bits and low bits alike. */
+uint64_t ms_hash_bytes(const void *p, size_t n);
+
 #endif

@@ -1163,6 +1163,34 @@ START_TEST(lazy_libraries_call_through_their_own_names)
 }
 END_TEST
 
+/* The table hash: a function of the bytes only (any alignment), the length included (a
+ * trailing zero byte changes it), and spread over the top and the low bits alike */
+START_TEST(hash_bytes_for_tables)
+{
+    char a[64], b[72];
+    for (int i = 0; i < 64; i++)
+        a[i] = (char)('a' + i % 26);
+    uint64_t top = 0, low = 0;
+    for (size_t n = 0; n <= 48; n++) {
+        memcpy(b + 3, a, n);
+        ck_assert(ms_hash_bytes(a, n) == ms_hash_bytes(b + 3, n));
+        b[3 + n] = '\0';
+        ck_assert(ms_hash_bytes(b + 3, n) != ms_hash_bytes(b + 3, n + 1));
+        if (n) {
+            char c = a[n - 1];
+            a[n - 1] ^= 1;
+            ck_assert(ms_hash_bytes(a, n) != ms_hash_bytes(b + 3, n));
+            a[n - 1] = c;
+        }
+        top |= 1ULL << (ms_hash_bytes(a, n) >> 58);
+        low |= 1ULL << (ms_hash_bytes(a, n) & 63);
+    }
+    /* 49 hashes hit many of the 64 shards (top bits) and slots (low bits) */
+    ck_assert_int_ge(__builtin_popcountll(top), 20);
+    ck_assert_int_ge(__builtin_popcountll(low), 20);
+}
+END_TEST
+
 static Suite *common_suite(void)
 {
     Suite *s = suite_create("common");
@@ -1193,6 +1221,7 @@ static Suite *common_suite(void)
     tcase_add_test(tc, lazy_libraries_call_through_their_own_names);
     tcase_add_test(tc, hash_digests_from_many_threads_agree);
     tcase_add_test(tc, pmqos_holds_or_names_the_device);
+    tcase_add_test(tc, hash_bytes_for_tables);
     suite_add_tcase(s, tc);
     return s;
 }
