@@ -295,7 +295,7 @@ static int add_error_text(ck_dlog *d, const ms_mllog_rec *rec)
  * own closing bracket) and it is not scanned again. Justified thread state: the memo of the
  * thread between ck_dlog_memo_begin and ck_dlog_memo_end (ck_parallel's workers); none
  * elsewhere. */
-#define VMEMO_SLOTS 4
+#define VMEMO_SLOTS 8
 #define VMEMO_MIN 1024           /* values at least this long are remembered */
 #define VMEMO_MAX (1u << 20)     /* and at most this long */
 #define VMEMO_KEY 64
@@ -332,11 +332,17 @@ void ck_dlog_memo_end(void)
     tl_vmemo_on = 0;
 }
 
-static vslot *vmemo_find(vmemo *m, const char *key, size_t key_len)
+/* The slot holding a value of key that starts the bytes [v, end) followed by the ',' that ends
+ * it (a key may have several values remembered: an old LoadGen logs loaded_qsl_set once per
+ * load, with the performance set in every run and other sets besides) */
+static vslot *vmemo_find(vmemo *m, const char *key, size_t key_len, const char *v, const char *end)
 {
-    for (int i = 0; i < VMEMO_SLOTS; i++)
-        if (m->s[i].len && m->s[i].key_len == key_len && !memcmp(m->s[i].key, key, key_len))
-            return &m->s[i];
+    for (int i = 0; i < VMEMO_SLOTS; i++) {
+        vslot *sl = &m->s[i];
+        if (sl->len && sl->key_len == key_len && (size_t)(end - v) > sl->len && v[sl->len] == ',' &&
+            !memcmp(sl->key, key, key_len) && !memcmp(v, sl->val, sl->len))
+            return sl;
+    }
     return NULL;
 }
 
@@ -348,14 +354,12 @@ static void vmemo_store(const char *key, size_t key_len, const char *v, size_t n
     if (!tl_vmemo && !(tl_vmemo = calloc(1, sizeof *tl_vmemo)))
         return;
     vmemo *m = tl_vmemo;
-    /* the key's slot, else the least recently used one (an empty one has used 0) */
-    vslot *sl = vmemo_find(m, key, key_len);
-    if (!sl) {
-        sl = &m->s[0];
-        for (int i = 1; i < VMEMO_SLOTS; i++)
-            if (m->s[i].used < sl->used)
-                sl = &m->s[i];
-    }
+    /* the least recently used slot (an empty one has used 0): values of the same key or of
+     * other keys alike */
+    vslot *sl = &m->s[0];
+    for (int i = 1; i < VMEMO_SLOTS; i++)
+        if (m->s[i].used < sl->used)
+            sl = &m->s[i];
     if (n > sl->cap) {
         char *nv = realloc(sl->val, n);
         if (!nv) {
@@ -386,8 +390,8 @@ static const char *prevalue(const char *line, const char *end, ms_mllog_memo *me
     const char *vs = ms_mllog_value_start(line, end, &key, &key_len);
     if (!vs || (*vs != '[' && *vs != '{'))
         return line;
-    vslot *sl = tl_vmemo ? vmemo_find(tl_vmemo, key, key_len) : NULL;
-    if (sl && (size_t)(end - vs) > sl->len && vs[sl->len] == ',' && !memcmp(vs, sl->val, sl->len)) {
+    vslot *sl = tl_vmemo ? vmemo_find(tl_vmemo, key, key_len, vs, end) : NULL;
+    if (sl) {
         sl->used = ++tl_vmemo->clock;
         memo->hint_vs = vs;
         memo->hint_ve = vs + sl->len;
