@@ -61,9 +61,16 @@ typedef struct cached_dir {
  * (perf sched: 62% of the check's context switches were waits on that lock). */
 #define STORE_SHARDS 64
 
+/* A slot of a shard: the listing and its path hash, kept beside it so that a probe compares
+ * hashes without touching the listing (a cache miss each) */
+typedef struct store_entry {
+    uint64_t hash;
+    cached_dir *cd;
+} store_entry;
+
 typedef struct {
     pthread_mutex_t mu;
-    cached_dir **slot;     /* open addressing, nslot a power of 2 */
+    store_entry *slot;     /* open addressing, nslot a power of 2 */
     size_t nslot, n;
     cached_dir **retired;  /* replaced by a sized listing: freed with the store */
     size_t nretired;
@@ -145,7 +152,7 @@ void ck_fs_store_free(ck_fs_store *s)
     for (size_t k = 0; k < STORE_SHARDS; k++) {
         store_shard *sh = &s->sh[k];
         for (size_t i = 0; i < sh->nslot; i++)
-            cached_free(sh->slot[i]);
+            cached_free(sh->slot[i].cd);
         for (size_t i = 0; i < sh->nretired; i++)
             cached_free(sh->retired[i]);
         free(sh->slot);
@@ -214,12 +221,12 @@ static store_shard *shard_of(ck_fs_store *s, uint64_t h)
 }
 
 /* with sh->mu held */
-static cached_dir **store_slot(const store_shard *sh, const char *path, size_t plen, uint64_t h)
+static store_entry *store_slot(const store_shard *sh, const char *path, size_t plen, uint64_t h)
 {
     size_t mask = sh->nslot - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-        cached_dir **sl = &sh->slot[i];
-        if (!*sl || ((*sl)->hash == h && (*sl)->plen == plen && !memcmp((*sl)->path, path, plen)))
+        store_entry *sl = &sh->slot[i];
+        if (!sl->cd || (sl->hash == h && sl->cd->plen == plen && !memcmp(sl->cd->path, path, plen)))
             return sl;
     }
 }
@@ -232,7 +239,7 @@ static const cached_dir *cache_find(const char *path, size_t plen)
     uint64_t h = path_hash(path, plen);
     store_shard *sh = shard_of(s, h);
     pthread_mutex_lock(&sh->mu);
-    const cached_dir *cd = sh->nslot ? *store_slot(sh, path, plen, h) : NULL;
+    const cached_dir *cd = sh->nslot ? store_slot(sh, path, plen, h)->cd : NULL;
     pthread_mutex_unlock(&sh->mu);
     return cd;
 }
@@ -302,32 +309,32 @@ static void cache_store(const char *path, const ck_dir *d, int sized)
     pthread_mutex_lock(&sh->mu);
     if ((sh->n + 1) * 2 > sh->nslot) {
         size_t ns = sh->nslot ? sh->nslot * 2 : 64;
-        cached_dir **nv = calloc(ns, sizeof *nv);
+        store_entry *nv = calloc(ns, sizeof *nv);
         if (!nv)
             goto drop;
-        cached_dir **oslot = sh->slot;
+        store_entry *oslot = sh->slot;
         size_t onslot = sh->nslot;
         sh->slot = nv;
         sh->nslot = ns;
         for (size_t i = 0; i < onslot; i++)
-            if (oslot[i])
-                *store_slot(sh, oslot[i]->path, oslot[i]->plen, oslot[i]->hash) = oslot[i];
+            if (oslot[i].cd)
+                *store_slot(sh, oslot[i].cd->path, oslot[i].cd->plen, oslot[i].hash) = oslot[i];
         free(oslot);
     }
-    cached_dir **sl = store_slot(sh, path, plen, cd->hash);
-    if (*sl) {
+    store_entry *sl = store_slot(sh, path, plen, cd->hash);
+    if (sl->cd) {
         /* listed meanwhile by another thread: keep that one unless this one has sizes */
-        if ((*sl)->sized || !sized)
+        if (sl->cd->sized || !sized)
             goto drop;
         cached_dir **nr = realloc(sh->retired, (sh->nretired + 1) * sizeof *nr);
         if (!nr)
             goto drop;
         sh->retired = nr;
-        sh->retired[sh->nretired++] = *sl;
+        sh->retired[sh->nretired++] = sl->cd;
     } else {
         sh->n++;
     }
-    *sl = cd;
+    *sl = (store_entry){cd->hash, cd};
     pthread_mutex_unlock(&sh->mu);
     return;
 drop:
