@@ -72,7 +72,7 @@ static void shortest_digits(double x, char *digits, int *decpt)
         if (ok)
             break;
     }
-digits_of_buf:
+digits_of_buf:;
     /* buf is d[.ddd]e[+-]XX */
     char *e = strchr(buf, 'e');
     int exp10 = atoi(e + 1);
