@@ -188,7 +188,8 @@ const pcre2_code *ck_re_shared(const char *pattern, uint32_t options)
         if (r.code) {
             /* matched many times per check (every power result's logs): machine code when
              * PCRE2 can make it (else the interpreter, the same results) */
-            (void)pcre2_jit_compile(r.code, PCRE2_JIT_COMPLETE);
+            if (ms_pcre2_jit_ok())
+                (void)pcre2_jit_compile(r.code, PCRE2_JIT_COMPLETE);
             s->re[s->nre++] = r;
             code = r.code;
         } else {

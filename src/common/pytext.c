@@ -237,9 +237,15 @@ int ms_pyre_compile(ms_pyre *re, const char *pattern, ms_err *e)
     return MS_OK;
 }
 
+int ms_pcre2_jit_ok(void)
+{
+    const char *no = getenv("MLSUBMIT_NO_JIT"), *pre = getenv("LD_PRELOAD");
+    return !(no && *no) && !(pre && strstr(pre, "vgpreload"));
+}
+
 void ms_pyre_jit(ms_pyre *re)
 {
-    if (re->code)
+    if (re->code && ms_pcre2_jit_ok())
         (void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
 }
 

@@ -55,8 +55,13 @@ typedef struct ms_pyre {
 int ms_pyre_compile(ms_pyre *re, const char *pattern, ms_err *e);
 void ms_pyre_free(ms_pyre *re);
 /* Machine code for a pattern that will be matched many times (PCRE2's JIT), when PCRE2 can make
- * it; the same results either way. Not while other threads match with it. */
+ * it and ms_pcre2_jit_ok(); the same results either way. Not while other threads match with it. */
 void ms_pyre_jit(ms_pyre *re);
+/* Whether patterns may be made machine code: not when MLSUBMIT_NO_JIT is set (non-empty), nor
+ * under valgrind (its preload in LD_PRELOAD), whose memcheck cannot follow the code PCRE2's
+ * JIT generates (Debian's PCRE2 is built without valgrind support) and reports its reads as
+ * uninitialised. */
+int ms_pcre2_jit_ok(void);
 
 /* re.match(pattern, subject): 1 on a match, 0 on none, -1 on a matching error (message in e).
  * If g1 is given, it receives group 1 (NULL if it did not participate). */

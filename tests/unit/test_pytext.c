@@ -337,6 +337,47 @@ START_TEST(utf8_reading_like_python)
 }
 END_TEST
 
+/* PCRE2's JIT is used unless MLSUBMIT_NO_JIT is set or valgrind's preload is there (its memcheck
+ * cannot follow JIT code); a pattern matches the same either way */
+START_TEST(jit_switch_and_same_matches)
+{
+    char *pre = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
+    char *no = getenv("MLSUBMIT_NO_JIT") ? strdup(getenv("MLSUBMIT_NO_JIT")) : NULL;
+    unsetenv("LD_PRELOAD");
+    unsetenv("MLSUBMIT_NO_JIT");
+    ck_assert(ms_pcre2_jit_ok());
+    setenv("MLSUBMIT_NO_JIT", "1", 1);
+    ck_assert(!ms_pcre2_jit_ok());
+    setenv("MLSUBMIT_NO_JIT", "", 1);
+    ck_assert(ms_pcre2_jit_ok());
+    setenv("LD_PRELOAD", "/usr/libexec/valgrind/vgpreload_core-amd64-linux.so", 1);
+    ck_assert(!ms_pcre2_jit_ok());
+    unsetenv("LD_PRELOAD");
+    ms_pyre a, b;
+    ms_err e;
+    ck_assert_int_eq(ms_pyre_compile(&a, "accuracy=([0-9\\.]+)%", &e), MS_OK);
+    ck_assert_int_eq(ms_pyre_compile(&b, "accuracy=([0-9\\.]+)%", &e), MS_OK);
+    ms_pyre_jit(&b);
+    static const char *const subj[] = {"accuracy=76.456%, good=1", "x accuracy=1%", "accuracy=%",
+                                       "accuracy=\xff", ""};
+    for (size_t i = 0; i < sizeof subj / sizeof *subj; i++) {
+        const char *g1 = NULL, *g2 = NULL;
+        size_t l1 = 0, l2 = 0;
+        ck_assert_int_eq(ms_pyre_match(&a, subj[i], strlen(subj[i]), &g1, &l1, &e),
+                         ms_pyre_match(&b, subj[i], strlen(subj[i]), &g2, &l2, &e));
+        ck_assert_uint_eq(l1, l2);
+    }
+    ms_pyre_free(&a);
+    ms_pyre_free(&b);
+    if (pre)
+        setenv("LD_PRELOAD", pre, 1);
+    if (no)
+        setenv("MLSUBMIT_NO_JIT", no, 1);
+    free(pre);
+    free(no);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("pytext");
@@ -352,6 +393,7 @@ static Suite *suite(void)
     tcase_add_test(tc, utf8_sequence_lengths);
     tcase_add_test(tc, pyre_lines_match_each_line_as_text_mode);
     tcase_add_test(tc, utf8_reading_like_python);
+    tcase_add_test(tc, jit_switch_and_same_matches);
     suite_add_tcase(s, tc);
     return s;
 }
