@@ -213,8 +213,9 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
     /* the same key as the previous record (old LoadGens log runs of one key): already kept */
     if (key && d->last && key_len >= 2) {
         const ck_dval *lv = &d->v[d->last - 1];
-        if (lv->key_len == key_len - 2 && !memcmp(lv->key, key + 1, key_len - 2) &&
-            !memchr(key, '\\', key_len))
+        /* a lexeme with an escape decodes to something shorter, so one byte for byte the
+         * previous key when that key holds no backslash holds none itself */
+        if (lv->key_len == key_len - 2 && !lv->key_bslash && !memcmp(lv->key, key + 1, key_len - 2))
             return 0;
     }
     if (key) {
@@ -249,6 +250,7 @@ static int add_value(ck_dlog *d, const ms_mllog_rec *rec, const char *key, size_
     if (!v->key)
         return -1;
     v->key_len = kn;
+    v->key_bslash = memchr(v->key, '\\', kn) != NULL;
     v->kind = rec->kind;
     v->raw_len = rec->raw_len;
     v->line = rec->line_no;

@@ -265,6 +265,7 @@ int ck_read_text(const char *path, size_t max, char **out, size_t *len, ms_err *
 typedef struct ck_dval {
     char *key;                 /* key and raw live in the ck_dlog's text blocks */
     size_t key_len;            /* a decoded key may hold a NUL (\u0000) */
+    unsigned char key_bslash;  /* the decoded key holds a backslash */
     ms_jv_kind kind;
     char *raw;                 /* lexical value (NUL-terminated copy); NULL if too large */
     size_t raw_len;

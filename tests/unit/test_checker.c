@@ -346,7 +346,10 @@ START_TEST(dlog_line_ends_and_utf8_at_every_offset)
     /* runs of one key (the repeated-key shortcut) keep the first value; a key that differs only
      * by an escape is the same key */
     const char text[] = REC("r", "1") "\n" REC("r", "2") "\n" REC("s", "3") "\n" REC("r", "4") "\n"
-        REC("\\u0073", "5") "\n" REC("t", "6") "\n" REC("t", "7") "\n";
+        REC("\\u0073", "5") "\n" REC("t", "6") "\n" REC("t", "7") "\n"
+        /* a key holding a backslash, then a lexeme with the same bytes that decodes otherwise
+         * (a\\b is a, backslash, b; a\b is a, backspace): two keys */
+        REC("a\\\\b", "8") "\n" REC("a\\b", "9") "\n";
     write_file(path, text, sizeof text - 1);
     ck_dlog d;
     ms_err e;
@@ -358,7 +361,11 @@ START_TEST(dlog_line_ends_and_utf8_at_every_offset)
     ck_assert_int_eq(x, 3);
     ck_assert_int_eq(ck_dlog_i64(&d, "t", &x), 0);
     ck_assert_int_eq(x, 6);
-    ck_assert_uint_eq(d.n, 3);
+    ck_assert_int_eq(ck_dlog_i64(&d, "a\\b", &x), 0);
+    ck_assert_int_eq(x, 8);
+    ck_assert_int_eq(ck_dlog_i64(&d, "a\b", &x), 0);
+    ck_assert_int_eq(x, 9);
+    ck_assert_uint_eq(d.n, 5);
     ck_dlog_free(&d);
     unlink(path);
     rmdir(tmpdir);
