@@ -392,21 +392,17 @@ static const char *prevalue(const char *line, const char *end, ms_mllog_memo *me
     const char *vs = ms_mllog_value_start(line, end, &key, &key_len);
     if (!vs || (*vs != '[' && *vs != '{'))
         return line;
+    int kind;
+    const char *resume = NULL, *q;
     vslot *sl = tl_vmemo ? vmemo_find(tl_vmemo, key, key_len, vs, end) : NULL;
     if (sl) {
         sl->used = ++tl_vmemo->clock;
-        memo->hint_vs = vs;
-        memo->hint_ve = vs + sl->len;
-        memo->hint_resume = NULL;
-        memo->hint_kind = sl->kind;
         *from_memo = 1;
-        return vs + sl->len;
-    }
-    int kind;
-    const char *resume;
-    const char *q = ms_mllog_prevalue(vs, end, simd, &kind, &resume);
-    if (!q)
+        kind = sl->kind;
+        q = vs + sl->len;
+    } else if (!(q = ms_mllog_prevalue(vs, end, simd, &kind, &resume))) {
         return line;
+    }
     memo->hint_vs = vs;
     memo->hint_ve = resume ? NULL : q;
     memo->hint_resume = resume;

@@ -427,7 +427,7 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
 }
 
-static int dir_read(ck_dir *d, int at, const char *name, const char *path, int sized, int *keep);
+static int dir_read(ck_dir *d, int at, const char *name, int sized, int *keep);
 
 static int dir_read_cached(ck_dir *d, int at, const char *name, const char *path, int sized,
                            int *keep)
@@ -454,7 +454,7 @@ static int dir_read_cached(ck_dir *d, int at, const char *name, const char *path
         cache_store(path, d, 1);
         return 0;
     }
-    int rc = dir_read(d, at, name, path, sized, keep);
+    int rc = dir_read(d, at, name, sized, keep);
     if (rc == 0)
         cache_store(path, d, sized);
     return rc;
@@ -481,10 +481,9 @@ int ck_dir_read_sized_at(ck_dir *d, int at, const char *name, const char *path, 
  * isfile (os.path's questions); links and unknown types are stat'ed (following the link) as
  * before. sized: also stat every non-directory for its size (the walk's size limit); otherwise
  * a regular file's size is left unknown (size_known 0) and ck_fsize asks for it. */
-static int dir_read(ck_dir *d, int at, const char *name, const char *path, int sized, int *keep)
+static int dir_read(ck_dir *d, int at, const char *name, int sized, int *keep)
 {
     memset(d, 0, sizeof *d);
-    (void)path;
     int dfd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         d->err = errno;

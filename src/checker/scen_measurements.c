@@ -107,10 +107,9 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
         const char *pat = json_string_value(json_array_get(pats, pi));
         ms_err e;
         /* compiled with the rules (ck_rules_load) */
-        const ms_pyre *rep = pi < c->r->npower_file_res ? &c->r->power_file_res[pi] : NULL;
-        if (!pat || !rep || !rep->code)
+        const ms_pyre *re = pi < c->r->npower_file_res ? &c->r->power_file_res[pi] : NULL;
+        if (!pat || !re || !re->code)
             continue;
-        const ms_pyre re = *rep;
         char *found_rel = NULL;
         char *dir = strdup(mdir_rel);
         for (int level = 0; level < 4 && dir; level++) {
@@ -119,7 +118,7 @@ static void check_power_measure_files(sctx *c, const char *mdir_rel)
             if (abs && ck_dir_read(&d, abs) == 0) {
                 for (size_t i = 0; i < d.n; i++)
                     if (d.v[i].is_file &&
-                        ms_pyre_match(&re, d.v[i].name, strlen(d.v[i].name), NULL, NULL, &e) > 0) {
+                        ms_pyre_match(re, d.v[i].name, strlen(d.v[i].name), NULL, NULL, &e) > 0) {
                         free(found_rel);
                         found_rel = ck_join(dir, d.v[i].name);
                     }
